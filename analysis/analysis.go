@@ -1,0 +1,145 @@
+// Package analysis is sessionls's engine: it tells, for a session file, what
+// the agent runtime's loadSession / estimateContextChars / trimContext will do
+// with it, and adds checks of its own that the runtime does not make.
+//
+// It is pure Go with no editor or protocol imports. The per-line verdicts and
+// costs come from package line; this package groups valid messages into
+// units, finds the cutoff for a budget, runs the semantic checks, reads files
+// as streams split across cores, and keeps an incrementally re-analysed
+// Document for the language server.
+package analysis
+
+import (
+	"errors"
+
+	"github.com/sessionls/sessionls/analysis/line"
+)
+
+// Severity of a finding.
+type Severity uint8
+
+const (
+	SeverityError Severity = iota + 1
+	SeverityWarning
+	SeverityInfo
+)
+
+func (s Severity) String() string {
+	switch s {
+	case SeverityError:
+		return "error"
+	case SeverityWarning:
+		return "warning"
+	case SeverityInfo:
+		return "info"
+	}
+	return "unknown"
+}
+
+// Stable finding codes. Every one can be turned off with Options.Disabled.
+const (
+	CodeInvalidJSON       = "invalid-json"        // error: JSON.parse throws on the line
+	CodeInvalidRecord     = "invalid-record"      // error: parseSessionMessage rejects the line
+	CodeOrphanToolResult  = "orphan-tool-result"  // warning: no earlier assistant declares the toolCallId
+	CodeMissingToolResult = "missing-tool-result" // warning: a declared call never gets its result
+	CodeDuplicateCallID   = "duplicate-call-id"   // warning: a call id declared a second time
+	CodeSweptMessage      = "swept-message"       // info: a unit carries a message that is not one of its results
+	CodeFileTooLarge      = "file-too-large"      // warning: more UTF-16 units than readFile can hold in one string
+	CodeBudgetCutoff      = "budget-cutoff"       // info: where the budget cuts
+	CodeBudgetExceeded    = "budget-exceeded"     // error: the runtime's trimContext throws for this budget
+)
+
+// Codes lists every code, in a stable order (for --help and docs).
+func Codes() []string {
+	return []string{CodeInvalidJSON, CodeInvalidRecord, CodeOrphanToolResult,
+		CodeMissingToolResult, CodeDuplicateCallID, CodeSweptMessage,
+		CodeFileTooLarge, CodeBudgetCutoff, CodeBudgetExceeded}
+}
+
+// MaxStringLength is V8's limit on one string (node's buffer.constants.
+// MAX_STRING_LENGTH on 64-bit): readFile(path, "utf8") throws past it.
+const MaxStringLength = 0x1fffffe8
+
+// The runtime's two trimContext errors, verbatim.
+var (
+	ErrBudgetTooSmall = errors.New("context budget cannot contain the smallest consistent message unit")
+	ErrEmptyContext   = errors.New("context budget cannot be empty")
+)
+
+// Message is a valid line's message, as the runtime holds it.
+type Message struct {
+	Line           int // physical line, 1-based
+	Role           line.Role
+	Cost           int64
+	ToolCallID     string      // tool
+	ToolCallIDSpan line.Span   // tool
+	IsError        bool        // tool
+	Calls          []line.Call // assistant
+}
+
+// Unit is a group of messages that trimContext keeps or drops together.
+type Unit struct {
+	First, Last        int   // indexes into Report.Messages, inclusive
+	StartLine, EndLine int   // physical lines of the first and last message
+	Chars              int64 // sum of the messages' costs
+	FromNewest         int64 // Chars of this unit plus every newer unit
+}
+
+// Len is the number of messages in the unit.
+func (u Unit) Len() int { return u.Last - u.First + 1 }
+
+// Cutoff is where a budget cuts: trimContext keeps units[FirstUnit:].
+type Cutoff struct {
+	Budget        int64
+	FirstUnit     int // index into Report.Units
+	FirstKeptLine int // physical line of the first kept message
+	KeptUnits     int
+	KeptMessages  int
+	KeptChars     int64
+}
+
+// Related points at another place a finding refers to.
+type Related struct {
+	Line    int // 1-based physical line
+	Span    line.Span
+	Message string
+}
+
+// Finding is one diagnostic: a runtime verdict or one of our checks.
+type Finding struct {
+	Line     int       // 1-based physical line
+	Span     line.Span // within Line
+	Severity Severity
+	Code     string
+	Message  string
+	Related  []Related
+}
+
+// Options tune an analysis.
+type Options struct {
+	// Budget in characters; 0 means none. With a budget the report carries
+	// the cutoff and a budget-cutoff or budget-exceeded finding.
+	Budget int64
+	// Disabled codes produce no findings (the verdicts still count: a file
+	// with an invalid line does not load even if invalid-json is disabled).
+	Disabled map[string]bool
+}
+
+// Report is the whole analysis of one file.
+type Report struct {
+	Lines    int // physical lines, counting a last line without '\n'
+	Width16  int64
+	Messages []Message
+	Units    []Unit // oldest first
+	Findings []Finding
+	// FirstInvalidLine is the line where loadSession throws; 0 if it loads.
+	FirstInvalidLine int
+	InvalidLines     int
+	TotalChars       int64
+	// Cutoff and CutoffErr are set when Options.Budget > 0 and the file loads.
+	Cutoff    *Cutoff
+	CutoffErr error
+}
+
+// Loads reports whether loadSession would return the messages.
+func (r *Report) Loads() bool { return r.FirstInvalidLine == 0 && r.Width16 <= MaxStringLength }
