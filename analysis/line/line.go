@@ -100,6 +100,14 @@ type Result struct {
 	// Calls of an assistant message, in order.
 	Calls []Call
 
+	// Depth is how deeply JSON.stringify recurses through the normalized
+	// message of a valid line: 1 for user and tool messages, 2 + the depth of
+	// the deepest toolCalls element for an assistant. JSON.parse accepts any
+	// nesting (V8 parses iteratively), but node 20's JSON.stringify throws
+	// "Maximum call stack size exceeded" somewhere between 3,000 and 5,000
+	// levels, so the runtime's estimateContextChars fails on such a message.
+	Depth int
+
 	// Width16 is the UTF-16 length of the whole raw line as the runtime's
 	// readFile decodes it (used for the file-size limit and for columns).
 	Width16 int

@@ -1,7 +1,943 @@
 package line
 
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
 // Parse decides what the runtime makes of one line (without its '\n').
 // It never panics and never recurses on nesting depth.
+//
+// It is a single pass that validates JSON.parse's grammar with an explicit
+// stack (one bit per nesting level outside the kept message), checks the
+// record rules of parseSessionMessage, and measures the length of
+// JSON.stringify of the normalized message without building it.
 func Parse(b []byte) Result {
-	panic("line.Parse: not yet written")
+	var p parser
+	p.b = b
+	p.bits = p.bitsBuf[:0]
+	p.run()
+	return p.result()
+}
+
+// Value kinds, as the record rules see them.
+type kind uint8
+
+const (
+	kNone kind = iota // member absent
+	kString
+	kNumber
+	kTrue
+	kFalse
+	kNull
+	kObject
+	kArray
+)
+
+func (k kind) jsType() string {
+	switch k {
+	case kString:
+		return "string"
+	case kNumber:
+		return "number"
+	case kTrue, kFalse:
+		return "boolean"
+	case kNull:
+		return "null"
+	case kArray:
+		return "array"
+	}
+	return "object"
+}
+
+// Which top-level or toolCalls-element member a key names.
+const (
+	keyOther uint8 = iota
+	keyRole
+	keyContent
+	keyToolCalls
+	keyToolCallID
+	keyIsError
+	keyID
+	keyName
+	keyInput
+)
+
+// String literal flags.
+const (
+	fEscape  uint8 = 1 << iota // has a backslash escape
+	fInvalid                   // has an invalid UTF-8 sequence (decodes to U+FFFD)
+)
+
+// member is what the record rules need about one (last) occurrence of a
+// member: the kind of its value, the member span (key through value), and
+// for a string the literal span, its stringify cost and flags.
+type member struct {
+	kind   kind
+	flags  uint8
+	span   Span // key start .. value end
+	lit    Span // the value's string literal, quotes included
+	cost   int  // JSON.stringify length of the value (strings only)
+	isTrue bool
+}
+
+// keyEntry is one distinct key of an object of the kept message, for the
+// duplicate-key collapsing JSON.parse does (last value wins).
+type keyEntry struct {
+	off, n int32 // the decoded key: b[off:off+n], or arena[^off:^off+n] when off < 0
+	cost   int   // stringify length of the member ("key":value)
+	dup    int32 // while pending: index of the earlier entry with this key, or -1
+}
+
+// objFrame is an open object of the kept message.
+type objFrame struct {
+	keyStart int32          // its entries are keys[keyStart:]
+	index    map[string]int // key → entry index, once the object has many keys
+}
+
+// jsonError is the first JSON.parse failure.
+type jsonError struct {
+	reason     string
+	start, end int
+}
+
+type parser struct {
+	b   []byte
+	adj int // len(b[:i]) - UTF-16 width of b[:i], accumulated inside strings
+
+	// Nesting: one bit per open container (1 = object), depth = open count.
+	bits    []uint64
+	bitsBuf [4]uint64
+	depth   int
+
+	err *jsonError
+
+	// The top-level value.
+	top      kind
+	topStart int
+	topSpan  Span
+
+	// Top-level members (last occurrence wins).
+	role, content, toolCalls, toolCallID, isError member
+	topKey                                        uint8 // key of the member being parsed
+	topKeyStart, topKeyCol                        int
+
+	// The kept toolCalls array: measured while tcActive.
+	tcActive    bool
+	tcCostStart int
+	tcCost      int
+	cost        int // running stringify length of everything measured
+	maxDepth    int // deepest nesting inside the current toolCalls
+	keys        []keyEntry
+	objs        []objFrame
+	arena       []byte
+	scratch     []byte
+
+	// The current toolCalls element and the first failing one.
+	elemIdx                  int
+	elemStart, elemCol       int
+	elemKey                  uint8
+	elemKeyStart, elemKeyCol int
+	id, name                 member
+	hasInput                 bool
+	elemErr                  string
+	elemErrSpan              Span
+	calls                    []Call
+}
+
+// States of the scanner.
+const (
+	stValue = iota // expecting a value
+	stAfter        // after a value: ',', a close bracket, or the end
+	stKey          // expecting a member key
+)
+
+func (p *parser) isObj() bool {
+	d := p.depth - 1
+	return p.bits[d>>6]>>(uint(d)&63)&1 == 1
+}
+
+func (p *parser) push(obj bool) {
+	d := p.depth
+	if d>>6 >= len(p.bits) {
+		p.bits = append(p.bits, 0)
+	}
+	if obj {
+		p.bits[d>>6] |= 1 << (uint(d) & 63)
+	} else {
+		p.bits[d>>6] &^= 1 << (uint(d) & 63)
+	}
+	p.depth++
+	if p.tcActive && p.depth > p.maxDepth {
+		p.maxDepth = p.depth
+	}
+}
+
+func isWS(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+func (p *parser) skipWS(i int) int {
+	b := p.b
+	for i < len(b) && isWS(b[i]) {
+		i++
+	}
+	return i
+}
+
+func (p *parser) fail(reason string, start, end int) {
+	if p.err == nil {
+		p.err = &jsonError{reason: reason, start: start, end: end}
+	}
+}
+
+// unexpected reports the character at b[i] (or the end of the line).
+func (p *parser) unexpected(i int) {
+	b := p.b
+	switch {
+	case i >= len(b):
+		p.fail("unexpected end of line", len(b), len(b))
+	case b[i] >= 0x80:
+		if p.depth == 0 && p.top == kNone && i+3 <= len(b) && b[i] == 0xEF && b[i+1] == 0xBB && b[i+2] == 0xBF {
+			p.fail("byte order mark (U+FEFF) before the JSON value", i, i+3)
+			return
+		}
+		p.fail("invalid UTF-8 / non-ASCII character outside a string", i, i+charLen(b, i))
+	default:
+		p.fail("unexpected character "+describeASCII(b[i]), i, i+1)
+	}
+}
+
+func describeASCII(c byte) string {
+	const hx = "0123456789ABCDEF"
+	switch {
+	case c == '"':
+		return `'"'`
+	case c < 0x20 || c == 0x7F:
+		return "U+00" + string([]byte{hx[c>>4], hx[c&15]})
+	}
+	return `"` + string(c) + `"`
+}
+
+// run scans the whole line once.
+func (p *parser) run() {
+	b := p.b
+	n := len(b)
+	if n == 0 {
+		p.fail("empty line", 0, 0)
+		return
+	}
+	i := p.skipWS(0)
+	if i == n {
+		p.fail("blank line (only whitespace)", 0, n)
+		return
+	}
+	state := stValue
+	for {
+		switch state {
+		case stValue:
+			i = p.skipWS(i)
+			if i >= n {
+				p.unexpected(i)
+				return
+			}
+			c := b[i]
+			switch c {
+			case '{', '[':
+				obj := c == '{'
+				p.openValue(i, obj)
+				p.push(obj)
+				if p.tcActive {
+					p.cost++
+					if obj {
+						p.objs = append(p.objs, objFrame{keyStart: int32(len(p.keys))})
+					}
+				}
+				i = p.skipWS(i + 1)
+				switch {
+				case i < n && (b[i] == '}' && obj || b[i] == ']' && !obj):
+					i = p.close(i)
+					state = stAfter
+				case obj:
+					state = stKey
+				default:
+					state = stValue
+				}
+			case '"':
+				adj0 := p.adj
+				end, cost, flags := p.scanString(i)
+				if p.err != nil {
+					return
+				}
+				p.scalar(kString, i, i-adj0, end, cost, flags)
+				i = end
+				state = stAfter
+			case 't', 'f', 'n':
+				lit, k := "true", kTrue
+				if c == 'f' {
+					lit, k = "false", kFalse
+				} else if c == 'n' {
+					lit, k = "null", kNull
+				}
+				for j := 1; j < len(lit); j++ {
+					if i+j >= n || b[i+j] != lit[j] {
+						p.unexpected(i + j)
+						return
+					}
+				}
+				p.scalar(k, i, i-p.adj, i+len(lit), len(lit), 0)
+				i += len(lit)
+				state = stAfter
+			default:
+				if c != '-' && (c < '0' || c > '9') {
+					p.unexpected(i)
+					return
+				}
+				end := p.scanNumber(i)
+				if p.err != nil {
+					return
+				}
+				cost := 0
+				if p.tcActive {
+					cost = numberCost(b[i:end])
+				}
+				p.scalar(kNumber, i, i-p.adj, end, cost, 0)
+				i = end
+				state = stAfter
+			}
+		case stAfter:
+			i = p.skipWS(i)
+			if p.depth == 0 {
+				if i < n {
+					p.fail("unexpected content after the JSON value", i, i+charLen(b, i))
+				}
+				return
+			}
+			if i >= n {
+				p.unexpected(i)
+				return
+			}
+			c := b[i]
+			obj := p.isObj()
+			switch {
+			case c == ',':
+				if p.tcActive {
+					p.cost++
+				}
+				i++
+				if obj {
+					state = stKey
+				} else {
+					state = stValue
+				}
+			case c == '}' && obj, c == ']' && !obj:
+				i = p.close(i)
+			default:
+				p.unexpected(i)
+				return
+			}
+		case stKey:
+			i = p.skipWS(i)
+			if i >= n || b[i] != '"' {
+				p.unexpected(i)
+				return
+			}
+			adj0 := p.adj
+			end, cost, flags := p.scanString(i)
+			if p.err != nil {
+				return
+			}
+			p.key(i, i-adj0, end, cost, flags)
+			i = p.skipWS(end)
+			if i >= n || b[i] != ':' {
+				p.unexpected(i)
+				return
+			}
+			if p.tcActive {
+				p.cost++
+			}
+			i++
+			state = stValue
+		}
+	}
+}
+
+// openValue is called when a container value starts at b[i].
+func (p *parser) openValue(i int, obj bool) {
+	switch {
+	case p.depth == 0:
+		p.topStart = i
+		p.top = kArray
+		if obj {
+			p.top = kObject
+		}
+	case p.depth == 1 && p.top == kObject:
+		if p.topKey == keyToolCalls && !obj {
+			// A later toolCalls array replaces any earlier one.
+			p.tcActive = true
+			p.tcCostStart = p.cost
+			p.maxDepth = 0
+			p.elemIdx = 0
+			p.elemErr = ""
+			p.calls = p.calls[:0]
+		}
+	case p.depth == 2 && p.tcActive:
+		p.elemStart, p.elemCol = i, i-p.adj
+		if obj {
+			p.id, p.name, p.hasInput = member{}, member{}, false
+		}
+	}
+}
+
+// close handles the close bracket at b[i] and returns the next offset.
+func (p *parser) close(i int) int {
+	obj := p.isObj()
+	if p.tcActive {
+		p.cost++
+		if obj {
+			f := p.objs[len(p.objs)-1]
+			p.keys = p.keys[:f.keyStart]
+			p.objs = p.objs[:len(p.objs)-1]
+		}
+	}
+	p.depth--
+	k := kArray
+	if obj {
+		k = kObject
+	}
+	if p.tcActive && p.depth == 1 {
+		p.tcActive = false
+		p.tcCost = p.cost - p.tcCostStart
+	}
+	p.valueDone(k, i+1, 0, 0, Span{})
+	return i + 1
+}
+
+// scalar is called for a string, number or literal at b[start:end];
+// startCol is its column, p.adj is already past it.
+func (p *parser) scalar(k kind, start, startCol, end, cost int, flags uint8) {
+	switch {
+	case p.depth == 0:
+		p.top = k
+		p.topStart = start
+	case p.depth == 2 && p.tcActive:
+		p.elemStart, p.elemCol = start, startCol
+	}
+	if p.tcActive {
+		p.cost += cost
+	}
+	var lit Span
+	if k == kString {
+		lit = mkSpan(start, startCol, end, end-p.adj)
+	}
+	p.valueDone(k, end, cost, flags, lit)
+}
+
+// mkSpan makes a Span from byte offsets and their columns.
+func mkSpan(start, startCol, end, endCol int) Span {
+	return Span{Start: start, End: end, StartCol: startCol, EndCol: endCol}
+}
+
+// valueDone is called when a value of kind k ends at offset end; for a
+// string, cost is its stringify length and lit its literal's span.
+func (p *parser) valueDone(k kind, end, cost int, flags uint8, lit Span) {
+	endCol := end - p.adj
+	d := p.depth
+	if d == 0 {
+		// Only ASCII whitespace precedes the value, so its column is its offset.
+		p.topSpan = mkSpan(p.topStart, p.topStart, end, endCol)
+		return
+	}
+	if d == 1 {
+		if p.top != kObject {
+			return
+		}
+		m := member{kind: k, flags: flags, span: mkSpan(p.topKeyStart, p.topKeyCol, end, endCol), lit: lit, cost: cost, isTrue: k == kTrue}
+		switch p.topKey {
+		case keyRole:
+			p.role = m
+		case keyContent:
+			p.content = m
+		case keyToolCalls:
+			p.toolCalls = m
+		case keyToolCallID:
+			p.toolCallID = m
+		case keyIsError:
+			p.isError = m
+		}
+		return
+	}
+	if !p.tcActive {
+		return
+	}
+	if d == 2 {
+		p.elementDone(k, end, endCol)
+		return
+	}
+	if !p.isObj() {
+		return
+	}
+	if d == 3 {
+		switch p.elemKey {
+		case keyID:
+			p.id = member{kind: k, flags: flags, span: mkSpan(p.elemKeyStart, p.elemKeyCol, end, endCol), lit: lit}
+		case keyName:
+			p.name = member{kind: k, flags: flags, span: mkSpan(p.elemKeyStart, p.elemKeyCol, end, endCol), lit: lit}
+		case keyInput:
+			p.hasInput = true
+		}
+	}
+	p.memberDone()
+}
+
+// elementDone checks one toolCalls element, in the order calls() does.
+func (p *parser) elementDone(k kind, end, endCol int) {
+	idx := p.elemIdx
+	p.elemIdx++
+	if p.elemErr != "" {
+		return
+	}
+	whole := mkSpan(p.elemStart, p.elemCol, end, endCol)
+	at := func(m member) Span {
+		if m.kind == kNone {
+			return whole
+		}
+		return m.span
+	}
+	prefix := "toolCalls[" + itoa(idx) + "]"
+	switch {
+	case k != kObject:
+		p.elemErr, p.elemErrSpan = prefix+" must be an object", whole
+	case p.id.kind != kString:
+		p.elemErr, p.elemErrSpan = prefix+".id must be a string", at(p.id)
+	case p.name.kind != kString:
+		p.elemErr, p.elemErrSpan = prefix+".name must be a string", at(p.name)
+	case !p.hasInput:
+		p.elemErr, p.elemErrSpan = prefix+" requires an input member", whole
+	default:
+		p.calls = append(p.calls, Call{ID: p.decode(p.id.lit, p.id.flags), IDSpan: p.id.lit, Name: p.decode(p.name.lit, p.name.flags)})
+	}
+}
+
+func itoa(v int) string {
+	if v == 0 {
+		return "0"
+	}
+	var buf [20]byte
+	i := len(buf)
+	for v > 0 {
+		i--
+		buf[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return string(buf[i:])
+}
+
+// decode returns the JS value of the string literal at lit, as WTF-8.
+func (p *parser) decode(lit Span, flags uint8) string {
+	body := p.b[lit.Start+1 : lit.End-1]
+	if flags == 0 {
+		return string(body)
+	}
+	return string(appendDecoded(nil, body))
+}
+
+// keyBytes returns the decoded key of an entry.
+func (p *parser) keyBytes(e *keyEntry) []byte {
+	if e.off >= 0 {
+		return p.b[e.off : e.off+e.n]
+	}
+	o := ^e.off
+	return p.arena[o : o+e.n]
+}
+
+// indexThreshold is the number of keys after which an object of the kept
+// message gets a map, so that duplicate detection stays linear overall.
+const indexThreshold = 16
+
+// key is called for a member key, the literal b[start:end].
+func (p *parser) key(start, startCol, end, cost int, flags uint8) {
+	d := p.depth
+	body := p.b[start+1 : end-1]
+	if d == 1 {
+		if p.top == kObject {
+			p.topKey = p.classify(body, flags, true)
+			p.topKeyStart, p.topKeyCol = start, startCol
+		}
+		return
+	}
+	if !p.tcActive {
+		return
+	}
+	// A member of an object of the kept message: find an earlier member
+	// with the same key, whose length the new one will replace.
+	e := keyEntry{off: int32(start + 1), n: int32(len(body)), cost: p.cost, dup: -1}
+	kb := body
+	if flags != 0 {
+		o := len(p.arena)
+		p.arena = appendDecoded(p.arena, body)
+		kb = p.arena[o:]
+		e.off, e.n = ^int32(o), int32(len(kb))
+	}
+	f := &p.objs[len(p.objs)-1]
+	if f.index != nil {
+		if j, ok := f.index[string(kb)]; ok {
+			e.dup = int32(j)
+		}
+	} else {
+		for j := int(f.keyStart); j < len(p.keys); j++ {
+			if string(p.keyBytes(&p.keys[j])) == string(kb) {
+				e.dup = int32(j)
+				break
+			}
+		}
+	}
+	p.keys = append(p.keys, e)
+	p.cost += cost
+	if d == 3 {
+		p.elemKey = p.classify(body, flags, false)
+		p.elemKeyStart, p.elemKeyCol = start, startCol
+	}
+}
+
+// memberDone finishes the member of a kept object whose value just ended.
+func (p *parser) memberDone() {
+	last := len(p.keys) - 1
+	e := &p.keys[last]
+	memberCost := p.cost - e.cost
+	f := &p.objs[len(p.objs)-1]
+	if e.dup >= 0 {
+		// JSON.parse keeps one member per key, with the last value.
+		prev := &p.keys[e.dup]
+		p.cost -= prev.cost + 1 // its member and one comma
+		prev.cost = memberCost
+		if e.off < 0 {
+			p.arena = p.arena[:^e.off]
+		}
+		p.keys = p.keys[:last]
+		return
+	}
+	e.cost, e.dup = memberCost, -1
+	count := len(p.keys) - int(f.keyStart)
+	switch {
+	case f.index != nil:
+		f.index[string(p.keyBytes(e))] = last
+	case count > indexThreshold:
+		f.index = make(map[string]int, 2*count)
+		for j := int(f.keyStart); j < len(p.keys); j++ {
+			f.index[string(p.keyBytes(&p.keys[j]))] = j
+		}
+	}
+}
+
+// classify tells which member a key names (top level or toolCalls element).
+func (p *parser) classify(body []byte, flags uint8, top bool) uint8 {
+	if flags != 0 {
+		p.scratch = appendDecoded(p.scratch[:0], body)
+		body = p.scratch
+	}
+	if top {
+		switch string(body) {
+		case "role":
+			return keyRole
+		case "content":
+			return keyContent
+		case "toolCalls":
+			return keyToolCalls
+		case "toolCallId":
+			return keyToolCallID
+		case "isError":
+			return keyIsError
+		}
+		return keyOther
+	}
+	switch string(body) {
+	case "id":
+		return keyID
+	case "name":
+		return keyName
+	case "input":
+		return keyInput
+	}
+	return keyOther
+}
+
+// scanNumber validates the number literal at b[i] and returns its end.
+func (p *parser) scanNumber(i int) int {
+	b := p.b
+	n := len(b)
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i >= n:
+		p.unexpected(i)
+		return i
+	case b[i] == '0':
+		if i+1 < n && b[i+1] >= '0' && b[i+1] <= '9' {
+			p.fail("leading zero in number", i, i+1)
+			return i
+		}
+		i++
+	case b[i] >= '1' && b[i] <= '9':
+		i++
+		for i < n && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	default:
+		p.unexpected(i)
+		return i
+	}
+	if i < n && b[i] == '.' {
+		i++
+		if i >= n || b[i] < '0' || b[i] > '9' {
+			p.unexpected(i)
+			return i
+		}
+		for i < n && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	if i < n && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < n && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= n || b[i] < '0' || b[i] > '9' {
+			p.unexpected(i)
+			return i
+		}
+		for i < n && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	return i
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// special reports, in the high bit of each byte, the bytes of x (eight
+// bytes, little-endian) that a string scan must stop at: < 0x20, '"', '\\'
+// or >= 0x80. A bit may be falsely set only above a truly set one, so the
+// lowest set bit is exact.
+func special(x uint64) uint64 {
+	ctl := (x - 0x20*lsb) &^ x
+	q := x ^ '"'*lsb
+	q = (q - lsb) &^ q
+	bs := x ^ '\\'*lsb
+	bs = (bs - lsb) &^ bs
+	return (ctl | q | bs | x) & msb
+}
+
+// stop marks the bytes that end a run of plain string characters.
+var stop = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = c < 0x20 || c == '"' || c == '\\' || c >= 0x80
+	}
+	return t
+}()
+
+// escCost is the length JSON.stringify gives to code unit u.
+func escCost(u int) int {
+	switch {
+	case u == '"' || u == '\\' || u == '\b' || u == '\f' || u == '\n' || u == '\r' || u == '\t':
+		return 2
+	case u < 0x20 || u >= 0xD800 && u <= 0xDFFF:
+		return 6
+	}
+	return 1
+}
+
+// scanString validates the string literal starting with the quote at
+// b[start] and returns the offset after its closing quote, the length
+// JSON.stringify gives its value, and its flags. It adds the literal's
+// UTF-16 width adjustment to p.adj.
+func (p *parser) scanString(start int) (end, cost int, flags uint8) {
+	b := p.b
+	n := len(b)
+	i := start + 1
+	wadj := 0 // raw bytes minus UTF-16 units of the raw text
+	eadj := 0 // raw escape bytes minus their stringified units
+	for {
+		for i+8 <= n {
+			m := special(binary.LittleEndian.Uint64(b[i:]))
+			if m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		for i < n && !stop[b[i]] {
+			i++
+		}
+		if i >= n {
+			p.fail("unexpected end of line: unterminated string", start, n)
+			return n, 0, flags
+		}
+		c := b[i]
+		switch {
+		case c == '"':
+			p.adj += wadj
+			return i + 1, i + 1 - start - wadj - eadj, flags
+		case c == '\\':
+			flags |= fEscape
+			if i+1 >= n {
+				p.fail("unexpected end of line: unterminated string", start, n)
+				return n, 0, flags
+			}
+			switch b[i+1] {
+			case '"', '\\', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case '/':
+				eadj++
+				i += 2
+			case 'u':
+				u, ok := hex4(b, i+2)
+				if !ok {
+					j := i + 2
+					for j < n && j < i+6 && hexVal(b[j]) >= 0 {
+						j++
+					}
+					if j >= n {
+						p.fail("unexpected end of line: unterminated string", start, n)
+					} else {
+						p.fail(`bad \u escape`, i, j+charLen(b, j))
+					}
+					return n, 0, flags
+				}
+				if u >= 0xD800 && u < 0xDC00 && i+12 <= n && b[i+6] == '\\' && b[i+7] == 'u' {
+					if w, ok := hex4(b, i+8); ok && w >= 0xDC00 && w <= 0xDFFF {
+						eadj += 10 // twelve bytes, one astral character: two units
+						i += 12
+						continue
+					}
+				}
+				eadj += 6 - escCost(u)
+				i += 6
+			default:
+				if i+2 > n {
+					p.fail("unexpected end of line: unterminated string", start, n)
+				} else {
+					p.fail(badEscape(b, i+1), i, i+1+charLen(b, i+1))
+				}
+				return n, 0, flags
+			}
+		case c < 0x20:
+			p.fail("control character U+00"+string([]byte{"0123456789ABCDEF"[c>>4], "0123456789ABCDEF"[c&15]})+" in string", i, i+1)
+			return n, 0, flags
+		default:
+			// Non-ASCII: decode the run here, the way readFile does.
+			for i < n && b[i] >= 0x80 {
+				size, r, valid := decodeAt(b, i)
+				if !valid {
+					flags |= fInvalid
+				}
+				wadj += size - units16(r)
+				i += size
+			}
+		}
+	}
+}
+
+func badEscape(b []byte, i int) string {
+	c := b[i]
+	if c >= 0x20 && c < 0x7F {
+		return `bad escape "\` + string(c) + `"`
+	}
+	if c < 0x80 {
+		return `bad escape: backslash before U+00` + string([]byte{"0123456789ABCDEF"[c>>4], "0123456789ABCDEF"[c&15]})
+	}
+	return `bad escape: backslash before a non-ASCII character`
+}
+
+// Fixed parts of the normalized messages, as JSON.stringify writes them.
+const (
+	userHead      = `{"role":"user","content":`
+	assistantHead = `{"role":"assistant","content":`
+	toolCallsKey  = `,"toolCalls":`
+	toolHead      = `{"role":"tool","content":`
+	toolCallIDKey = `,"toolCallId":`
+	isErrorKey    = `,"isError":`
+)
+
+// maxRoleUnits is how much of an unknown role a Reason quotes.
+const maxRoleUnits = 40
+
+func (p *parser) result() Result {
+	b := p.b
+	if p.err != nil {
+		e := p.err
+		return Result{
+			Verdict: InvalidJSON,
+			Reason:  e.reason,
+			Span:    mkSpan(e.start, col16(b, e.start), e.end, col16(b, e.end)),
+			Width16: width16(b),
+		}
+	}
+	r := Result{Verdict: InvalidRecord, Span: p.topSpan, Width16: len(b) - p.adj}
+	at := func(m member) Span {
+		if m.kind == kNone {
+			return p.topSpan
+		}
+		return m.span
+	}
+	switch {
+	case p.top != kObject:
+		r.Reason = "session record must be an object, got " + p.top.jsType()
+		return r
+	case p.role.kind != kString:
+		r.Reason, r.Span = "role must be a string", at(p.role)
+		return r
+	case p.content.kind != kString:
+		r.Reason, r.Span = "content must be a string", at(p.content)
+		return r
+	}
+	role := p.b[p.role.lit.Start+1 : p.role.lit.End-1]
+	if p.role.flags != 0 {
+		role = appendDecoded(nil, role)
+	}
+	switch string(role) {
+	case "user":
+		r.Role = RoleUser
+		r.Cost = int64(len(userHead) + p.content.cost + 2)
+		r.Depth = 1
+	case "assistant":
+		switch {
+		case p.toolCalls.kind != kArray:
+			r.Reason, r.Span = "assistant message requires a toolCalls array", at(p.toolCalls)
+			return r
+		case p.elemErr != "":
+			r.Reason, r.Span = p.elemErr, p.elemErrSpan
+			return r
+		}
+		r.Role = RoleAssistant
+		r.Cost = int64(len(assistantHead) + p.content.cost + len(toolCallsKey) + p.tcCost + 2)
+		r.Calls = p.calls
+		r.Depth = p.maxDepth
+	case "tool":
+		switch {
+		case p.toolCallID.kind != kString:
+			r.Reason, r.Span = "toolCallId must be a string", at(p.toolCallID)
+			return r
+		case p.isError.kind != kTrue && p.isError.kind != kFalse:
+			r.Reason, r.Span = "isError must be a boolean", at(p.isError)
+			return r
+		}
+		r.Role = RoleTool
+		flag := 5
+		if p.isError.isTrue {
+			flag = 4
+		}
+		r.Cost = int64(len(toolHead) + p.content.cost + len(toolCallIDKey) + p.toolCallID.cost + len(isErrorKey) + flag + 2)
+		r.ToolCallID = p.decode(p.toolCallID.lit, p.toolCallID.flags)
+		r.ToolCallIDSpan = p.toolCallID.lit
+		r.IsError = p.isError.isTrue
+		r.Depth = 1
+	default:
+		r.Reason, r.Span = "unknown role "+quoteJS(string(role), maxRoleUnits), p.role.span
+		return r
+	}
+	r.Verdict = Valid
+	return r
 }

@@ -1,0 +1,237 @@
+package line
+
+import "unicode/utf8"
+
+// decodeAt decodes the character that starts at b[i] the way the WHATWG
+// UTF-8 decoder does (what node's Buffer.toString("utf8") and readFile do):
+// a valid sequence is one character; otherwise the maximal invalid subpart
+// (a lead byte followed by the continuation bytes that were still possible)
+// becomes one U+FFFD and decoding resumes at the next byte. Go's
+// utf8.DecodeRune differs on truncated sequences, hence our own.
+//
+// It returns the number of bytes consumed, the rune (utf8.RuneError for an
+// invalid subpart) and whether the sequence was valid. i must be < len(b).
+func decodeAt(b []byte, i int) (size int, r rune, valid bool) {
+	c := b[i]
+	if c < 0x80 {
+		return 1, rune(c), true
+	}
+	var need int
+	lo, hi := byte(0x80), byte(0xBF)
+	switch {
+	case c >= 0xC2 && c <= 0xDF:
+		need, r = 1, rune(c&0x1F)
+	case c == 0xE0:
+		need, r, lo = 2, rune(c&0x0F), 0xA0
+	case c == 0xED:
+		need, r, hi = 2, rune(c&0x0F), 0x9F
+	case c >= 0xE1 && c <= 0xEF:
+		need, r = 2, rune(c&0x0F)
+	case c == 0xF0:
+		need, r, lo = 3, rune(c&0x07), 0x90
+	case c == 0xF4:
+		need, r, hi = 3, rune(c&0x07), 0x8F
+	case c >= 0xF1 && c <= 0xF3:
+		need, r = 3, rune(c&0x07)
+	default: // 0x80..0xC1, 0xF5..0xFF: never valid anywhere
+		return 1, utf8.RuneError, false
+	}
+	j := i + 1
+	for k := 0; k < need; k++ {
+		if j >= len(b) || b[j] < lo || b[j] > hi {
+			return j - i, utf8.RuneError, false
+		}
+		r = r<<6 | rune(b[j]&0x3F)
+		j++
+		lo, hi = 0x80, 0xBF
+	}
+	return j - i, r, true
+}
+
+// units16 is the UTF-16 length of a decoded rune (U+FFFD for invalid input).
+func units16(r rune) int {
+	if r >= 0x10000 {
+		return 2
+	}
+	return 1
+}
+
+// width16 is the UTF-16 length of b as decoded by the WHATWG decoder.
+func width16(b []byte) int {
+	return col16(b, len(b))
+}
+
+// col16 is the UTF-16 column of byte offset off: the length of the decoded
+// text of the characters that start before off.
+func col16(b []byte, off int) int {
+	if off > len(b) {
+		off = len(b)
+	}
+	n := 0
+	for i := 0; i < off; {
+		if b[i] < 0x80 {
+			i++
+			n++
+			continue
+		}
+		size, r, _ := decodeAt(b, i)
+		i += size
+		n += units16(r)
+	}
+	return n
+}
+
+// charLen is the number of bytes of the character at b[i] (1 at or after
+// the end, so spans stay non-empty where they can).
+func charLen(b []byte, i int) int {
+	if i >= len(b) {
+		return 0
+	}
+	size, _, _ := decodeAt(b, i)
+	return size
+}
+
+// hexVal maps a byte to its hex digit value, or -1.
+func hexVal(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+// hex4 reads four hex digits at b[i:i+4]; ok is false if any is missing.
+func hex4(b []byte, i int) (v int, ok bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	for k := 0; k < 4; k++ {
+		d := hexVal(b[i+k])
+		if d < 0 {
+			return 0, false
+		}
+		v = v<<4 | d
+	}
+	return v, true
+}
+
+// appendWTF8 appends code unit or code point r as WTF-8: ordinary UTF-8, and
+// a lone surrogate (which UTF-8 cannot carry) as its generalized 3-byte form.
+func appendWTF8(dst []byte, r rune) []byte {
+	if r >= 0xD800 && r <= 0xDFFF {
+		return append(dst, 0xE0|byte(r>>12), 0x80|byte(r>>6)&0x3F, 0x80|byte(r)&0x3F)
+	}
+	return utf8.AppendRune(dst, r)
+}
+
+// appendDecoded appends the JS string value of the body of a string literal
+// (without its quotes; already validated by the scanner) as WTF-8, so that
+// two decoded values are byte-equal exactly when the JS strings are ===.
+func appendDecoded(dst []byte, lit []byte) []byte {
+	for i := 0; i < len(lit); {
+		c := lit[i]
+		switch {
+		case c == '\\' && i+1 < len(lit):
+			e := lit[i+1]
+			switch e {
+			case 'b':
+				dst = append(dst, '\b')
+			case 'f':
+				dst = append(dst, '\f')
+			case 'n':
+				dst = append(dst, '\n')
+			case 'r':
+				dst = append(dst, '\r')
+			case 't':
+				dst = append(dst, '\t')
+			case 'u':
+				v, _ := hex4(lit, i+2)
+				if v >= 0xD800 && v < 0xDC00 && i+12 <= len(lit) && lit[i+6] == '\\' && lit[i+7] == 'u' {
+					if w, ok := hex4(lit, i+8); ok && w >= 0xDC00 && w <= 0xDFFF {
+						dst = utf8.AppendRune(dst, 0x10000+rune(v-0xD800)<<10+rune(w-0xDC00))
+						i += 12
+						continue
+					}
+				}
+				dst = appendWTF8(dst, rune(v))
+				i += 6
+				continue
+			default: // '"', '\\', '/'
+				dst = append(dst, e)
+			}
+			i += 2
+		case c < 0x80:
+			dst = append(dst, c)
+			i++
+		default:
+			size, r, valid := decodeAt(lit, i)
+			if valid {
+				dst = append(dst, lit[i:i+size]...)
+			} else {
+				dst = utf8.AppendRune(dst, r)
+			}
+			i += size
+		}
+	}
+	return dst
+}
+
+// quoteJS writes s (WTF-8) the way JSON.stringify writes a string, cut
+// after max UTF-16 units with an ellipsis so a huge role stays readable.
+func quoteJS(s string, max int) string {
+	out := []byte{'"'}
+	units := 0
+	b := []byte(s)
+	for i := 0; i < len(b); {
+		if units >= max {
+			out = append(out, "…"...)
+			break
+		}
+		c := b[i]
+		if c < 0x80 {
+			switch c {
+			case '"':
+				out = append(out, '\\', '"')
+			case '\\':
+				out = append(out, '\\', '\\')
+			case '\b':
+				out = append(out, '\\', 'b')
+			case '\f':
+				out = append(out, '\\', 'f')
+			case '\n':
+				out = append(out, '\\', 'n')
+			case '\r':
+				out = append(out, '\\', 'r')
+			case '\t':
+				out = append(out, '\\', 't')
+			default:
+				if c < 0x20 {
+					out = append(out, '\\', 'u', '0', '0', "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
+				} else {
+					out = append(out, c)
+				}
+			}
+			i++
+			units++
+			continue
+		}
+		// A generalized (surrogate) 3-byte sequence is a lone surrogate.
+		if c == 0xED && i+2 < len(b) && b[i+1] >= 0xA0 {
+			v := rune(c&0x0F)<<12 | rune(b[i+1]&0x3F)<<6 | rune(b[i+2]&0x3F)
+			const hx = "0123456789abcdef"
+			out = append(out, '\\', 'u', hx[v>>12&15], hx[v>>8&15], hx[v>>4&15], hx[v&15])
+			i += 3
+			units++
+			continue
+		}
+		size, r, _ := decodeAt(b, i)
+		out = append(out, b[i:i+size]...)
+		i += size
+		units += units16(r)
+	}
+	return string(append(out, '"'))
+}
