@@ -107,8 +107,11 @@ type Related struct {
 
 // Finding is one diagnostic: a runtime verdict or one of our checks.
 type Finding struct {
-	Line     int       // 1-based physical line
-	Span     line.Span // within Line
+	Line int // 1-based physical line
+	// Span within Line. The zero Span (empty, at column 0) means the finding
+	// is about the line as a whole (swept-message, budget-cutoff,
+	// budget-exceeded, file-too-large): an editor should mark the line.
+	Span     line.Span
 	Severity Severity
 	Code     string
 	Message  string
@@ -123,6 +126,11 @@ type Options struct {
 	// Disabled codes produce no findings (the verdicts still count: a file
 	// with an invalid line does not load even if invalid-json is disabled).
 	Disabled map[string]bool
+	// SkipMessages leaves Report.Messages nil; Units (whose First and Last
+	// still count valid messages from 0), Findings, Cutoff and the totals
+	// are complete. It lets a huge stream be checked in bounded memory: the
+	// engine then keeps 24 bytes per message and one entry per call id.
+	SkipMessages bool
 }
 
 // Report is the whole analysis of one file.

@@ -11,16 +11,6 @@ import (
 	"github.com/sessionls/sessionls/analysis/line"
 )
 
-// BuildUnits groups messages exactly as trimContext does, in linear time.
-// Units are returned oldest first with Chars and FromNewest filled in.
-func BuildUnits(msgs []Message) []Unit { panic("not yet written") }
-
-// Cut packs units from the newest as trimContext does for budget.
-func Cut(units []Unit, msgs []Message, budget int64) (Cutoff, error) { panic("not yet written") }
-
-// Analyze analyses a whole file held in memory.
-func Analyze(data []byte, opts Options) *Report { panic("not yet written") }
-
 // AnalyzeReader analyses a stream, split at line boundaries across cores,
 // with memory bounded by the longest line. It fails only on a read error or
 // a cancelled ctx; every verdict about the content is in the Report.

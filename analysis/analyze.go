@@ -1,0 +1,247 @@
+package analysis
+
+import (
+	"bytes"
+	"cmp"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/sessionls/sessionls/analysis/line"
+)
+
+// engine holds the knobs of an analysis. Tests shrink them (7-byte chunks,
+// a parser stand-in); the exported functions use newEngine's defaults.
+type engine struct {
+	parse       func([]byte) line.Result
+	workers     int // goroutines parsing at once
+	chunk       int // AnalyzeReader's read size, in bytes
+	parallelMin int // Analyze parses in parallel from this many bytes up
+}
+
+func newEngine() engine {
+	return engine{
+		parse:       line.Parse,
+		workers:     max(1, runtime.GOMAXPROCS(0)),
+		chunk:       1 << 20,
+		parallelMin: 4 << 20,
+	}
+}
+
+// Analyze analyses a whole file held in memory. Large inputs are parsed in
+// parallel across GOMAXPROCS goroutines; the report is the same either way.
+// The report does not refer to data's memory.
+func Analyze(data []byte, opts Options) *Report {
+	e := newEngine()
+	return e.analyze(data, opts)
+}
+
+func (e *engine) analyze(data []byte, opts Options) *Report {
+	c := newCollector(opts)
+	if len(data) < e.parallelMin || e.workers < 2 {
+		var t tally
+		parseLines(e.parse, data, &t)
+		c.add(&t)
+		return c.finish()
+	}
+	pieces := splitLines(data, e.workers*4)
+	tallies := make([]tally, len(pieces))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range e.workers {
+		wg.Go(func() {
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= len(pieces) {
+					return
+				}
+				parseLines(e.parse, pieces[k], &tallies[k])
+			}
+		})
+	}
+	wg.Wait()
+	for k := range tallies {
+		c.add(&tallies[k])
+		tallies[k] = tally{}
+	}
+	return c.finish()
+}
+
+// splitLines cuts data into about n pieces, each ending just after a '\n'
+// (the last piece excepted), so that no line is split.
+func splitLines(data []byte, n int) [][]byte {
+	size := max(len(data)/n, 1)
+	var pieces [][]byte
+	for len(data) > 0 {
+		if len(data) <= size {
+			pieces = append(pieces, data)
+			break
+		}
+		end := len(data)
+		if i := bytes.IndexByte(data[size:], '\n'); i >= 0 {
+			end = size + i + 1
+		}
+		pieces = append(pieces, data[:end])
+		data = data[end:]
+	}
+	return pieces
+}
+
+// tally is what parsing one run of whole lines yields, with line numbers
+// counted from the start of the run (the collector shifts them).
+type tally struct {
+	lines    int   // physical lines: one per '\n', plus an unterminated last line
+	nonEmpty int   // lines the runtime numbers
+	width16  int64 // UTF-16 length, newlines included
+	msgs     []Message
+	invalid  []invalidLine
+}
+
+func (t *tally) reset() {
+	clear(t.msgs) // drop references to Calls and strings
+	*t = tally{msgs: t.msgs[:0], invalid: t.invalid[:0]}
+}
+
+// parseLines parses buf line by line into t. buf holds whole lines; only the
+// file's last line may lack its '\n'. Exactly empty lines are skipped, as the
+// runtime's filter(Boolean) does. Nothing in t refers to buf's memory.
+func parseLines(parse func([]byte) line.Result, buf []byte, t *tally) {
+	rest := buf
+	for len(rest) > 0 {
+		var l []byte
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			l, rest = rest[:i], rest[i+1:]
+			t.width16++
+		} else {
+			l, rest = rest, nil
+		}
+		t.lines++
+		if len(l) == 0 {
+			continue
+		}
+		t.nonEmpty++
+		r := parse(l)
+		t.width16 += int64(r.Width16)
+		if r.Verdict != line.Valid {
+			t.invalid = append(t.invalid, invalidLine{
+				line: t.lines, runtimeLine: t.nonEmpty, verdict: r.Verdict,
+				reason: detach(r.Reason, buf), span: r.Span,
+			})
+			continue
+		}
+		t.msgs = append(t.msgs, message(&r, t.lines, buf))
+	}
+}
+
+// message makes the Message of a valid line's result.
+func message(r *line.Result, ln int, buf []byte) Message {
+	m := Message{
+		Line: ln, Role: r.Role, Cost: r.Cost,
+		ToolCallID: detach(r.ToolCallID, buf), ToolCallIDSpan: r.ToolCallIDSpan,
+		IsError: r.IsError, Calls: r.Calls,
+	}
+	for i := range m.Calls {
+		c := &m.Calls[i]
+		c.ID, c.Name = detach(c.ID, buf), detach(c.Name, buf)
+	}
+	return m
+}
+
+// detach returns s, copied if it shares memory with buf. line.Parse may hand
+// out strings that point into the line it was given (zero-copy); a report
+// must not, because buf is reused (streams) or owned by the caller.
+func detach(s string, buf []byte) string {
+	if len(s) == 0 || len(buf) == 0 {
+		return s
+	}
+	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	b := uintptr(unsafe.Pointer(unsafe.SliceData(buf)))
+	if p >= b && p < b+uintptr(len(buf)) {
+		return strings.Clone(s)
+	}
+	return s
+}
+
+// collector assembles a Report from tallies taken in line order.
+type collector struct {
+	opts     Options
+	rep      *Report
+	link     linker
+	nodes    []node
+	invalid  []invalidLine
+	checks   []Finding
+	nonEmpty int
+}
+
+func newCollector(opts Options) *collector {
+	c := &collector{opts: opts, rep: &Report{}}
+	c.link.findings = &c.checks
+	c.link.disabled = opts.Disabled
+	return c
+}
+
+// add takes the next run of lines. t may be reused afterwards.
+func (c *collector) add(t *tally) {
+	off := c.rep.Lines
+	for i := range t.msgs {
+		m := &t.msgs[i]
+		m.Line += off
+		c.nodes = append(c.nodes, c.link.add(m))
+		c.rep.TotalChars += m.Cost
+		if !c.opts.SkipMessages {
+			c.rep.Messages = append(c.rep.Messages, *m)
+		}
+	}
+	for _, v := range t.invalid {
+		v.line += off
+		v.runtimeLine += c.nonEmpty
+		c.invalid = append(c.invalid, v)
+	}
+	c.rep.Lines += t.lines
+	c.nonEmpty += t.nonEmpty
+	c.rep.Width16 += t.width16
+}
+
+// finish groups the units, runs the checks that need the whole file, finds
+// the cutoff and sorts the findings.
+func (c *collector) finish() *Report {
+	r, off := c.rep, c.opts.Disabled
+	c.link.finish()
+	r.InvalidLines = len(c.invalid)
+	if len(c.invalid) > 0 {
+		r.FirstInvalidLine = c.invalid[0].line
+	}
+	r.Units = buildUnits(c.nodes)
+
+	var fs []Finding
+	invalidFindings(c.invalid, &fs, off)
+	fs = append(fs, c.checks...)
+	if !off[CodeSweptMessage] {
+		sweptFindings(r.Units, c.nodes, &fs)
+	}
+	if r.Width16 > MaxStringLength && !off[CodeFileTooLarge] {
+		fs = append(fs, tooLargeFinding(r.Width16))
+	}
+	if c.opts.Budget > 0 && r.Loads() {
+		cut, err := Cut(r.Units, r.Messages, c.opts.Budget)
+		if err != nil {
+			r.CutoffErr = err
+		} else {
+			r.Cutoff = &cut
+		}
+		if f := budgetFinding(r.Units, len(c.nodes), cut, err); !off[f.Code] {
+			fs = append(fs, f)
+		}
+	}
+	slices.SortStableFunc(fs, func(a, b Finding) int {
+		if a.Line != b.Line {
+			return cmp.Compare(a.Line, b.Line)
+		}
+		return cmp.Compare(a.Span.StartCol, b.Span.StartCol)
+	})
+	r.Findings = fs
+	return r
+}

@@ -1,0 +1,300 @@
+package analysis
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sessionls/sessionls/analysis/line"
+)
+
+// decl is the latest declaration of one call id, as the linker tracks it.
+type decl struct {
+	msg      int32 // index of the assistant message that declares the id
+	line     int
+	span     line.Span // the id's string literal
+	answered bool      // a tool result with this id has this declaration as its owner
+}
+
+// linker reads messages oldest first and works out what needs the history
+// before each message: the owner of every tool result (the nearest earlier
+// assistant declaring its toolCallId, which is what trimContext searches
+// for), orphan results, repeated call ids and calls that never get a result.
+//
+// It holds one map entry per distinct call id and nothing per message, so a
+// stream can be checked without keeping its messages. A declaration that is
+// shadowed by a later one with the same id can no longer be answered (a
+// later result belongs to the nearer declaration), so whether it got a
+// result is known at that moment; the rest are known at the end.
+type linker struct {
+	decls  map[string]decl
+	firsts map[string]Related // first declaration, for ids declared more than once
+	n      int32              // messages seen
+	// findings receives the checks' findings; nil when only owners are wanted.
+	findings *[]Finding
+	disabled map[string]bool
+}
+
+func (l *linker) emit(f Finding) {
+	if l.findings != nil && !l.disabled[f.Code] {
+		*l.findings = append(*l.findings, f)
+	}
+}
+
+// add links the next message and returns its node.
+func (l *linker) add(m *Message) node {
+	if l.decls == nil {
+		l.decls = make(map[string]decl)
+	}
+	idx := l.n
+	l.n++
+	nd := node{line: m.Line, cost: m.Cost, owner: -1, role: m.Role}
+	switch m.Role {
+	case line.RoleAssistant:
+		for i := range m.Calls {
+			c := &m.Calls[i]
+			d, seen := l.decls[c.ID]
+			if seen {
+				l.duplicate(m, c, d)
+				if d.msg == idx {
+					// Repeated inside one message: a result answers both
+					// alike, so keep tracking the first.
+					continue
+				}
+				if !d.answered {
+					l.missing(c.ID, d, m.Line)
+				}
+			}
+			l.decls[c.ID] = decl{msg: idx, line: m.Line, span: c.IDSpan}
+		}
+	case line.RoleTool:
+		d, ok := l.decls[m.ToolCallID]
+		if !ok {
+			l.emit(Finding{
+				Line: m.Line, Span: m.ToolCallIDSpan, Severity: SeverityWarning, Code: CodeOrphanToolResult,
+				Message: fmt.Sprintf("no earlier assistant declares toolCallId %s: the runtime keeps this tool result as a unit of its own", strconv.Quote(m.ToolCallID)),
+			})
+			break
+		}
+		nd.owner = d.msg
+		if !d.answered {
+			d.answered = true
+			l.decls[m.ToolCallID] = d
+		}
+	}
+	return nd
+}
+
+func (l *linker) duplicate(m *Message, c *line.Call, d decl) {
+	if l.findings == nil {
+		return
+	}
+	if l.firsts == nil {
+		l.firsts = make(map[string]Related)
+	}
+	first, ok := l.firsts[c.ID]
+	if !ok {
+		// No duplicate so far, so the tracked declaration is the first.
+		first = Related{Line: d.line, Span: d.span, Message: fmt.Sprintf("call id %s is first declared here", strconv.Quote(c.ID))}
+		l.firsts[c.ID] = first
+	}
+	where := "at line " + strconv.Itoa(first.Line)
+	if first.Line == m.Line {
+		where = "earlier in this message"
+	}
+	l.emit(Finding{
+		Line: m.Line, Span: c.IDSpan, Severity: SeverityWarning, Code: CodeDuplicateCallID,
+		Message: fmt.Sprintf("call id %s is already declared %s; a tool result with this id belongs to the nearest declaration before it", strconv.Quote(c.ID), where),
+		Related: []Related{first},
+	})
+}
+
+// missing reports declaration d of id, which never got a result; shadowLine
+// is the line that declares the id again (0 at the end of the file).
+func (l *linker) missing(id string, d decl, shadowLine int) {
+	msg := fmt.Sprintf("no tool result answers call %s", strconv.Quote(id))
+	if shadowLine > 0 {
+		msg += fmt.Sprintf(" before it is declared again at line %d (later results with this id belong to that declaration)", shadowLine)
+	}
+	l.emit(Finding{Line: d.line, Span: d.span, Severity: SeverityWarning, Code: CodeMissingToolResult, Message: msg})
+}
+
+// finish reports the declarations still unanswered at the end.
+func (l *linker) finish() {
+	if l.findings == nil {
+		return
+	}
+	type open struct {
+		id string
+		d  decl
+	}
+	var left []open
+	for id, d := range l.decls {
+		if !d.answered {
+			left = append(left, open{id, d})
+		}
+	}
+	// Map order is random; report in file order so reports are repeatable.
+	slices.SortFunc(left, func(a, b open) int {
+		if a.d.line != b.d.line {
+			return cmp.Compare(a.d.line, b.d.line)
+		}
+		if a.d.span.Start != b.d.span.Start {
+			return cmp.Compare(a.d.span.Start, b.d.span.Start)
+		}
+		return strings.Compare(a.id, b.id)
+	})
+	for _, o := range left {
+		l.missing(o.id, o.d, 0)
+	}
+}
+
+// sweptFindings reports, for every unit of more than one message, each
+// message in it that is not a tool result answering the unit's assistant.
+func sweptFindings(units []Unit, nodes []node, out *[]Finding) {
+	for _, u := range units {
+		if u.Len() < 2 {
+			continue
+		}
+		for j := u.First + 1; j <= u.Last; j++ {
+			nd := nodes[j]
+			if nd.role == line.RoleTool && int(nd.owner) == u.First {
+				continue
+			}
+			what := "this " + nd.role.String() + " message"
+			if nd.role == line.RoleTool {
+				if nd.owner < 0 {
+					what = "this tool result (no earlier assistant declares its id)"
+				} else {
+					what = fmt.Sprintf("this tool result (it answers the assistant at line %d)", nodes[nd.owner].line)
+				}
+			}
+			*out = append(*out, Finding{
+				Line: nd.line, Severity: SeverityInfo, Code: CodeSweptMessage,
+				Message: fmt.Sprintf("%s is swept into the unit of the assistant at line %d and is kept or dropped with it", what, u.StartLine),
+			})
+		}
+	}
+}
+
+// invalidLine is what the report keeps of an invalid line.
+type invalidLine struct {
+	line, runtimeLine int
+	verdict           line.Verdict
+	reason            string
+	span              line.Span
+}
+
+func (v *invalidLine) code() string {
+	if v.verdict == line.InvalidJSON {
+		return CodeInvalidJSON
+	}
+	return CodeInvalidRecord
+}
+
+// maxRelated caps the Related list of the first invalid line.
+const maxRelated = 100
+
+// invalidFindings reports every invalid line, the first as the place where
+// loadSession throws.
+func invalidFindings(inv []invalidLine, out *[]Finding, disabled map[string]bool) {
+	for k := range inv {
+		v := &inv[k]
+		if disabled[v.code()] {
+			continue
+		}
+		kind := "JSON"
+		if v.verdict != line.InvalidJSON {
+			kind = "record"
+		}
+		where := strconv.Itoa(v.line)
+		if v.runtimeLine != v.line {
+			where += fmt.Sprintf(" (the runtime's line %d)", v.runtimeLine)
+		}
+		f := Finding{
+			Line: v.line, Span: v.span, Severity: SeverityError, Code: v.code(),
+			Message: fmt.Sprintf("invalid session %s at line %s: %s", kind, where, v.reason),
+		}
+		if k == 0 {
+			f.Message += "; the runtime refuses to load the file here"
+			for r := 1; r < len(inv) && r <= maxRelated; r++ {
+				f.Related = append(f.Related, Related{Line: inv[r].line, Span: inv[r].span, Message: "line " + strconv.Itoa(inv[r].line) + " is invalid too: " + inv[r].reason})
+			}
+		} else {
+			f.Related = []Related{{Line: inv[0].line, Span: inv[0].span, Message: "the runtime stops at the first invalid line, line " + strconv.Itoa(inv[0].line)}}
+		}
+		*out = append(*out, f)
+	}
+}
+
+// budgetFinding describes the cutoff (or its error) for budget.
+func budgetFinding(units []Unit, nmsgs int, c Cutoff, err error) Finding {
+	if err != nil {
+		f := Finding{Line: 1, Severity: SeverityError, Code: CodeBudgetExceeded}
+		if len(units) == 0 {
+			f.Message = fmt.Sprintf("%s (budget %s; the session has no messages)", err, thousands(c.Budget))
+			return f
+		}
+		u := units[len(units)-1]
+		f.Line = u.StartLine
+		f.Message = fmt.Sprintf("%s (budget %s; the newest unit, %s, needs %s chars)", err, thousands(c.Budget), lineRange(u.StartLine, u.EndLine), thousands(u.Chars))
+		return f
+	}
+	f := Finding{Line: c.FirstKeptLine, Severity: SeverityInfo, Code: CodeBudgetCutoff}
+	last := units[len(units)-1].EndLine
+	kept := fmt.Sprintf("%s, %s chars", plural(c.KeptUnits, "unit", "units"), thousands(c.KeptChars))
+	if dropped := nmsgs - c.KeptMessages; dropped > 0 {
+		verb := "are"
+		if dropped == 1 {
+			verb = "is"
+		}
+		f.Message = fmt.Sprintf("budget %s keeps %s: %s; %s above %s trimmed", thousands(c.Budget), lineRange(c.FirstKeptLine, last), kept, plural(dropped, "message", "messages"), verb)
+	} else {
+		f.Message = fmt.Sprintf("budget %s keeps every message (%s): %s", thousands(c.Budget), lineRange(c.FirstKeptLine, last), kept)
+	}
+	return f
+}
+
+func lineRange(a, b int) string {
+	if a == b {
+		return "line " + strconv.Itoa(a)
+	}
+	return fmt.Sprintf("lines %d–%d", a, b)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return thousands(int64(n)) + " " + many
+}
+
+// thousands formats n with comma separators: 8000 → "8,000".
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := n < 0
+	if neg {
+		s = s[1:]
+	}
+	out := make([]byte, 0, len(s)+len(s)/3+1)
+	if neg {
+		out = append(out, '-')
+	}
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}
+
+func tooLargeFinding(width16 int64) Finding {
+	return Finding{
+		Line: 1, Severity: SeverityWarning, Code: CodeFileTooLarge,
+		Message: fmt.Sprintf("the file is %s UTF-16 code units long, more than node's maximum string length of %s: readFile(path, \"utf8\") would throw ERR_STRING_TOO_LONG and the session would not load",
+			thousands(width16), thousands(MaxStringLength)),
+	}
+}
