@@ -1,0 +1,353 @@
+// The sessionls VS Code extension: starts `sessionls serve`, forwards the
+// sessionls.* settings, and adds a budget command and a status bar item.
+import * as vscode from "vscode";
+import {
+  DocumentSelector,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  State,
+  TransportKind,
+} from "vscode-languageclient/node";
+import { parseBudget, SessionStatus, statusText, statusTooltip, validateBudget } from "./format";
+import { findServer, INSTALL_HINT } from "./server-path";
+
+const SECTION = "sessionls";
+/** The server's own command (registered by vscode-languageclient). */
+const SERVER_SET_BUDGET = "sessionls.setBudget";
+const CMD_SET_BUDGET = "sessionls.setContextBudget";
+const CMD_RESTART = "sessionls.restartServer";
+const CMD_SHOW_OUTPUT = "sessionls.showOutput";
+const STATUS_REQUEST = "sessionls/status";
+const STATUS_DEBOUNCE_MS = 200;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const ext = new SessionlsExtension(context);
+  context.subscriptions.push(ext);
+  await ext.start();
+}
+
+export function deactivate(): void {
+  // Everything is disposed through context.subscriptions.
+}
+
+interface InitOptions {
+  budget: number | null;
+  checks: string[];
+  files: string[];
+}
+
+function readSettings(): InitOptions {
+  const cfg = vscode.workspace.getConfiguration(SECTION);
+  const budget = cfg.get<number | null>("budget", null);
+  return {
+    budget: typeof budget === "number" && budget > 0 ? budget : null,
+    checks: cfg.get<string[]>("checks", []) ?? [],
+    files: cfg.get<string[]>("files", []) ?? [],
+  };
+}
+
+function documentSelector(files: string[]): DocumentSelector {
+  const selector: DocumentSelector = [
+    { language: "jsonl" },
+    { scheme: "file", pattern: "**/*.jsonl" },
+  ];
+  for (const glob of files) {
+    if (typeof glob === "string" && glob.trim() !== "") {
+      selector.push({ scheme: "file", pattern: glob.trim() });
+    }
+  }
+  return selector;
+}
+
+class SessionlsExtension implements vscode.Disposable {
+  private readonly output: vscode.OutputChannel;
+  private readonly statusItem: vscode.StatusBarItem;
+  private readonly disposables: vscode.Disposable[] = [];
+  private client: LanguageClient | undefined;
+  private selector: DocumentSelector = documentSelector([]);
+  /** Serializes start/stop so that overlapping restarts cannot interleave. */
+  private lifecycle: Promise<void> = Promise.resolve();
+  private statusTimer: NodeJS.Timeout | undefined;
+  private statusSeq = 0;
+  private statusUnsupported = false;
+
+  constructor(private readonly context: vscode.ExtensionContext) {
+    this.output = vscode.window.createOutputChannel("sessionls");
+    this.statusItem = vscode.window.createStatusBarItem("sessionls.status", vscode.StatusBarAlignment.Right, 100);
+    this.statusItem.name = "sessionls context budget";
+    this.statusItem.command = CMD_SET_BUDGET;
+
+    this.disposables.push(
+      this.output,
+      this.statusItem,
+      vscode.commands.registerCommand(CMD_SET_BUDGET, () => this.promptBudget()),
+      vscode.commands.registerCommand(CMD_RESTART, () => this.restart("restart requested")),
+      vscode.commands.registerCommand(CMD_SHOW_OUTPUT, () => this.output.show(true)),
+      vscode.workspace.onDidChangeConfiguration((e) => this.onConfigurationChanged(e)),
+      vscode.window.onDidChangeActiveTextEditor(() => this.scheduleStatus()),
+      vscode.workspace.onDidOpenTextDocument(() => this.scheduleStatus()),
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (e.document === vscode.window.activeTextEditor?.document) {
+          this.scheduleStatus();
+        }
+      }),
+      // Diagnostics arrive after the server analysed a change: a good moment
+      // to ask for fresh numbers too.
+      vscode.languages.onDidChangeDiagnostics((e) => {
+        const active = vscode.window.activeTextEditor?.document.uri.toString();
+        if (active && e.uris.some((u) => u.toString() === active)) {
+          this.scheduleStatus();
+        }
+      }),
+    );
+  }
+
+  dispose(): void {
+    if (this.statusTimer) {
+      clearTimeout(this.statusTimer);
+    }
+    const client = this.client;
+    this.client = undefined;
+    if (client) {
+      void client.stop().catch(() => undefined);
+    }
+    for (const d of this.disposables) {
+      d.dispose();
+    }
+  }
+
+  start(): Promise<void> {
+    return this.enqueue(() => this.doStart());
+  }
+
+  restart(reason: string): Promise<void> {
+    this.output.appendLine(`[sessionls] ${reason}: restarting the server`);
+    return this.enqueue(async () => {
+      await this.doStop();
+      await this.doStart();
+    });
+  }
+
+  private enqueue(step: () => Promise<void>): Promise<void> {
+    this.lifecycle = this.lifecycle.then(step).catch((err: unknown) => {
+      this.output.appendLine(`[sessionls] ${String(err)}`);
+    });
+    return this.lifecycle;
+  }
+
+  private async doStop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.statusItem.hide();
+    if (!client) {
+      return;
+    }
+    try {
+      await client.stop(2000);
+    } catch (err) {
+      this.output.appendLine(`[sessionls] stopping the server: ${String(err)}`);
+    }
+  }
+
+  private async doStart(): Promise<void> {
+    const cfg = vscode.workspace.getConfiguration(SECTION);
+    const found = findServer({
+      setting: cfg.get<string>("path", ""),
+      envPath: process.env.SESSIONLS_PATH,
+      extensionDir: this.context.extensionPath,
+      searchPath: process.env.PATH,
+    });
+    if (!found.ok) {
+      this.output.appendLine(`[sessionls] ${found.message}`);
+      void this.offerFix(found.message);
+      return;
+    }
+    const { command, source } = found.server;
+    this.output.appendLine(`[sessionls] starting ${command} serve (found via ${source})`);
+
+    const settings = readSettings();
+    this.selector = documentSelector(settings.files);
+    this.statusUnsupported = false;
+
+    const serverOptions: ServerOptions = {
+      run: { command, args: ["serve"], transport: TransportKind.stdio },
+      debug: { command, args: ["serve"], transport: TransportKind.stdio },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: this.selector,
+      // The server reads settings.sessionls.{budget,checks,files} from
+      // workspace/didChangeConfiguration, so changes apply without a restart.
+      synchronize: { configurationSection: SECTION },
+      initializationOptions: () => readSettings(),
+      outputChannel: this.output,
+      traceOutputChannel: this.output,
+      middleware: {
+        executeCommand: async (cmd, args, next) => {
+          if (cmd !== SERVER_SET_BUDGET) {
+            return next(cmd, args);
+          }
+          // A lens click sends the server command without a number: ask for
+          // one first. With a number it goes straight through.
+          const given = args.length > 0 && typeof args[0] === "number" ? (args[0] as number) : undefined;
+          if (given !== undefined && given > 0) {
+            await this.storeBudget(given);
+            return next(cmd, [given]);
+          }
+          const chosen = await this.askBudget();
+          if (chosen === undefined) {
+            return undefined;
+          }
+          await this.storeBudget(chosen);
+          return chosen === null ? undefined : next(cmd, [chosen]);
+        },
+      },
+    };
+
+    const client = new LanguageClient("sessionls", "sessionls", serverOptions, clientOptions);
+    this.client = client;
+    client.onDidChangeState((e) => {
+      if (e.newState === State.Running) {
+        this.scheduleStatus();
+      } else if (e.newState === State.Stopped) {
+        this.statusItem.hide();
+      }
+    });
+    try {
+      await client.start();
+    } catch (err) {
+      this.output.appendLine(`[sessionls] the server did not start: ${String(err)}`);
+      void vscode.window
+        .showErrorMessage(`sessionls: the language server (${command}) did not start: ${String(err)}`, "Show Output")
+        .then((pick) => pick && this.output.show(true));
+      return;
+    }
+    this.scheduleStatus();
+  }
+
+  private async offerFix(message: string): Promise<void> {
+    const open = "Open Setting";
+    const pick = await vscode.window.showErrorMessage(message.includes(INSTALL_HINT) ? message : `${message} ${INSTALL_HINT}`, open);
+    if (pick === open) {
+      await vscode.commands.executeCommand("workbench.action.openSettings", "sessionls.path");
+    }
+  }
+
+  private onConfigurationChanged(e: vscode.ConfigurationChangeEvent): void {
+    // The document selector is fixed when the client is created, so new file
+    // globs need a new client; a new binary path needs a new server.
+    if (e.affectsConfiguration("sessionls.path") || e.affectsConfiguration("sessionls.files")) {
+      void this.restart("sessionls.path or sessionls.files changed");
+      return;
+    }
+    if (e.affectsConfiguration(SECTION)) {
+      this.scheduleStatus();
+    }
+  }
+
+  /** The palette command and the status bar click. */
+  private async promptBudget(): Promise<void> {
+    const chosen = await this.askBudget();
+    if (chosen === undefined) {
+      return;
+    }
+    await this.storeBudget(chosen);
+    const client = this.client;
+    if (chosen !== null && client && client.isRunning() && this.serverHasSetBudget(client)) {
+      try {
+        await client.sendRequest("workspace/executeCommand", { command: SERVER_SET_BUDGET, arguments: [chosen] });
+      } catch (err) {
+        this.output.appendLine(`[sessionls] ${SERVER_SET_BUDGET} failed: ${String(err)}`);
+      }
+    }
+    this.scheduleStatus();
+  }
+
+  private serverHasSetBudget(client: LanguageClient): boolean {
+    const commands = client.initializeResult?.capabilities.executeCommandProvider?.commands ?? [];
+    return commands.includes(SERVER_SET_BUDGET);
+  }
+
+  /** Resolves to a budget, null for "remove the budget", undefined if cancelled. */
+  private async askBudget(): Promise<number | null | undefined> {
+    const current = readSettings().budget;
+    const text = await vscode.window.showInputBox({
+      title: "sessionls: Set Context Budget",
+      prompt: "Context budget in characters (JSON.stringify length). Leave empty to remove the budget.",
+      placeHolder: "e.g. 8000",
+      value: current === null ? "" : String(current),
+      validateInput: validateBudget,
+      ignoreFocusOut: true,
+    });
+    if (text === undefined || validateBudget(text) !== undefined) {
+      return undefined;
+    }
+    return parseBudget(text);
+  }
+
+  /** Stores the budget in the workspace settings, or the user settings without a workspace. */
+  private async storeBudget(budget: number | null): Promise<void> {
+    const cfg = vscode.workspace.getConfiguration(SECTION);
+    const target = vscode.workspace.workspaceFolders?.length
+      ? vscode.ConfigurationTarget.Workspace
+      : vscode.ConfigurationTarget.Global;
+    try {
+      await cfg.update("budget", budget === null ? undefined : budget, target);
+    } catch (err) {
+      this.output.appendLine(`[sessionls] could not store sessionls.budget: ${String(err)}`);
+    }
+  }
+
+  private scheduleStatus(): void {
+    if (this.statusTimer) {
+      clearTimeout(this.statusTimer);
+    }
+    this.statusTimer = setTimeout(() => {
+      this.statusTimer = undefined;
+      void this.refreshStatus();
+    }, STATUS_DEBOUNCE_MS);
+  }
+
+  private async refreshStatus(): Promise<void> {
+    const seq = ++this.statusSeq;
+    const editor = vscode.window.activeTextEditor;
+    const client = this.client;
+    if (!editor || !client || !client.isRunning() || this.statusUnsupported) {
+      this.statusItem.hide();
+      return;
+    }
+    const doc = editor.document;
+    if (vscode.languages.match(this.selector as vscode.DocumentSelector, doc) === 0) {
+      this.statusItem.hide();
+      return;
+    }
+    let status: SessionStatus;
+    try {
+      status = await client.sendRequest<SessionStatus>(STATUS_REQUEST, { uri: doc.uri.toString() });
+    } catch (err) {
+      if (seq !== this.statusSeq) {
+        return;
+      }
+      const code = (err as { code?: number }).code;
+      if (code === -32601) {
+        // An older server without the request: stop asking until a restart.
+        this.statusUnsupported = true;
+        this.output.appendLine(`[sessionls] the server does not answer ${STATUS_REQUEST}; no status bar item`);
+      } else {
+        this.output.appendLine(`[sessionls] ${STATUS_REQUEST} failed: ${String(err)}`);
+      }
+      this.statusItem.hide();
+      return;
+    }
+    // A later refresh (or editor switch) has superseded this one.
+    if (seq !== this.statusSeq || vscode.window.activeTextEditor?.document !== doc || !status) {
+      return;
+    }
+    this.statusItem.text = statusText(status);
+    this.statusItem.tooltip = statusTooltip(status);
+    this.statusItem.backgroundColor = status.error
+      ? new vscode.ThemeColor("statusBarItem.warningBackground")
+      : undefined;
+    this.statusItem.show();
+  }
+}

@@ -1,0 +1,85 @@
+// Text shown by the extension itself (the lenses come from the server).
+// Free of the vscode module so that it can be unit-tested with plain node.
+
+/** The result of the server's `sessionls/status` request. */
+export interface SessionStatus {
+  budget: number | null;
+  totalChars: number;
+  keptChars: number;
+  firstKeptLine: number;
+  messages: number;
+  loads: boolean;
+  error?: string | null;
+}
+
+const numberFormat = new Intl.NumberFormat("en-US");
+
+export function formatCount(n: number): string {
+  return numberFormat.format(n);
+}
+
+export function plural(n: number, one: string, many: string): string {
+  return `${formatCount(n)} ${n === 1 ? one : many}`;
+}
+
+/** The status bar text: `✂ 7,912 / 8,000` or `✂ 12,345 chars · no budget`. */
+export function statusText(s: SessionStatus): string {
+  if (s.budget === null || s.budget === undefined) {
+    return `✂ ${formatCount(s.totalChars)} chars · no budget`;
+  }
+  if (s.error) {
+    return `✂ ${formatCount(s.totalChars)} / ${formatCount(s.budget)} · over budget`;
+  }
+  return `✂ ${formatCount(s.keptChars)} / ${formatCount(s.budget)}`;
+}
+
+/** The status bar tooltip: the details the short text leaves out. */
+export function statusTooltip(s: SessionStatus): string {
+  const lines: string[] = [];
+  lines.push(`${plural(s.messages, "message", "messages")}, ${plural(s.totalChars, "char", "chars")} in all`);
+  if (s.budget !== null && s.budget !== undefined) {
+    if (s.error) {
+      lines.push(`Budget ${formatCount(s.budget)}: ${s.error}`);
+    } else {
+      lines.push(
+        `Budget ${formatCount(s.budget)} keeps ${plural(s.keptChars, "char", "chars")} from line ${s.firstKeptLine}`,
+      );
+    }
+  } else if (s.error) {
+    lines.push(s.error);
+  }
+  if (!s.loads) {
+    lines.push("The agent runtime will refuse to load this file (see Problems).");
+  }
+  lines.push("Click to set the context budget.");
+  return lines.join("\n");
+}
+
+/**
+ * validateBudget checks the input box text. It returns an error message, or
+ * undefined when the text is acceptable. Empty text is accepted: it removes
+ * the budget.
+ */
+export function validateBudget(text: string): string | undefined {
+  const t = text.trim().replace(/[,_]/g, "");
+  if (t === "") {
+    return undefined;
+  }
+  if (!/^[0-9]+$/.test(t)) {
+    return "Enter a positive whole number of characters, e.g. 8000 (or leave empty to remove the budget).";
+  }
+  const n = Number(t);
+  if (n <= 0) {
+    return "The budget must be at least 1 character.";
+  }
+  if (!Number.isSafeInteger(n)) {
+    return "That number is too large.";
+  }
+  return undefined;
+}
+
+/** parseBudget turns validated input into a number, or null for "no budget". */
+export function parseBudget(text: string): number | null {
+  const t = text.trim().replace(/[,_]/g, "");
+  return t === "" ? null : Number(t);
+}

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Installs what the real-VS-Code test needs, idempotently, and prints nothing
+# but progress on stderr. Sourced by run.sh; usable alone:
+#   editors/vscode/test/setup.sh        # installs, then prints the code-server path
+# Cache: ${SESSIONLS_CACHE:-$HOME/.cache/sessionls-ci}
+set -euo pipefail
+
+CODE_SERVER_VERSION=4.100.3
+CACHE=${SESSIONLS_CACHE:-$HOME/.cache/sessionls-ci}
+CS_ROOT="$CACHE/code-server-$CODE_SERVER_VERSION"
+TEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+log() { printf '[setup %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
+
+need_apt=()
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+command -v rg >/dev/null 2>&1 || need_apt+=(ripgrep)
+for pkg in libkrb5-dev libxkbfile-dev libsecret-1-dev; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
+done
+if ((${#need_apt[@]})); then
+  if [[ $(id -u) != 0 ]]; then
+    log "missing Debian packages: ${need_apt[*]} (run as root, or install them first)"
+    exit 1
+  fi
+  log "apt-get install ${need_apt[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  # Another apt run (another test) may hold the lock: wait for it.
+  apt-get -o DPkg::Lock::Timeout=600 update -qq >&2
+  apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
+    chromium ripgrep libkrb5-dev libxkbfile-dev libsecret-1-dev fonts-liberation >&2
+fi
+
+if [[ ! -f "$CS_ROOT/.complete" ]]; then
+  log "installing code-server $CODE_SERVER_VERSION into $CS_ROOT (about a minute)"
+  rm -rf "$CS_ROOT"
+  mkdir -p "$CS_ROOT"
+  (
+    cd "$CS_ROOT"
+    # Its postinstall downloads things this machine cannot reach: do its
+    # steps by hand instead (see shared/notes/real-clients.md).
+    echo '{"name":"sessionls-code-server","private":true}' >package.json
+    npm install --no-audit --no-fund --ignore-scripts "code-server@$CODE_SERVER_VERSION" >&2
+    cd node_modules/code-server
+    (
+      cd lib/vscode
+      npm install --no-audit --no-fund --omit=dev --ignore-scripts >&2
+      mkdir -p node_modules/@vscode/ripgrep/bin
+      ln -sf "$(command -v rg)" node_modules/@vscode/ripgrep/bin/rg
+      npm_config_yes=true npm rebuild >&2
+      ln -sfn node_modules node_modules.asar
+      (cd bin/remote-cli && ln -sf code-linux.sh code-server)
+      (cd bin/helpers && ln -sf browser-linux.sh browser.sh)
+      (cd extensions && npm install --no-audit --no-fund --omit=dev >&2)
+    )
+    npm rebuild argon2 >&2
+  )
+  touch "$CS_ROOT/.complete"
+fi
+
+if [[ ! -f "$TEST_DIR/node_modules/puppeteer-core/package.json" ]]; then
+  log "npm ci in $TEST_DIR (puppeteer-core)"
+  (cd "$TEST_DIR" && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund >&2)
+fi
+
+CODE_SERVER="$CS_ROOT/node_modules/code-server/out/node/entry.js"
+if [[ ! -f "$CODE_SERVER" ]]; then
+  log "code-server entry point $CODE_SERVER is missing; remove $CS_ROOT and retry"
+  exit 1
+fi
+if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
+  echo "$CODE_SERVER"
+fi
