@@ -1,0 +1,222 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sessionls/sessionls/analysis"
+)
+
+// errStringTooLong is node's message when readFile(path, "utf8") is asked
+// for a string longer than MaxStringLength: loadSession rethrows it.
+var errStringTooLong = errors.New("Cannot create a string longer than 0x1fffffe8 characters") //nolint:staticcheck // node's message, verbatim
+
+// budgetJSON is `budget --format json`; keys and order are the interface.
+type budgetJSON struct {
+	File       string      `json:"file"`
+	Messages   int         `json:"messages"`
+	TotalChars int64       `json:"totalChars"`
+	Units      []unitJSON  `json:"units"`
+	Budget     int64       `json:"budget"`
+	Cutoff     *cutoffJSON `json:"cutoff"`
+	Error      *string     `json:"error"`
+}
+
+type unitJSON struct {
+	StartLine int   `json:"startLine"`
+	EndLine   int   `json:"endLine"`
+	Messages  int   `json:"messages"`
+	Chars     int64 `json:"chars"`
+}
+
+type cutoffJSON struct {
+	FirstKeptLine int   `json:"firstKeptLine"`
+	KeptUnits     int   `json:"keptUnits"`
+	KeptChars     int64 `json:"keptChars"`
+}
+
+// budgetOutcome is what the runtime would do with a file for a budget.
+type budgetOutcome struct {
+	rep    *analysis.Report
+	cutoff *analysis.Cutoff
+	err    error // the runtime's error: the file does not load, or trimContext throws
+	loads  bool
+}
+
+// loadError is the error loadSession throws for a file that does not load.
+func loadError(rep *analysis.Report) error {
+	if rep.FirstInvalidLine == 0 {
+		return errStringTooLong
+	}
+	for _, f := range rep.Findings {
+		if f.Line == rep.FirstInvalidLine && (f.Code == analysis.CodeInvalidJSON || f.Code == analysis.CodeInvalidRecord) {
+			return errors.New(f.Message)
+		}
+	}
+	return fmt.Errorf("invalid session at line %d", rep.FirstInvalidLine)
+}
+
+func outcome(rep *analysis.Report, budget int64) budgetOutcome {
+	o := budgetOutcome{rep: rep, loads: rep.Loads()}
+	if !o.loads {
+		o.err = loadError(rep)
+		return o
+	}
+	switch {
+	case rep.CutoffErr != nil:
+		o.err = rep.CutoffErr
+	case rep.Cutoff != nil:
+		o.cutoff = rep.Cutoff
+	default:
+		c, err := analysis.Cut(rep.Units, rep.Messages, budget)
+		if err != nil {
+			o.err = err
+		} else {
+			o.cutoff = &c
+		}
+	}
+	return o
+}
+
+func (o budgetOutcome) json(file string, budget int64) budgetJSON {
+	j := budgetJSON{File: file, Units: []unitJSON{}, Budget: budget}
+	if o.err != nil {
+		s := o.err.Error()
+		j.Error = &s
+	}
+	if !o.loads {
+		// The runtime holds no messages for a file it refuses.
+		return j
+	}
+	j.Messages = len(o.rep.Messages)
+	j.TotalChars = o.rep.TotalChars
+	for _, u := range o.rep.Units {
+		j.Units = append(j.Units, unitJSON{u.StartLine, u.EndLine, u.Len(), u.Chars})
+	}
+	if o.cutoff != nil {
+		j.Cutoff = &cutoffJSON{o.cutoff.FirstKeptLine, o.cutoff.KeptUnits, o.cutoff.KeptChars}
+	}
+	return j
+}
+
+func (o budgetOutcome) text(w io.Writer, file string, budget int64) error {
+	if !o.loads {
+		return nil
+	}
+	rep := o.rep
+	fmt.Fprintf(w, "%s: %s in %s, %s chars\n", sanitize(file), plural(len(rep.Messages), "message", "messages"),
+		plural(len(rep.Units), "unit", "units"), strconv.FormatInt(rep.TotalChars, 10))
+	if len(rep.Units) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "unit\tstart line\tend line\tmessages\tchars\tfrom newest\t")
+		for i, u := range rep.Units {
+			if o.cutoff != nil && i == o.cutoff.FirstUnit && i > 0 {
+				tw.Flush()
+				fmt.Fprintf(w, "---- cut: budget %d keeps the units below ----\n", budget)
+			}
+			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t\n", i+1, u.StartLine, u.EndLine, u.Len(), u.Chars, u.FromNewest)
+		}
+		tw.Flush()
+	}
+	if o.cutoff != nil {
+		c := o.cutoff
+		fmt.Fprintf(w, "budget %d keeps %d of %d units (%s, %d chars) from line %d\n", budget,
+			c.KeptUnits, len(rep.Units), plural(c.KeptMessages, "message", "messages"), c.KeptChars, c.FirstKeptLine)
+	}
+	return nil
+}
+
+func newBudgetCmd(e *env) *cobra.Command {
+	var (
+		maxChars int64
+		format   string
+	)
+	cmd := &cobra.Command{
+		Use:   "budget --max-chars N [--format text|json] FILE",
+		Short: "Show a session's units, their costs, and where a character budget cuts",
+		Long: `Show what trimContext does with FILE for a budget of N characters: the
+units of messages it keeps or drops together (oldest first, physical line
+numbers), what each costs (JSON.stringify length + 1 per message), and the
+cutoff.
+
+JSON output (--format json) is exactly:
+  {"file","messages","totalChars","units":[{"startLine","endLine","messages","chars"}],
+   "budget","cutoff":{"firstKeptLine","keptUnits","keptChars"}|null,"error":string|null}
+
+Exit codes: 0 the budget cuts cleanly; 1 the file does not load (error names
+its first invalid line; units are then empty) or trimContext throws for this
+budget (error is the runtime's message; units are listed, cutoff is null);
+2 usage or I/O error.`,
+		Example: `  sessionls budget --max-chars 20000 session.jsonl
+  sessionls budget --max-chars 20000 --format json session.jsonl | jq .cutoff`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("max-chars") {
+				return usagef("--max-chars is required")
+			}
+			if maxChars <= 0 {
+				return usagef("invalid --max-chars %d (want a positive number of characters)", maxChars)
+			}
+			if format != formatText && format != formatJSON {
+				return usagef("unknown --format %q (want text or json)", format)
+			}
+			file := args[0]
+			rep, err := analyzeFile(cmd.Context(), file, analysis.Options{Budget: maxChars})
+			if err != nil {
+				return ioFailed(e, file, err)
+			}
+			o := outcome(rep, maxChars)
+			if format == formatJSON {
+				b, err := marshalIndent(o.json(file, maxChars))
+				if err != nil {
+					return fmt.Errorf("encoding the budget report: %w", err)
+				}
+				if _, err := e.stdout.Write(b); err != nil {
+					return writeFailed(e, err)
+				}
+			} else {
+				if err := o.text(e.stdout, file, maxChars); err != nil {
+					return writeFailed(e, err)
+				}
+				if o.err != nil {
+					fmt.Fprintf(e.stderr, "sessionls: %s: %s\n", sanitize(file), sanitize(o.err.Error()))
+				}
+			}
+			if o.err != nil {
+				return exitError{ExitFindings}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().Int64Var(&maxChars, "max-chars", 0, "the budget `N` in characters (required, positive)")
+	cmd.Flags().StringVar(&format, "format", formatText, "output `FORMAT`: text or json")
+	return cmd
+}
+
+// analyzeFile streams one named file ("-" is stdin is not offered here:
+// trim needs to read the file twice) through the engine.
+func analyzeFile(ctx context.Context, path string, opts analysis.Options) (*analysis.Report, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return analysis.AnalyzeReader(ctx, f, opts)
+}
+
+// ioFailed reports an I/O error about path on stderr: exit 2.
+func ioFailed(e *env, path string, err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	fmt.Fprintf(e.stderr, "sessionls: cannot read %s: %v\n", sanitize(path), err)
+	return exitError{ExitError}
+}

@@ -1,0 +1,385 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/sessionls/sessionls/analysis"
+)
+
+// checkMemoryLimit is the soft heap goal of a check run: the engine's memory
+// is bounded by the longest line, so a GC that works to stay under 48 MiB
+// keeps a 1 GB check under 64 MiB of RSS. GOMEMLIMIT overrides it.
+const checkMemoryLimit = 48 << 20
+
+type checkOptions struct {
+	format        string
+	disable       []string
+	strict        bool
+	budget        int64
+	stdinFilename string
+	shard         string
+}
+
+func newCheckCmd(e *env) *cobra.Command {
+	var o checkOptions
+	cmd := &cobra.Command{
+		Use:   "check [flags] PATH...",
+		Short: "Check session files and report what the runtime will refuse, and more",
+		Long: `Check session files: every line the runtime's loadSession would refuse
+(invalid-json, invalid-record), plus sessionls's own checks of the tool-call
+history. Directories are searched recursively for *.jsonl files (sorted);
+"-" reads stdin. Files are checked in parallel; results are printed in
+argument order.
+
+Positions are 1-based lines and 1-based UTF-16 columns; end columns are
+exclusive (the column just after the range), as in SARIF.
+
+Finding codes: ` + strings.Join(analysis.Codes(), ", ") + `.
+
+Exit codes: 0 no failing finding; 1 an error finding (or a warning with
+--strict); 2 usage or I/O error (2 wins over 1; the other files are still
+checked).`,
+		Example: `  sessionls check sessions/
+  sessionls check --format github --strict sessions/
+  sessionls check --format sarif sessions/ > sessionls.sarif
+  sessionls check --disable swept-message,duplicate-call-id a.jsonl b.jsonl
+  cat a.jsonl | sessionls check --stdin-filename a.jsonl -
+  sessionls check --budget 20000 session.jsonl
+  sessionls check --shard 2/4 sessions/   # the second of four CI jobs`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runCheck(cmd.Context(), e, o, args)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.format, "format", formatText, "output `FORMAT`: text, json, github or sarif")
+	f.StringSliceVar(&o.disable, "disable", nil, "turn off finding `CODES` (comma-separated, repeatable)")
+	f.BoolVar(&o.strict, "strict", false, "fail (exit 1) on warnings too")
+	f.Int64Var(&o.budget, "budget", 0, "character budget `N`: report where it cuts (budget-cutoff) or that trimContext throws (budget-exceeded)")
+	f.StringVar(&o.stdinFilename, "stdin-filename", "-", "`NAME` to report for stdin (\"-\")")
+	f.StringVar(&o.shard, "shard", "", "check only shard `I/N` (1-based) of the files, split by a stable hash of each path")
+	return cmd
+}
+
+// target is one file to check, or an error found while collecting files.
+type target struct {
+	path  string // as printed
+	stdin bool
+	err   error // set: report "cannot read path: err" instead of checking
+	// always: a collection error about an argument, reported by every shard.
+	always bool
+}
+
+// fileResult is the outcome for one target, filled by a worker.
+type fileResult struct {
+	findings []analysis.Finding
+	err      error
+	internal bool // err is a bug, not an I/O problem
+	done     chan struct{}
+}
+
+func parseShard(s string) (i, n int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	if ok {
+		i, err = strconv.Atoi(a)
+		if err == nil {
+			n, err = strconv.Atoi(b)
+		}
+	}
+	if !ok || err != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, usagef("invalid --shard %q (want I/N with 1 <= I <= N, e.g. 2/4)", s)
+	}
+	return i, n, nil
+}
+
+// shardOf places a path in one of n shards by FNV-1a of its slash form, so
+// adding or removing a file never moves another file to a different shard.
+func shardOf(path string, n int) int {
+	h := fnv.New32a()
+	h.Write([]byte(filepath.ToSlash(filepath.Clean(path))))
+	return int(h.Sum32() % uint32(n))
+}
+
+func parseDisabled(codes []string) (map[string]bool, error) {
+	if len(codes) == 0 {
+		return nil, nil
+	}
+	valid := analysis.Codes()
+	m := make(map[string]bool, len(codes))
+	for _, c := range codes {
+		c = strings.TrimSpace(c)
+		if c == "" {
+			continue
+		}
+		if !slices.Contains(valid, c) {
+			return nil, usagef("unknown code %q in --disable; valid codes: %s", c, strings.Join(valid, ", "))
+		}
+		m[c] = true
+	}
+	return m, nil
+}
+
+func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error {
+	disabled, err := parseDisabled(o.disable)
+	if err != nil {
+		return err
+	}
+	if o.budget < 0 {
+		return usagef("invalid --budget %d (want a positive number of characters)", o.budget)
+	}
+	shardI, shardN := 1, 1
+	if o.shard != "" {
+		if shardI, shardN, err = parseShard(o.shard); err != nil {
+			return err
+		}
+	}
+	color := e.stdoutTTY && e.getenv("NO_COLOR") == ""
+	fm, err := newFormatter(o.format, e.stdout, color, e.version)
+	if err != nil {
+		return err
+	}
+	if e.getenv("GOMEMLIMIT") == "" {
+		prev := debug.SetMemoryLimit(checkMemoryLimit)
+		defer debug.SetMemoryLimit(prev)
+	}
+
+	all := collect(args, o.stdinFilename)
+	var targets []target
+	files := 0
+	for _, t := range all {
+		if t.err == nil {
+			files++
+		}
+		if t.always || shardOf(t.path, shardN) == shardI-1 {
+			targets = append(targets, t)
+		}
+	}
+	if files == 0 {
+		fmt.Fprintf(e.stderr, "sessionls: warning: no .jsonl files found in %s\n", strings.Join(args, " "))
+	}
+
+	opts := analysis.Options{Budget: o.budget, Disabled: disabled}
+	var bytesRead, filesDone atomic.Int64
+	prog := newProgress(e, len(targets), &filesDone, &bytesRead)
+	defer prog.stop()
+
+	results := make([]*fileResult, len(targets))
+	for i := range results {
+		results[i] = &fileResult{done: make(chan struct{})}
+	}
+	// Cancelled on return, so an early exit (stdout closed) stops the workers.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go schedule(ctx, e, targets, results, opts, &bytesRead, &filesDone)
+
+	var sum summary
+	for i, t := range targets {
+		r := results[i]
+		<-r.done
+		results[i] = nil // let the findings go once printed
+		prog.clear()
+		if r.err != nil {
+			reason := r.err
+			var pe *fs.PathError
+			if errors.As(reason, &pe) {
+				reason = pe.Err
+			}
+			what := "cannot read"
+			if r.internal {
+				what = "internal error checking"
+			}
+			msg := fmt.Sprintf("%s %s: %v", what, t.path, reason)
+			fmt.Fprintf(e.stderr, "sessionls: %s\n", sanitize(msg))
+			sum.ioErrors = append(sum.ioErrors, msg)
+			continue
+		}
+		sum.filesChecked++
+		if len(r.findings) > 0 {
+			sum.filesWithFindings++
+		}
+		for _, f := range r.findings {
+			switch f.Severity {
+			case analysis.SeverityError:
+				sum.errors++
+			case analysis.SeverityWarning:
+				sum.warnings++
+			default:
+				sum.infos++
+			}
+		}
+		if err := fm.file(t.path, r.findings); err != nil {
+			return writeFailed(e, err)
+		}
+	}
+	prog.stop()
+	if err := fm.end(sum); err != nil {
+		return writeFailed(e, err)
+	}
+	switch {
+	case len(sum.ioErrors) > 0:
+		return exitError{ExitError}
+	case sum.errors > 0 || (o.strict && sum.warnings > 0):
+		return exitError{ExitFindings}
+	}
+	return nil
+}
+
+func writeFailed(e *env, err error) error {
+	fmt.Fprintf(e.stderr, "sessionls: cannot write the report: %v\n", err)
+	return exitError{ExitError}
+}
+
+// schedule runs the targets on at most GOMAXPROCS workers and closes each
+// result's done channel when it is filled.
+func schedule(ctx context.Context, e *env, targets []target, results []*fileResult,
+	opts analysis.Options, bytesRead, filesDone *atomic.Int64) {
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for i, t := range targets {
+		r := results[i]
+		if t.err != nil {
+			r.err = t.err
+			close(r.done)
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			r.err = err
+			close(r.done)
+			continue
+		}
+		g.Go(func() error {
+			defer close(r.done)
+			defer filesDone.Add(1)
+			defer func() {
+				if p := recover(); p != nil {
+					r.err = fmt.Errorf("%v", p)
+					r.internal = true
+				}
+			}()
+			r.findings, r.err = checkFile(ctx, e, t, opts, bytesRead)
+			return nil
+		})
+	}
+	_ = g.Wait()
+}
+
+// checkFile streams one file through the engine.
+func checkFile(ctx context.Context, e *env, t target, opts analysis.Options, bytesRead *atomic.Int64) ([]analysis.Finding, error) {
+	var r io.Reader
+	if t.stdin {
+		r = e.stdin
+	} else {
+		f, err := os.Open(t.path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	rep, err := analysis.AnalyzeReader(ctx, &countingReader{r: r, n: bytesRead}, opts)
+	if err != nil {
+		return nil, err
+	}
+	findings := slices.Clone(rep.Findings)
+	// The engine's order within a line is kept; lines are printed in order.
+	slices.SortStableFunc(findings, func(a, b analysis.Finding) int {
+		if a.Line != b.Line {
+			return a.Line - b.Line
+		}
+		return a.Span.StartCol - b.Span.StartCol
+	})
+	return findings, nil
+}
+
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// collect turns the arguments into targets, in argument order: a file as
+// given (any name), a directory's *.jsonl files recursively in lexical
+// order, "-" for stdin. A path seen twice is checked once.
+func collect(args []string, stdinName string) []target {
+	var out []target
+	seen := map[string]bool{}
+	add := func(t target) {
+		key := filepath.Clean(t.path)
+		if t.stdin {
+			key = "\x00stdin"
+		}
+		if t.err == nil {
+			if seen[key] {
+				return
+			}
+			seen[key] = true
+		}
+		out = append(out, t)
+	}
+	for _, arg := range args {
+		if arg == "-" {
+			add(target{path: stdinName, stdin: true})
+			continue
+		}
+		info, err := os.Stat(arg)
+		if err != nil {
+			add(target{path: arg, err: err, always: true})
+			continue
+		}
+		if !info.IsDir() {
+			add(target{path: arg})
+			continue
+		}
+		walkErr := filepath.WalkDir(arg, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				// An unreadable directory: say so, keep walking the rest.
+				add(target{path: path, err: err, always: true})
+				return nil
+			}
+			if d.IsDir() || !strings.HasSuffix(d.Name(), ".jsonl") {
+				return nil
+			}
+			switch {
+			case d.Type().IsRegular():
+				add(target{path: path})
+			case d.Type()&fs.ModeSymlink != 0:
+				// Followed for files (a dangling link is an error);
+				// symlinked directories are not walked, so no cycles.
+				fi, err := os.Stat(path)
+				if err != nil {
+					add(target{path: path, err: err})
+				} else if fi.Mode().IsRegular() {
+					add(target{path: path})
+				}
+			}
+			// FIFOs, sockets and devices inside a tree are skipped: reading
+			// one could block forever. Named explicitly, they are read.
+			return nil
+		})
+		if walkErr != nil {
+			add(target{path: arg, err: walkErr, always: true})
+		}
+	}
+	return out
+}

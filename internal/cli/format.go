@@ -1,0 +1,444 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sessionls/sessionls/analysis"
+)
+
+// Output formats of `check`.
+const (
+	formatText   = "text"
+	formatJSON   = "json"
+	formatGitHub = "github"
+	formatSARIF  = "sarif"
+)
+
+// summary is what the end of a check run knows.
+type summary struct {
+	errors, warnings, infos int
+	filesWithFindings       int
+	filesChecked            int
+	ioErrors                []string // "path: reason", for SARIF notifications
+}
+
+// formatter writes check results. file is called once per checked file in
+// argument order; end once, after the last file.
+type formatter interface {
+	file(path string, findings []analysis.Finding) error
+	end(s summary) error
+}
+
+func newFormatter(name string, w io.Writer, color bool, version string) (formatter, error) {
+	switch name {
+	case formatText:
+		return &textFormatter{w: w, color: color}, nil
+	case formatJSON:
+		return &jsonFormatter{w: w}, nil
+	case formatGitHub:
+		return &githubFormatter{w: w}, nil
+	case formatSARIF:
+		return &sarifFormatter{w: w, version: version}, nil
+	}
+	return nil, usagef("unknown --format %q (want text, json, github or sarif)", name)
+}
+
+// Positions: every format prints 1-based lines and 1-based columns counted
+// in UTF-16 code units (what LSP and editors use). The end column is
+// exclusive: it is the column just after the last character of the range,
+// as ruff's end_location and SARIF's endColumn.
+func startCol(f analysis.Finding) int { return f.Span.StartCol + 1 }
+func endCol(f analysis.Finding) int   { return f.Span.EndCol + 1 }
+
+// ---- text ----
+
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiRed    = "\x1b[1;31m"
+	ansiYellow = "\x1b[1;33m"
+	ansiCyan   = "\x1b[1;36m"
+	ansiGreen  = "\x1b[1;32m"
+)
+
+type textFormatter struct {
+	w     io.Writer
+	color bool
+	buf   bytes.Buffer
+}
+
+func (t *textFormatter) paint(code, s string) string {
+	if !t.color {
+		return s
+	}
+	return code + s + ansiReset
+}
+
+func (t *textFormatter) file(path string, findings []analysis.Finding) error {
+	t.buf.Reset()
+	p := sanitize(path)
+	for _, f := range findings {
+		sev := f.Severity.String()
+		c := ansiCyan
+		switch f.Severity {
+		case analysis.SeverityError:
+			c = ansiRed
+		case analysis.SeverityWarning:
+			c = ansiYellow
+		}
+		fmt.Fprintf(&t.buf, "%s:%d:%d: %s %s\n", t.paint(ansiBold, p), f.Line, startCol(f),
+			t.paint(c, sev+"["+f.Code+"]"), sanitize(f.Message))
+	}
+	_, err := t.w.Write(t.buf.Bytes())
+	return err
+}
+
+func (t *textFormatter) end(s summary) error {
+	var line string
+	if s.errors+s.warnings+s.infos == 0 {
+		line = t.paint(ansiGreen, "All checks passed") + fmt.Sprintf(" (%s).", plural(s.filesChecked, "file", "files"))
+	} else {
+		counts := plural(s.errors, "error", "errors") + ", " + plural(s.warnings, "warning", "warnings")
+		if s.infos > 0 {
+			counts += ", " + plural(s.infos, "info", "info")
+		}
+		line = fmt.Sprintf("Found %s in %d of %s.", counts, s.filesWithFindings, plural(s.filesChecked, "file", "files"))
+	}
+	_, err := fmt.Fprintln(t.w, line)
+	return err
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// sanitize makes a path or message safe to print on a terminal: control
+// characters (which a hostile file could put in a message quoting it) are
+// shown escaped instead of being interpreted.
+func sanitize(s string) string {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == utf8.RuneError:
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			fmt.Fprintf(&b, "\\x%02x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// ---- json ----
+
+// jsonFinding is one element of `check --format json`. Keys and their order
+// are part of the interface.
+type jsonFinding struct {
+	File      string `json:"file"`
+	Line      int    `json:"line"`
+	Column    int    `json:"column"`
+	EndLine   int    `json:"endLine"`
+	EndColumn int    `json:"endColumn"`
+	Severity  string `json:"severity"`
+	Code      string `json:"code"`
+	Message   string `json:"message"`
+}
+
+type jsonFormatter struct {
+	w     io.Writer
+	count int
+	buf   bytes.Buffer
+}
+
+// marshal is json.Marshal without HTML escaping (messages quote "<" often).
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+func marshalIndent(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// file streams the array one object per line, so a run over many files
+// never holds every finding.
+func (j *jsonFormatter) file(path string, findings []analysis.Finding) error {
+	j.buf.Reset()
+	for _, f := range findings {
+		b, err := marshal(jsonFinding{
+			File: path, Line: f.Line, Column: startCol(f), EndLine: f.Line, EndColumn: endCol(f),
+			Severity: f.Severity.String(), Code: f.Code, Message: f.Message,
+		})
+		if err != nil {
+			return fmt.Errorf("encoding a finding of %s: %w", path, err)
+		}
+		if j.count == 0 {
+			j.buf.WriteString("[\n  ")
+		} else {
+			j.buf.WriteString(",\n  ")
+		}
+		j.buf.Write(b)
+		j.count++
+	}
+	_, err := j.w.Write(j.buf.Bytes())
+	return err
+}
+
+func (j *jsonFormatter) end(summary) error {
+	var err error
+	if j.count == 0 {
+		_, err = io.WriteString(j.w, "[]\n")
+	} else {
+		_, err = io.WriteString(j.w, "\n]\n")
+	}
+	return err
+}
+
+// ---- github ----
+
+type githubFormatter struct {
+	w   io.Writer
+	buf bytes.Buffer
+}
+
+// Workflow commands: the message escapes % CR LF; property values also
+// escape : and , (they delimit properties).
+func ghEscapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+func ghEscapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+func (g *githubFormatter) file(path string, findings []analysis.Finding) error {
+	g.buf.Reset()
+	for _, f := range findings {
+		cmd := "notice"
+		switch f.Severity {
+		case analysis.SeverityError:
+			cmd = "error"
+		case analysis.SeverityWarning:
+			cmd = "warning"
+		}
+		fmt.Fprintf(&g.buf, "::%s file=%s,line=%d,col=%d,endLine=%d,endColumn=%d,title=%s::%s\n",
+			cmd, ghEscapeProperty(filepath.ToSlash(path)), f.Line, startCol(f), f.Line, endCol(f),
+			ghEscapeProperty("sessionls("+f.Code+")"), ghEscapeData(f.Message))
+	}
+	_, err := g.w.Write(g.buf.Bytes())
+	return err
+}
+
+func (g *githubFormatter) end(summary) error { return nil }
+
+// ---- sarif ----
+
+const (
+	sarifSchema    = "https://json.schemastore.org/sarif-2.1.0.json"
+	informationURI = "https://github.com/sessionls/sessionls"
+)
+
+type sarifLog struct {
+	Schema  string     `json:"$schema"`
+	Version string     `json:"version"`
+	Runs    []sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Tool        sarifTool         `json:"tool"`
+	Invocations []sarifInvocation `json:"invocations"`
+	ColumnKind  string            `json:"columnKind"`
+	Results     []sarifResult     `json:"results"`
+}
+
+type sarifTool struct {
+	Driver sarifDriver `json:"driver"`
+}
+
+type sarifDriver struct {
+	Name           string      `json:"name"`
+	Version        string      `json:"version"`
+	InformationURI string      `json:"informationUri"`
+	Rules          []sarifRule `json:"rules"`
+}
+
+type sarifRule struct {
+	ID                   string         `json:"id"`
+	Name                 string         `json:"name"`
+	ShortDescription     sarifText      `json:"shortDescription"`
+	DefaultConfiguration sarifRuleLevel `json:"defaultConfiguration"`
+}
+
+type sarifRuleLevel struct {
+	Level string `json:"level"`
+}
+
+type sarifText struct {
+	Text string `json:"text"`
+}
+
+type sarifInvocation struct {
+	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications,omitempty"`
+}
+
+type sarifNotification struct {
+	Level   string    `json:"level"`
+	Message sarifText `json:"message"`
+}
+
+type sarifResult struct {
+	RuleID           string          `json:"ruleId"`
+	RuleIndex        int             `json:"ruleIndex"`
+	Level            string          `json:"level"`
+	Message          sarifText       `json:"message"`
+	Locations        []sarifLocation `json:"locations"`
+	RelatedLocations []sarifLocation `json:"relatedLocations,omitempty"`
+}
+
+type sarifLocation struct {
+	ID               *int                  `json:"id,omitempty"`
+	PhysicalLocation sarifPhysicalLocation `json:"physicalLocation"`
+	Message          *sarifText            `json:"message,omitempty"`
+}
+
+type sarifPhysicalLocation struct {
+	ArtifactLocation sarifArtifactLocation `json:"artifactLocation"`
+	Region           sarifRegion           `json:"region"`
+}
+
+type sarifArtifactLocation struct {
+	URI string `json:"uri"`
+}
+
+type sarifRegion struct {
+	StartLine   int `json:"startLine"`
+	StartColumn int `json:"startColumn"`
+	EndLine     int `json:"endLine"`
+	EndColumn   int `json:"endColumn"`
+}
+
+// sarifFormatter collects every result: a SARIF log is one JSON document
+// whose rules precede its results.
+type sarifFormatter struct {
+	w       io.Writer
+	version string
+	results []sarifResult
+}
+
+// sarifURI turns a displayed path into a URI reference: relative paths stay
+// relative (resolved against the checkout by code scanning), with
+// forward slashes and percent-escapes; absolute paths become file URIs.
+func sarifURI(path string) string {
+	slash := filepath.ToSlash(path)
+	if filepath.IsAbs(path) {
+		return (&url.URL{Scheme: "file", Path: slash}).String()
+	}
+	return (&url.URL{Path: slash}).String()
+}
+
+func (s *sarifFormatter) file(path string, findings []analysis.Finding) error {
+	uri := sarifURI(path)
+	for _, f := range findings {
+		_, idx, _ := lookupRule(f.Code)
+		r := sarifResult{
+			RuleID:    f.Code,
+			RuleIndex: idx,
+			Level:     sarifLevel(f.Severity),
+			Message:   sarifText{f.Message},
+			Locations: []sarifLocation{{PhysicalLocation: sarifPhysicalLocation{
+				ArtifactLocation: sarifArtifactLocation{uri},
+				Region:           sarifRegion{f.Line, startCol(f), f.Line, endCol(f)},
+			}}},
+		}
+		for i, rel := range f.Related {
+			id := i + 1
+			r.RelatedLocations = append(r.RelatedLocations, sarifLocation{
+				ID: &id,
+				PhysicalLocation: sarifPhysicalLocation{
+					ArtifactLocation: sarifArtifactLocation{uri},
+					Region:           sarifRegion{rel.Line, rel.Span.StartCol + 1, rel.Line, rel.Span.EndCol + 1},
+				},
+				Message: &sarifText{rel.Message},
+			})
+		}
+		if idx < 0 {
+			// A code this build does not describe: still a valid result,
+			// without the index into rules.
+			r.RuleIndex = -1
+		}
+		s.results = append(s.results, r)
+	}
+	return nil
+}
+
+func (s *sarifFormatter) end(sum summary) error {
+	var rs []sarifRule
+	for _, r := range rules() {
+		rs = append(rs, sarifRule{
+			ID: r.code, Name: r.code, ShortDescription: sarifText{r.short},
+			DefaultConfiguration: sarifRuleLevel{sarifLevel(r.severity)},
+		})
+	}
+	inv := sarifInvocation{ExecutionSuccessful: len(sum.ioErrors) == 0}
+	for _, e := range sum.ioErrors {
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
+			sarifNotification{Level: "error", Message: sarifText{e}})
+	}
+	results := s.results
+	if results == nil {
+		results = []sarifResult{}
+	}
+	log := sarifLog{
+		Schema:  sarifSchema,
+		Version: "2.1.0",
+		Runs: []sarifRun{{
+			Tool: sarifTool{Driver: sarifDriver{
+				Name: "sessionls", Version: s.version, InformationURI: informationURI, Rules: rs,
+			}},
+			Invocations: []sarifInvocation{inv},
+			ColumnKind:  "utf16CodeUnits",
+			Results:     results,
+		}},
+	}
+	b, err := marshalIndent(log)
+	if err != nil {
+		return fmt.Errorf("encoding SARIF: %w", err)
+	}
+	_, err = s.w.Write(b)
+	return err
+}

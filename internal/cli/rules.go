@@ -1,0 +1,47 @@
+package cli
+
+import "github.com/sessionls/sessionls/analysis"
+
+// rule describes a finding code for --help, SARIF rules and docs. The
+// analysis package documents each code's severity only in comments, so the
+// table is kept here; TestRulesCoverEveryCode keeps it in step with
+// analysis.Codes().
+type rule struct {
+	code     string
+	severity analysis.Severity
+	short    string
+}
+
+func rules() []rule {
+	return []rule{
+		{analysis.CodeInvalidJSON, analysis.SeverityError, "A line that JSON.parse rejects: the runtime refuses the whole file."},
+		{analysis.CodeInvalidRecord, analysis.SeverityError, "A line that parses but is not a valid session message: the runtime refuses the whole file."},
+		{analysis.CodeOrphanToolResult, analysis.SeverityWarning, "A tool result that no earlier assistant message declares."},
+		{analysis.CodeMissingToolResult, analysis.SeverityWarning, "A declared tool call that never gets its result."},
+		{analysis.CodeDuplicateCallID, analysis.SeverityWarning, "A tool call id declared a second time."},
+		{analysis.CodeSweptMessage, analysis.SeverityInfo, "A message swept into a tool-call unit that is not one of its results."},
+		{analysis.CodeFileTooLarge, analysis.SeverityWarning, "A file longer than the runtime can read into one string."},
+		{analysis.CodeBudgetCutoff, analysis.SeverityInfo, "Where the character budget cuts the session."},
+		{analysis.CodeBudgetExceeded, analysis.SeverityError, "A budget for which trimContext throws: the newest unit does not fit, or the session is empty."},
+	}
+}
+
+func lookupRule(code string) (rule, int, bool) {
+	for i, r := range rules() {
+		if r.code == code {
+			return r, i, true
+		}
+	}
+	return rule{}, -1, false
+}
+
+// sarifLevel maps a severity to SARIF's result level.
+func sarifLevel(s analysis.Severity) string {
+	switch s {
+	case analysis.SeverityError:
+		return "error"
+	case analysis.SeverityWarning:
+		return "warning"
+	}
+	return "note"
+}

@@ -1,0 +1,206 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sessionls/sessionls/analysis"
+)
+
+func newTrimCmd(e *env) *cobra.Command {
+	var (
+		maxChars int64
+		out      string
+	)
+	cmd := &cobra.Command{
+		Use:   "trim --max-chars N [-o OUT] FILE",
+		Short: "Write the part of a session that a character budget keeps",
+		Long: `Write the lines of FILE that trimContext keeps for a budget of N characters:
+from the first kept line to the end of the file, byte for byte (CRLF line
+ends and blank lines inside the kept part are kept). To stdout, or with -o
+to OUT atomically (a temporary file in OUT's directory, fsynced, renamed
+over OUT; an existing OUT keeps its mode). OUT may be FILE itself.
+
+A file that does not load, or a budget for which trimContext throws, is
+refused with exit 1 and the runtime's error on stderr; nothing is written.`,
+		Example: `  sessionls trim --max-chars 20000 session.jsonl > trimmed.jsonl
+  sessionls trim --max-chars 20000 -o session.jsonl session.jsonl`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("max-chars") {
+				return usagef("--max-chars is required")
+			}
+			if maxChars <= 0 {
+				return usagef("invalid --max-chars %d (want a positive number of characters)", maxChars)
+			}
+			return runTrim(cmd.Context(), e, args[0], out, maxChars)
+		},
+	}
+	cmd.Flags().Int64Var(&maxChars, "max-chars", 0, "the budget `N` in characters (required, positive)")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "write to `OUT` atomically instead of stdout")
+	return cmd
+}
+
+func runTrim(ctx context.Context, e *env, file, out string, budget int64) error {
+	// One descriptor for both passes, so the bytes copied are those analysed
+	// unless someone rewrites the file in place meanwhile.
+	f, err := os.Open(file)
+	if err != nil {
+		return ioFailed(e, file, err)
+	}
+	defer f.Close()
+	rep, err := analysis.AnalyzeReader(ctx, f, analysis.Options{Budget: budget})
+	if err != nil {
+		return ioFailed(e, file, err)
+	}
+	o := outcome(rep, budget)
+	if o.err != nil {
+		fmt.Fprintf(e.stderr, "sessionls: cannot trim %s: %s\n", sanitize(file), sanitize(o.err.Error()))
+		return exitError{ExitFindings}
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return ioFailed(e, file, err)
+	}
+	first := o.cutoff.FirstKeptLine
+	if out == "" || out == "-" {
+		if err := copyFromLine(e.stdout, f, first); err != nil {
+			return copyFailed(e, file, err)
+		}
+		return nil
+	}
+	if err := writeAtomic(out, func(w io.Writer) error { return copyFromLine(w, f, first) }); err != nil {
+		fmt.Fprintf(e.stderr, "sessionls: %v\n", err)
+		return exitError{ExitError}
+	}
+	return nil
+}
+
+// readError marks an error reading the source, as opposed to writing.
+type readError struct{ err error }
+
+func (r readError) Error() string { return r.err.Error() }
+func (r readError) Unwrap() error { return r.err }
+
+func copyFailed(e *env, file string, err error) error {
+	var re readError
+	if errors.As(err, &re) {
+		return ioFailed(e, file, re.err)
+	}
+	return writeFailed(e, err)
+}
+
+// copyFromLine copies src to dst from the start of physical line `line`
+// (1-based) to the end, unchanged.
+func copyFromLine(dst io.Writer, src io.Reader, line int) error {
+	buf := make([]byte, 64<<10)
+	skip := line - 1 // newlines still to pass
+	for skip > 0 {
+		n, err := src.Read(buf)
+		chunk := buf[:n]
+		for skip > 0 && len(chunk) > 0 {
+			i := bytes.IndexByte(chunk, '\n')
+			if i < 0 {
+				chunk = nil
+				break
+			}
+			chunk = chunk[i+1:]
+			skip--
+		}
+		if skip == 0 && len(chunk) > 0 {
+			if _, werr := dst.Write(chunk); werr != nil {
+				return werr
+			}
+		}
+		if err == io.EOF {
+			if skip > 0 {
+				return readError{fmt.Errorf("file ended before line %d: was it changed while being trimmed?", line)}
+			}
+			return nil
+		}
+		if err != nil {
+			return readError{err}
+		}
+	}
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return werr
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return readError{err}
+		}
+	}
+}
+
+// writeAtomic writes path through a temporary file in the same directory,
+// fsynced then renamed over path, so a reader sees the old file or the new
+// one, never a part. An existing path keeps its permission bits.
+func writeAtomic(path string, write func(io.Writer) error) (err error) {
+	mode := fs.FileMode(0o644)
+	if fi, statErr := os.Stat(path); statErr == nil {
+		if !fi.Mode().IsRegular() {
+			return fmt.Errorf("cannot write %s: not a regular file", path)
+		}
+		mode = fi.Mode().Perm()
+	} else if !errors.Is(statErr, fs.ErrNotExist) {
+		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(statErr))
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err := write(tmp); err != nil {
+		var re readError
+		if errors.As(err, &re) {
+			return fmt.Errorf("cannot read the input: %w", re.err)
+		}
+		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
+	}
+	// Persist the rename itself; best effort (not every system can fsync a
+	// directory), the data is already safe.
+	if d, derr := os.Open(dir); derr == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
