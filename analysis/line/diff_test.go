@@ -1,0 +1,143 @@
+package line_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/sessionls/sessionls/analysis/line"
+	"github.com/sessionls/sessionls/internal/randjsonl"
+	"github.com/sessionls/sessionls/internal/randjsonl/oracle"
+	"github.com/sessionls/sessionls/internal/transcript"
+)
+
+var (
+	diffSeed  = flag.Uint64("diff.seed", 0, "extra seed for TestDiffNode (0: only the fixed seeds)")
+	diffLines = flag.Int("diff.lines", 2000, "random lines per seed in TestDiffNode")
+)
+
+// TestDiffNode compares line.Parse with node's JSON.parse + the runtime's
+// parseSessionMessage + JSON.stringify on thousands of random hostile lines,
+// the demo sessions and a realistic transcript: verdict, role, cost, ids and
+// toolCallId must all agree.
+func TestDiffNode(t *testing.T) {
+	node := oracle.Node(t)
+	seeds := []uint64{1, 2, 3}
+	if *diffSeed != 0 {
+		seeds = append(seeds, *diffSeed)
+	}
+	var lines [][]byte
+	for _, s := range seeds {
+		r := rand.New(rand.NewPCG(s, 0xd1ff))
+		for i := 0; i < *diffLines; i++ {
+			lines = append(lines, randjsonl.Line(r))
+		}
+	}
+	for _, name := range []string{"demo.jsonl", "clean.jsonl"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "sessions", name))
+		if err != nil {
+			t.Fatalf("reading demo session: %v", err)
+		}
+		lines = append(lines, bytes.Split(b, []byte("\n"))...)
+	}
+	lines = append(lines, bytes.Split(transcript.Session(300, 5), []byte("\n"))...)
+	// Empty lines are skipped by the runtime and by the oracle.
+	lines = slices.DeleteFunc(lines, func(l []byte) bool { return len(l) == 0 })
+
+	path := filepath.Join(t.TempDir(), "lines.jsonl")
+	if err := os.WriteFile(path, append(bytes.Join(lines, []byte("\n")), '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	want, err := oracle.Lines(ctx, node, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) != len(lines) {
+		t.Fatalf("oracle answered for %d lines, we wrote %d", len(want), len(lines))
+	}
+	counts := map[string]int{}
+	failures := 0
+	for i, w := range want {
+		if w.Line != i+1 {
+			t.Fatalf("oracle line %d numbered %d", i+1, w.Line)
+		}
+		counts[w.Verdict]++
+		got := line.Parse(lines[i])
+		if diff := compare(got, w); diff != "" {
+			failures++
+			if failures <= 25 {
+				t.Errorf("line %q:\n%s\n  ours: %s\n  node: %s", lines[i], diff, describe(got), describeOracle(w))
+			}
+		}
+	}
+	if failures > 0 {
+		t.Errorf("%d of %d lines disagree with node", failures, len(lines))
+	}
+	// The generator must keep reaching every verdict, or this test proves
+	// little.
+	for _, v := range []string{"valid", "invalid-json", "invalid-record"} {
+		if counts[v] < len(lines)/10 {
+			t.Errorf("only %d %s lines of %d: the generator lost its mix", counts[v], v, len(lines))
+		}
+	}
+	t.Logf("%d lines compared: %v", len(lines), counts)
+}
+
+func compare(got line.Result, w oracle.Line) string {
+	if got.Verdict.String() != w.Verdict {
+		return fmt.Sprintf("  verdict: ours %s, node %s", got.Verdict, w.Verdict)
+	}
+	if got.Verdict != line.Valid {
+		return ""
+	}
+	var d string
+	if got.Role.String() != w.Role {
+		d += fmt.Sprintf("  role: ours %q, node %q\n", got.Role, w.Role)
+	}
+	if w.Cost == nil || got.Cost != *w.Cost {
+		d += fmt.Sprintf("  cost: ours %d, node %v\n", got.Cost, deref(w.Cost))
+	}
+	if got.Role == line.RoleAssistant {
+		ids := make([]string, len(got.Calls))
+		for i, c := range got.Calls {
+			ids[i] = c.ID
+		}
+		if !slices.Equal(ids, w.IDs) {
+			d += fmt.Sprintf("  ids: ours %q, node %q\n", ids, w.IDs)
+		}
+	}
+	if got.Role == line.RoleTool && got.ToolCallID != w.ToolCallID {
+		d += fmt.Sprintf("  toolCallId: ours %q, node %q\n", got.ToolCallID, w.ToolCallID)
+	}
+	return d
+}
+
+func deref(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func describe(r line.Result) string {
+	if r.Verdict != line.Valid {
+		return fmt.Sprintf("%s (%s)", r.Verdict, r.Reason)
+	}
+	return fmt.Sprintf("valid %s cost %d", r.Role, r.Cost)
+}
+
+func describeOracle(w oracle.Line) string {
+	if w.Verdict != "valid" {
+		return w.Verdict
+	}
+	return fmt.Sprintf("valid %s cost %v", w.Role, deref(w.Cost))
+}
