@@ -21,6 +21,7 @@ import (
 var (
 	diffSeed  = flag.Uint64("diff.seed", 0, "extra seed for TestDiffNode (0: only the fixed seeds)")
 	diffLines = flag.Int("diff.lines", 2000, "random lines per seed in TestDiffNode")
+	diffPos   = flag.Bool("diff.pos", false, "TestDiffNode: fail when an invalid-json span does not start where V8's message says")
 )
 
 // TestDiffNode compares line.Parse with node's JSON.parse + the runtime's
@@ -65,14 +66,25 @@ func TestDiffNode(t *testing.T) {
 		t.Fatalf("oracle answered for %d lines, we wrote %d", len(want), len(lines))
 	}
 	counts := map[string]int{}
-	failures := 0
+	failures, posDiffs := 0, 0
 	for i, w := range want {
 		if w.Line != i+1 {
 			t.Fatalf("oracle line %d numbered %d", i+1, w.Line)
 		}
 		counts[w.Verdict]++
 		got := line.Parse(lines[i])
-		if diff := compare(got, w); diff != "" {
+		diff := compare(got, w)
+		if got.Verdict == line.InvalidJSON && w.Pos != nil && got.Span.StartCol != *w.Pos {
+			// The spec asks for the first offending character, not for
+			// V8's position, and the two differ by design for some errors
+			// (V8 points at the end for an unterminated string); count
+			// the differences, and fail on them only when asked.
+			posDiffs++
+			if *diffPos {
+				diff += fmt.Sprintf("  error column: ours %d (%s), node %d (%s)\n", got.Span.StartCol, got.Reason, *w.Pos, w.Message)
+			}
+		}
+		if diff != "" {
 			failures++
 			if failures <= 25 {
 				t.Errorf("line %q:\n%s\n  ours: %s\n  node: %s", lines[i], diff, describe(got), describeOracle(w))
@@ -89,12 +101,15 @@ func TestDiffNode(t *testing.T) {
 			t.Errorf("only %d %s lines of %d: the generator lost its mix", counts[v], v, len(lines))
 		}
 	}
-	t.Logf("%d lines compared: %v", len(lines), counts)
+	t.Logf("%d lines compared: %v; %d invalid-json lines where our column differs from V8's position (-diff.pos to list them)", len(lines), counts, posDiffs)
 }
 
 func compare(got line.Result, w oracle.Line) string {
 	if got.Verdict.String() != w.Verdict {
-		return fmt.Sprintf("  verdict: ours %s, node %s", got.Verdict, w.Verdict)
+		return fmt.Sprintf("  verdict: ours %s, node %s %s\n", got.Verdict, w.Verdict, w.Message)
+	}
+	if got.Width16 != w.Width {
+		return fmt.Sprintf("  UTF-16 width: ours %d, node %d\n", got.Width16, w.Width)
 	}
 	if got.Verdict != line.Valid {
 		return ""

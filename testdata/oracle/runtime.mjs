@@ -152,19 +152,26 @@ function physicalLines(text) {
 // verdicts: what JSON.parse + parseSessionMessage make of each line.
 function verdicts(text) {
   return physicalLines(text).map(({ n, line }) => {
+    const width = line.length; // UTF-16 units of the decoded line
     let value;
     try {
       value = JSON.parse(line);
-    } catch {
-      return { line: n, verdict: "invalid-json", cost: null, role: null, ids: null, toolCallId: null };
+    } catch (error) {
+      // V8 names a position (UTF-16 units) for most syntax errors.
+      const at = /at position (\d+)/.exec(error.message);
+      return {
+        line: n, verdict: "invalid-json", width, pos: at ? Number(at[1]) : null, message: error.message,
+        cost: null, role: null, ids: null, toolCallId: null,
+      };
     }
     const m = parseSessionMessage(value);
     if (m === undefined) {
-      return { line: n, verdict: "invalid-record", cost: null, role: null, ids: null, toolCallId: null };
+      return { line: n, verdict: "invalid-record", width, cost: null, role: null, ids: null, toolCallId: null };
     }
     return {
       line: n,
       verdict: "valid",
+      width,
       cost: estimateContextChars([m]),
       role: m.role,
       ids: m.role === "assistant" ? m.toolCalls.map((c) => c.id) : null,

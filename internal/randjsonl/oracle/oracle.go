@@ -51,6 +51,12 @@ type Line struct {
 	Verdict string `json:"verdict"`
 	Cost    *int64 `json:"cost"`
 	Role    string `json:"role"`
+	// Width is the UTF-16 length of the decoded line.
+	Width int `json:"width"`
+	// Pos is where V8's JSON.parse error message says the error is (UTF-16
+	// units), when it says; Message is that error message.
+	Pos     *int   `json:"pos"`
+	Message string `json:"message"`
 	// IDs and ToolCallID are WTF-8 (lone surrogates kept), like line.Call.ID.
 	IDs        []string `json:"-"`
 	ToolCallID string   `json:"-"`
