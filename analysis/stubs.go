@@ -5,18 +5,8 @@ package analysis
 // Every function here is deleted from this file as it is written.
 
 import (
-	"context"
-	"io"
-
 	"github.com/sessionls/sessionls/analysis/line"
 )
-
-// AnalyzeReader analyses a stream, split at line boundaries across cores,
-// with memory bounded by the longest line. It fails only on a read error or
-// a cancelled ctx; every verdict about the content is in the Report.
-func AnalyzeReader(ctx context.Context, r io.Reader, opts Options) (*Report, error) {
-	panic("not yet written")
-}
 
 // Position is an LSP-style position: 0-based line, UTF-16 column.
 type Position struct{ Line, Character int }
