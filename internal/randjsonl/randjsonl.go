@@ -16,8 +16,10 @@ package randjsonl
 
 import (
 	"bytes"
+	"math"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 )
 
 // Line returns one random line, without a '\n' (it may contain '\r').
@@ -271,6 +273,7 @@ var toolNames = []string{`"read_file"`, `"run"`, `"edit"`, `""`, `"\u0072un"`, `
 func (g *gen) calls(n int) []byte {
 	var b []byte
 	b = append(b, '[')
+	b = append(b, g.ws(false)...)
 	for i := 0; i < n; i++ {
 		if i > 0 {
 			b = append(b, ',')
@@ -288,6 +291,16 @@ func (g *gen) call(id []byte) []member {
 	}
 	if g.chance(5) {
 		ms[2].val = []byte("null")
+	}
+	if g.chance(8) {
+		// A repeated input: the last value is the one kept and measured.
+		ms = append(ms, member{[]byte(`"input"`), g.value(1)})
+	}
+	if g.chance(15) {
+		// A repeated id or name whose first value is of the wrong type:
+		// the last one wins, so the call stays valid.
+		m := []member{{[]byte(`"id"`), []byte("5")}, {[]byte(`"name"`), []byte("null")}}[g.n(2)]
+		ms = append([]member{m}, ms...)
 	}
 	g.extras(&ms)
 	g.r.Shuffle(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
@@ -347,7 +360,13 @@ func (g *gen) badRecord() []member {
 			set(`"content"`, []byte(g.pick(nonStrings)))
 		}
 	case 4: // a later duplicate that overrides a good member
-		if g.chance(2) {
+		if kind > 0 && g.chance(2) {
+			k := map[int]string{1: `"toolCalls"`, 2: `"toolCallId"`}[kind]
+			if kind == 2 && g.chance(2) {
+				k = `"isError"`
+			}
+			ms = append(ms, member{[]byte(k), []byte(g.pick(nonStrings))})
+		} else if g.chance(2) {
 			ms = append(ms, member{[]byte(`"role"`), []byte(g.pick(append(badRoles, nonStrings...)))})
 		} else {
 			ms = append(ms, member{[]byte(`"content"`), []byte(g.pick(nonStrings))})
@@ -410,7 +429,9 @@ func (g *gen) badCall() []byte {
 		}
 		return -1
 	}
-	switch g.n(6) {
+	switch g.n(7) {
+	case 6: // a later duplicate of the wrong type overrides a good member
+		c = append(c, member{[]byte(g.pick([]string{`"id"`, `"name"`})), []byte(g.pick(nonStrings))})
 	case 0:
 		i := idx(`"id"`)
 		c = append(c[:i], c[i+1:]...)
@@ -505,7 +526,48 @@ var numbers = []string{
 
 // num returns a valid JSON number literal.
 func (g *gen) num() []byte {
-	if g.chance(4) {
+	switch g.n(8) {
+	case 0:
+		// Any double, written shortest or with too many or too few digits,
+		// so parsing must round and printing must find the shortest form.
+		f := math.Float64frombits(g.r.Uint64())
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			f = 0
+		}
+		prec := -1
+		if g.chance(2) {
+			prec = 1 + g.n(25)
+		}
+		return []byte(strconv.FormatFloat(f, "eEfg"[g.n(4)], prec, 64))
+	case 1:
+		// Very long literals: hundreds of digits before or after the point.
+		var b []byte
+		if g.chance(2) {
+			b = append(b, '-')
+		}
+		if g.chance(2) {
+			b = append(b, "0."...)
+			b = append(b, bytes.Repeat([]byte{'0'}, g.n(400))...)
+			b = append(b, byte('1'+g.n(9)))
+		} else {
+			b = append(b, byte('1'+g.n(9)))
+			for i, n := 0, g.n(400); i < n; i++ {
+				b = append(b, byte('0'+g.n(10)))
+			}
+		}
+		if g.chance(3) {
+			b = append(b, 'e', '-')
+			b = strconv.AppendInt(b, int64(g.n(700)), 10)
+		}
+		return b
+	case 2:
+		// Integers around 2^53 and powers of ten around the 1e21 switch.
+		if g.chance(2) {
+			return strconv.AppendInt(nil, int64(1<<53)+int64(g.n(11))-5, 10)
+		}
+		return []byte("1" + strings.Repeat("0", 15+g.n(10)))
+	}
+	if g.chance(3) {
 		var b []byte
 		if g.chance(3) {
 			b = append(b, '-')
