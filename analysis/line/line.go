@@ -102,7 +102,8 @@ type Result struct {
 
 	// Depth is how deeply JSON.stringify recurses through the normalized
 	// message of a valid line: 1 for user and tool messages, 2 + the depth of
-	// the deepest toolCalls element for an assistant. JSON.parse accepts any
+	// the deepest toolCalls element for an assistant (counting, as written,
+	// values a later duplicate key discards, so it may overstate). JSON.parse accepts any
 	// nesting (V8 parses iteratively), but node 20's JSON.stringify throws
 	// "Maximum call stack size exceeded" somewhere between 3,000 and 5,000
 	// levels, so the runtime's estimateContextChars fails on such a message.

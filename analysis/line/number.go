@@ -61,28 +61,23 @@ func FormatNumber(f float64) string {
 func numberCost(lit []byte) int {
 	// Fast path: an integer of at most 15 digits is exact in a double and
 	// prints as written, except "-0" which prints as "0".
-	if len(lit) <= 16 {
+	digits := lit
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) > 0 && len(digits) <= 15 {
 		simple := true
-		for i, c := range lit {
-			if c == '-' && i == 0 {
-				continue
-			}
+		for _, c := range digits {
 			if c < '0' || c > '9' {
 				simple = false
 				break
 			}
 		}
-		if simple && (lit[0] != '-' || len(lit) <= 16) {
-			digits := len(lit)
-			if lit[0] == '-' {
-				digits--
-				if len(lit) == 2 && lit[1] == '0' {
-					return 1
-				}
+		if simple {
+			if len(lit) == 2 && lit[1] == '0' {
+				return 1
 			}
-			if digits <= 15 {
-				return len(lit)
-			}
+			return len(lit)
 		}
 	}
 	// The grammar is already checked, so the only possible error is

@@ -82,6 +82,9 @@ type refVal struct {
 	arr  []*refVal
 	keys [][]uint16
 	vals []*refVal
+	// raw is the nesting depth as written, counting values that a later
+	// duplicate key discarded (what Result.Depth measures).
+	raw int
 }
 
 func (v *refVal) get(key string) *refVal {
@@ -134,6 +137,7 @@ func (p *refParser) value() *refVal {
 		p.ws()
 		if p.peek() == '}' {
 			p.i++
+			v.raw = 1
 			return v
 		}
 		for {
@@ -154,6 +158,7 @@ func (p *refParser) value() *refVal {
 			if val == nil {
 				return nil
 			}
+			v.raw = max(v.raw, val.raw)
 			found := false
 			for j, kk := range v.keys {
 				if equal16(kk, k.s) {
@@ -171,6 +176,7 @@ func (p *refParser) value() *refVal {
 				p.i++
 			case '}':
 				p.i++
+				v.raw++
 				return v
 			default:
 				return nil
@@ -182,6 +188,7 @@ func (p *refParser) value() *refVal {
 		p.ws()
 		if p.peek() == ']' {
 			p.i++
+			v.raw = 1
 			return v
 		}
 		for {
@@ -189,6 +196,7 @@ func (p *refParser) value() *refVal {
 			if e == nil {
 				return nil
 			}
+			v.raw = max(v.raw, e.raw)
 			v.arr = append(v.arr, e)
 			p.ws()
 			switch p.peek() {
@@ -196,6 +204,7 @@ func (p *refParser) value() *refVal {
 				p.i++
 			case ']':
 				p.i++
+				v.raw++
 				return v
 			default:
 				return nil
@@ -415,20 +424,6 @@ func refWTF8(s []uint16) string {
 	return string(out)
 }
 
-func refDepth(v *refVal) int {
-	d := 0
-	for _, e := range v.arr {
-		d = max(d, refDepth(e))
-	}
-	for _, e := range v.vals {
-		d = max(d, refDepth(e))
-	}
-	if v.k == kArray || v.k == kObject {
-		d++
-	}
-	return d
-}
-
 // refParse is the reference for Parse (spans are not modelled).
 func refParse(b []byte) Result {
 	s := refDecode(b)
@@ -491,6 +486,7 @@ func refParse(b []byte) Result {
 		}
 		add("toolCalls", tc)
 		r.Role = RoleAssistant
+		r.Depth = 1 + tc.raw
 	case "tool":
 		id, isErr := v.get("toolCallId"), v.get("isError")
 		if !isStr(id) {
@@ -513,7 +509,9 @@ func refParse(b []byte) Result {
 	r.Verdict = Valid
 	r.Reason = ""
 	r.Cost = int64(len(refStringify(nil, norm)) + 1)
-	r.Depth = refDepth(norm)
+	if r.Depth == 0 {
+		r.Depth = 1
+	}
 	return r
 }
 
