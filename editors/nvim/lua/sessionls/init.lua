@@ -1,0 +1,321 @@
+-- sessionls for Neovim: diagnostics and context-budget code lenses for agent
+-- session files (*.jsonl), served by `sessionls serve`.
+--
+-- Works on Neovim 0.7 and later. On 0.11+ (vim.lsp.config / vim.lsp.enable)
+-- the built-in client machinery is used; on older versions the client is
+-- started with vim.lsp.start_client and attached to each jsonl buffer.
+
+local M = {}
+
+local defaults = {
+  -- Command that starts the language server.
+  cmd = { "sessionls", "serve" },
+  -- Context budget in characters (a positive integer), or nil for none.
+  budget = nil,
+  -- Checks to turn on or off, sent as initializationOptions.checks,
+  -- e.g. { ["swept-message"] = false }.
+  checks = nil,
+  -- File options sent as initializationOptions.files (passed through as is).
+  files = nil,
+  -- Filetypes the server is attached to.
+  filetypes = { "jsonl" },
+  -- Refresh code lenses on attach, BufEnter, BufWritePost and InsertLeave.
+  codelens = true,
+  -- Called as on_attach(client, bufnr) after the plugin's own set-up.
+  on_attach = nil,
+  -- Extra fields merged into the client configuration.
+  client = nil,
+}
+
+-- The effective configuration; replaced by setup().
+M.config = vim.deepcopy(defaults)
+
+local NAME = "sessionls"
+local COMMAND_SET_BUDGET = "sessionls.setBudget"
+local augroup_name = "sessionls"
+
+local function has(feature)
+  return vim.fn.has(feature) == 1
+end
+
+local function notify(msg, level)
+  vim.notify("sessionls: " .. msg, level or vim.log.levels.INFO)
+end
+
+-- client:request on 0.11+ (method call), client.request before.
+local function client_request(client, method, params, handler, bufnr)
+  if has("nvim-0.11") then
+    return client:request(method, params, handler, bufnr)
+  end
+  return client.request(method, params, handler, bufnr)
+end
+
+-- All running sessionls clients, optionally only those attached to bufnr.
+function M.clients(bufnr)
+  local out = {}
+  if vim.lsp.get_clients then
+    out = vim.lsp.get_clients({ name = NAME, bufnr = bufnr })
+  else
+    local list = bufnr and vim.lsp.buf_get_clients(bufnr) or vim.lsp.get_active_clients()
+    for _, c in pairs(list) do
+      if c.name == NAME then
+        table.insert(out, c)
+      end
+    end
+  end
+  return out
+end
+
+local function init_options(cfg)
+  return {
+    budget = cfg.budget,
+    checks = cfg.checks,
+    files = cfg.files,
+  }
+end
+
+local function settings(cfg)
+  return { sessionls = { budget = cfg.budget } }
+end
+
+-- Ask for fresh code lenses in bufnr (the request needs the buffer current
+-- on 0.7-0.9, so run it inside that buffer).
+function M.refresh_codelens(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if not vim.api.nvim_buf_is_valid(bufnr) or #M.clients(bufnr) == 0 then
+    return
+  end
+  if has("nvim-0.10") then
+    pcall(vim.lsp.codelens.refresh, { bufnr = bufnr })
+  else
+    vim.api.nvim_buf_call(bufnr, function()
+      pcall(vim.lsp.codelens.refresh)
+    end)
+  end
+end
+
+local function on_attach(client, bufnr)
+  if M.config.codelens then
+    local group = vim.api.nvim_create_augroup(augroup_name .. "_lens_" .. bufnr, { clear = true })
+    vim.api.nvim_create_autocmd({ "BufEnter", "BufWritePost", "InsertLeave" }, {
+      group = group,
+      buffer = bufnr,
+      callback = function()
+        M.refresh_codelens(bufnr)
+      end,
+    })
+    M.refresh_codelens(bufnr)
+  end
+  if M.config.on_attach then
+    M.config.on_attach(client, bufnr)
+  end
+end
+
+local function client_config(cfg)
+  local c = {
+    name = NAME,
+    cmd = cfg.cmd,
+    init_options = init_options(cfg),
+    settings = settings(cfg),
+    on_attach = on_attach,
+    get_language_id = function()
+      return "jsonl"
+    end,
+  }
+  return vim.tbl_deep_extend("force", c, cfg.client or {})
+end
+
+-- The directory that holds .git above the buffer's file, else its directory.
+local function root_dir(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  local dir = name ~= "" and vim.fn.fnamemodify(name, ":p:h") or vim.fn.getcwd()
+  local git = vim.fn.finddir(".git", dir .. ";")
+  if git == "" then
+    git = vim.fn.findfile(".git", dir .. ";")
+  end
+  if git ~= "" then
+    return vim.fn.fnamemodify(git, ":p:h:h")
+  end
+  return dir
+end
+
+-- Start (or reuse) a client for bufnr's root and attach it. Neovim < 0.11.
+function M.attach(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if #M.clients(bufnr) > 0 then
+    return M.clients(bufnr)[1].id
+  end
+  local root = root_dir(bufnr)
+  local id
+  for _, c in ipairs(M.clients()) do
+    if c.config.root_dir == root and not c.is_stopped() then
+      id = c.id
+      break
+    end
+  end
+  if not id then
+    local cfg = client_config(M.config)
+    cfg.root_dir = root
+    if vim.lsp.start then
+      return vim.lsp.start(cfg, { bufnr = bufnr })
+    end
+    id = vim.lsp.start_client(cfg)
+    if not id then
+      notify("could not start " .. table.concat(M.config.cmd, " "), vim.log.levels.ERROR)
+      return nil
+    end
+  end
+  vim.lsp.buf_attach_client(bufnr, id)
+  return id
+end
+
+-- Parse a budget the way a person types it: "8000", "8_000" or "8,000".
+-- Returns the integer, or nil and the reason.
+function M.parse_budget(s)
+  if type(s) == "number" then
+    s = tostring(s)
+  end
+  if type(s) ~= "string" then
+    return nil, "a budget is a positive whole number of characters"
+  end
+  local digits = vim.trim(s):gsub("[_,]", "")
+  if not digits:match("^%d+$") then
+    return nil, string.format("%q is not a positive whole number of characters", s)
+  end
+  local n = tonumber(digits)
+  if not n or n < 1 or n > 9007199254740991 then
+    return nil, string.format("%q is not a positive whole number of characters", s)
+  end
+  return n
+end
+
+-- Set the context budget on every running sessionls client and refresh the
+-- lenses of their buffers. on_done(err) is called once all have answered.
+function M.set_budget(n, on_done)
+  local budget, why = M.parse_budget(n)
+  if not budget then
+    notify(why, vim.log.levels.ERROR)
+    if on_done then
+      on_done(why)
+    end
+    return false
+  end
+  M.config.budget = budget
+  local clients = M.clients()
+  if #clients == 0 then
+    notify("no sessionls server is running; the budget applies to the next one")
+    if on_done then
+      on_done(nil)
+    end
+    return true
+  end
+  local pending, first_err = #clients, nil
+  for _, client in ipairs(clients) do
+    -- Later starts and didChangeConfiguration see the new value too.
+    client.config.settings = settings(M.config)
+    client_request(client, "workspace/executeCommand", {
+      command = COMMAND_SET_BUDGET,
+      arguments = { budget },
+    }, function(err)
+      if err then
+        first_err = first_err or err.message or tostring(err)
+        notify("setBudget failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      end
+      for b in pairs(client.attached_buffers or {}) do
+        M.refresh_codelens(b)
+      end
+      pending = pending - 1
+      if pending == 0 and on_done then
+        on_done(first_err)
+      end
+    end)
+  end
+  return true
+end
+
+local function define_command()
+  vim.api.nvim_create_user_command("SessionlsBudget", function(opts)
+    if opts.args == "" then
+      notify("budget is " .. (M.config.budget and tostring(M.config.budget) or "not set"))
+      return
+    end
+    M.set_budget(opts.args)
+  end, {
+    nargs = "?",
+    desc = "Set the sessionls context budget (characters)",
+  })
+end
+
+local function register_filetype()
+  if vim.filetype and vim.filetype.add then
+    vim.filetype.add({ extension = { jsonl = "jsonl" } })
+  end
+  -- Neovim 0.7 only consults vim.filetype with g:do_filetype_lua = 1, and
+  -- nothing knows *.jsonl there: an autocmd covers every version.
+  -- setfiletype leaves a filetype that was already detected alone.
+  local group = vim.api.nvim_create_augroup(augroup_name .. "_ft", { clear = true })
+  vim.api.nvim_create_autocmd({ "BufRead", "BufNewFile" }, {
+    group = group,
+    pattern = "*.jsonl",
+    command = "setfiletype jsonl",
+  })
+  -- Every line is a JSON text: borrow JSON highlighting when nothing else
+  -- provides jsonl syntax.
+  vim.api.nvim_create_autocmd("FileType", {
+    group = group,
+    pattern = "jsonl",
+    callback = function(args)
+      if vim.bo[args.buf].syntax == "" or vim.bo[args.buf].syntax == "jsonl" then
+        vim.bo[args.buf].syntax = "json"
+      end
+    end,
+  })
+end
+
+function M.setup(opts)
+  opts = opts or {}
+  if opts.budget ~= nil then
+    local b, why = M.parse_budget(opts.budget)
+    if not b then
+      error("sessionls.setup: budget: " .. why, 2)
+    end
+    opts.budget = b
+  end
+  M.config = vim.tbl_deep_extend("force", vim.deepcopy(defaults), opts)
+  if opts.cmd then
+    M.config.cmd = opts.cmd -- a list is replaced, not merged
+  end
+  if opts.filetypes then
+    M.config.filetypes = opts.filetypes
+  end
+  register_filetype()
+  define_command()
+
+  if vim.lsp.config and vim.lsp.enable then
+    -- Neovim 0.11+: let the built-in machinery start and attach.
+    local cfg = client_config(M.config)
+    cfg.filetypes = M.config.filetypes
+    cfg.root_markers = { ".git" }
+    vim.lsp.config(NAME, cfg)
+    vim.lsp.enable(NAME)
+    return M
+  end
+
+  local group = vim.api.nvim_create_augroup(augroup_name .. "_attach", { clear = true })
+  vim.api.nvim_create_autocmd("FileType", {
+    group = group,
+    pattern = M.config.filetypes,
+    callback = function(args)
+      M.attach(args.buf)
+    end,
+  })
+  -- Buffers that were already open when setup() ran.
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(b) and vim.tbl_contains(M.config.filetypes, vim.bo[b].filetype) then
+      M.attach(b)
+    end
+  end
+  return M
+end
+
+return M
