@@ -1,0 +1,336 @@
+package analysis_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/internal/randjsonl"
+	"github.com/sessionls/sessionls/internal/randjsonl/oracle"
+	"github.com/sessionls/sessionls/internal/transcript"
+)
+
+var (
+	diffSeed  = flag.Uint64("diff.seed", 0, "extra seed for TestDiffNodeFiles (0: only the fixed seed)")
+	diffFiles = flag.Int("diff.files", 300, "random files per seed in TestDiffNodeFiles")
+)
+
+// TestDiffNodeFiles compares Analyze (and AnalyzeReader) with the oracle's
+// loadSession / trimContext on random files: which lines are invalid and
+// how, where loading stops, the units, and the cutoff or error for budgets
+// chosen around the unit boundaries.
+func TestDiffNodeFiles(t *testing.T) {
+	node := oracle.Node(t)
+	seeds := []uint64{11}
+	if *diffSeed != 0 {
+		seeds = append(seeds, *diffSeed)
+	}
+	dir := t.TempDir()
+	var files [][]byte
+	var jobs []oracle.Job
+	for _, s := range seeds {
+		r := rand.New(rand.NewPCG(s, 0xf11e))
+		for i := 0; i < *diffFiles; i++ {
+			data := randjsonl.File(r, 5+r.IntN(56))
+			path := filepath.Join(dir, fmt.Sprintf("f%d-%d.jsonl", s, i))
+			if err := os.WriteFile(path, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, data)
+			jobs = append(jobs, oracle.Job{Path: path})
+		}
+	}
+	// Fixed files: the edge cases of loading and of trimContext's errors.
+	fixed := [][]byte{nil, []byte("\n"), []byte("\n\n\n"), []byte("\ufeff"), []byte("\r\n"),
+		[]byte(`{"role":"user","content":"x"}`), []byte("\n" + `{"role":"user","content":"x"}` + "\n\n")}
+	for _, name := range []string{"clean.jsonl", "demo.jsonl"} {
+		b, err := os.ReadFile(filepath.Join("..", "testdata", "sessions", name))
+		if err != nil {
+			t.Fatalf("reading demo session: %v", err)
+		}
+		fixed = append(fixed, b)
+	}
+	fixed = append(fixed, transcript.Session(200, 9))
+	for i, data := range fixed {
+		path := filepath.Join(dir, fmt.Sprintf("fixed-%d.jsonl", i))
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, data)
+		jobs = append(jobs, oracle.Job{Path: path})
+	}
+
+	// Two passes: the first gives the units, from which the budgets of the
+	// second are chosen (exactly at, just under and just over the sums
+	// where packing stops, plus the extremes).
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	first, err := oracle.Batch(ctx, node, jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(7, 7))
+	loading := 0
+	for i, f := range first {
+		if f.Budget.Loads {
+			loading++
+			jobs[i].Budgets = budgets(r, f.Budget.Units)
+		}
+	}
+	if loading < len(files)/4 {
+		t.Fatalf("only %d of %d random files load: the generator lost its mix", loading, len(files))
+	}
+	answers, err := oracle.Batch(ctx, node, jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the comparison covered: a generator that stops reaching these
+	// would make the test pass vacuously.
+	var cuts, tooSmall, empty, multi int
+	for _, a := range answers {
+		for _, c := range a.Budget.Cuts {
+			switch c.Error {
+			case "":
+				cuts++
+			case "context budget cannot be empty":
+				empty++
+			default:
+				tooSmall++
+			}
+		}
+		for _, u := range a.Budget.Units {
+			if u.Messages > 1 {
+				multi++
+			}
+		}
+	}
+	if cuts < 300 || tooSmall < 100 || empty == 0 || multi < 100 {
+		t.Errorf("poor coverage: %d cutoffs, %d too-small errors, %d empty errors, %d multi-message units", cuts, tooSmall, empty, multi)
+	}
+	failures := 0
+	for i, want := range answers {
+		diffs := compareFile(files[i], want, jobs[i].Budgets)
+		if len(diffs) == 0 {
+			continue
+		}
+		failures++
+		if failures <= 10 {
+			t.Errorf("file %s (%q):\n  %s", jobs[i].Path, clip(files[i]), strings.Join(diffs, "\n  "))
+		}
+	}
+	if failures > 0 {
+		t.Errorf("%d of %d files disagree with node", failures, len(files))
+	}
+	t.Logf("%d files compared, %d load; %d cutoffs, %d too-small errors, %d empty errors, %d multi-message units",
+		len(files), loading, cuts, tooSmall, empty, multi)
+}
+
+func clip(b []byte) string {
+	if len(b) > 2000 {
+		return string(b[:2000]) + "…"
+	}
+	return string(b)
+}
+
+// budgets picks budgets around the packing boundaries of units.
+func budgets(r *rand.Rand, units []oracle.Unit) []int64 {
+	var sums []int64
+	var s int64
+	for i := len(units) - 1; i >= 0; i-- {
+		s += units[i].Chars
+		sums = append(sums, s)
+	}
+	out := []int64{1}
+	if len(sums) == 0 {
+		return append(out, 100)
+	}
+	total := sums[len(sums)-1]
+	for k := 0; k < 4; k++ {
+		b := sums[r.IntN(len(sums))] + int64(r.IntN(3)) - 1
+		if b < 1 {
+			b = 1
+		}
+		out = append(out, b)
+	}
+	return append(out, sums[0]-1, total, total+1+r.Int64N(1000), 1+r.Int64N(total+1))
+}
+
+// compareFile returns the disagreements between our analysis of data and
+// the oracle's answer.
+func compareFile(data []byte, want oracle.File, budgets []int64) []string {
+	var d []string
+	rep, err := analyzeSafely(func() (*analysis.Report, error) { return analysis.Analyze(data, analysis.Options{}), nil })
+	if err != nil {
+		return []string{err.Error()}
+	}
+
+	// Invalid lines and their kinds.
+	var wantBad, gotBad []string
+	for _, l := range want.Lines {
+		if l.Verdict != "valid" {
+			wantBad = append(wantBad, fmt.Sprintf("%d:%s", l.Line, l.Verdict))
+		}
+	}
+	for _, f := range rep.Findings {
+		if f.Code == analysis.CodeInvalidJSON || f.Code == analysis.CodeInvalidRecord {
+			gotBad = append(gotBad, fmt.Sprintf("%d:%s", f.Line, f.Code))
+		}
+	}
+	if !slices.Equal(gotBad, wantBad) {
+		d = append(d, fmt.Sprintf("invalid lines: ours %v, node %v", gotBad, wantBad))
+	}
+	if rep.InvalidLines != len(wantBad) {
+		d = append(d, fmt.Sprintf("InvalidLines: ours %d, node %d", rep.InvalidLines, len(wantBad)))
+	}
+	wantFirst := 0
+	if !want.Budget.Loads {
+		wantFirst = want.Budget.Line
+	}
+	if rep.FirstInvalidLine != wantFirst {
+		d = append(d, fmt.Sprintf("FirstInvalidLine: ours %d, node %d (%s)", rep.FirstInvalidLine, wantFirst, want.Budget.Error))
+	}
+	if rep.Loads() != want.Budget.Loads {
+		d = append(d, fmt.Sprintf("Loads: ours %v, node %v", rep.Loads(), want.Budget.Loads))
+	}
+
+	if want.Budget.Loads {
+		d = append(d, compareLoaded(rep, want)...)
+	}
+
+	// Budgets: Analyze with the budget, and the stream reader must agree.
+	for bi, b := range slices.Concat(budgets, []int64{50}) {
+		rep, err := analyzeSafely(func() (*analysis.Report, error) {
+			return analysis.Analyze(data, analysis.Options{Budget: b}), nil
+		})
+		if err != nil {
+			return append(d, err.Error())
+		}
+		if !want.Budget.Loads {
+			if rep.Cutoff != nil || rep.CutoffErr != nil {
+				d = append(d, fmt.Sprintf("budget %d on a file that does not load: ours cutoff %+v, error %v", b, rep.Cutoff, rep.CutoffErr))
+			}
+			continue
+		}
+		if bi >= len(want.Budget.Cuts) {
+			continue // the extra budget 50 is only for the reader check below
+		}
+		d = append(d, compareCut(rep, want.Budget.Cuts[bi])...)
+	}
+	streamed, err := analyzeSafely(func() (*analysis.Report, error) {
+		return analysis.AnalyzeReader(context.Background(), bytes.NewReader(data), analysis.Options{Budget: 50})
+	})
+	if err != nil {
+		return append(d, err.Error())
+	}
+	inMemory, _ := analyzeSafely(func() (*analysis.Report, error) {
+		return analysis.Analyze(data, analysis.Options{Budget: 50}), nil
+	})
+	if s := summary(streamed); s != summary(inMemory) {
+		d = append(d, fmt.Sprintf("AnalyzeReader differs from Analyze:\n    reader:  %s\n    analyze: %s", s, summary(inMemory)))
+	}
+	return d
+}
+
+func compareLoaded(rep *analysis.Report, want oracle.File) []string {
+	var d []string
+	if len(rep.Messages) != want.Budget.Messages {
+		d = append(d, fmt.Sprintf("messages: ours %d, node %d", len(rep.Messages), want.Budget.Messages))
+	}
+	if rep.TotalChars != want.Budget.TotalChars {
+		d = append(d, fmt.Sprintf("TotalChars: ours %d, node %d", rep.TotalChars, want.Budget.TotalChars))
+	}
+	var valid []oracle.Line
+	for _, l := range want.Lines {
+		if l.Verdict == "valid" {
+			valid = append(valid, l)
+		}
+	}
+	for i, m := range rep.Messages {
+		if i >= len(valid) {
+			break
+		}
+		if m.Line != valid[i].Line || valid[i].Cost == nil || m.Cost != *valid[i].Cost {
+			d = append(d, fmt.Sprintf("message %d: ours line %d cost %d, node line %d cost %v", i, m.Line, m.Cost, valid[i].Line, valid[i].Cost))
+			break
+		}
+	}
+	var got, exp []string
+	for _, u := range rep.Units {
+		got = append(got, fmt.Sprintf("%d-%d/%d/%d", u.StartLine, u.EndLine, u.Len(), u.Chars))
+	}
+	for _, u := range want.Budget.Units {
+		exp = append(exp, fmt.Sprintf("%d-%d/%d/%d", u.StartLine, u.EndLine, u.Messages, u.Chars))
+	}
+	if !slices.Equal(got, exp) {
+		d = append(d, fmt.Sprintf("units (start-end/messages/chars):\n    ours %v\n    node %v", got, exp))
+	}
+	var from int64
+	for i := len(rep.Units) - 1; i >= 0; i-- {
+		from += rep.Units[i].Chars
+		if rep.Units[i].FromNewest != from {
+			d = append(d, fmt.Sprintf("unit %d FromNewest %d, want %d", i, rep.Units[i].FromNewest, from))
+			break
+		}
+	}
+	return d
+}
+
+func compareCut(rep *analysis.Report, c oracle.Cut) []string {
+	if c.Error != "" {
+		if rep.CutoffErr == nil || rep.CutoffErr.Error() != c.Error {
+			return []string{fmt.Sprintf("budget %d: ours cutoff %+v error %v, node error %q", c.Budget, rep.Cutoff, rep.CutoffErr, c.Error)}
+		}
+		return nil
+	}
+	if rep.CutoffErr != nil || rep.Cutoff == nil {
+		return []string{fmt.Sprintf("budget %d: ours error %v, node keeps from line %d", c.Budget, rep.CutoffErr, c.FirstKeptLine)}
+	}
+	got := *rep.Cutoff
+	if got.Budget != c.Budget || got.FirstKeptLine != c.FirstKeptLine || got.KeptUnits != c.KeptUnits ||
+		got.KeptMessages != c.KeptMessages || got.KeptChars != c.KeptChars ||
+		got.FirstUnit != len(rep.Units)-c.KeptUnits {
+		return []string{fmt.Sprintf("budget %d: ours %+v, node %+v", c.Budget, got, c)}
+	}
+	return nil
+}
+
+// summary is what must be identical between the in-memory and the
+// streaming analysis of one file.
+func summary(r *analysis.Report) string {
+	if r == nil {
+		return "<nil>"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "lines %d width %d first %d invalid %d total %d msgs %d units %v findings %d",
+		r.Lines, r.Width16, r.FirstInvalidLine, r.InvalidLines, r.TotalChars, len(r.Messages), r.Units, len(r.Findings))
+	if r.Cutoff != nil {
+		fmt.Fprintf(&b, " cutoff %+v", *r.Cutoff)
+	}
+	if r.CutoffErr != nil {
+		fmt.Fprintf(&b, " err %v", r.CutoffErr)
+	}
+	for _, f := range r.Findings {
+		fmt.Fprintf(&b, "\n      %d %s %s", f.Line, f.Code, f.Message)
+	}
+	return b.String()
+}
+
+// analyzeSafely turns a panic into an error, so one bad file reports its
+// bytes instead of killing the whole differential run.
+func analyzeSafely(f func() (*analysis.Report, error)) (rep *analysis.Report, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return f()
+}
