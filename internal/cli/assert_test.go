@@ -178,3 +178,11 @@ func (a asserter) LessOrEqual(t *testing.T, x, y any, msgAndArgs ...any) bool {
 	}
 	return true
 }
+
+func (a asserter) NotNil(t *testing.T, v any, msgAndArgs ...any) bool {
+	t.Helper()
+	if v == nil || (reflect.ValueOf(v).Kind() == reflect.Pointer && reflect.ValueOf(v).IsNil()) {
+		return a.fail(t, msgAndArgs, "expected non-nil")
+	}
+	return true
+}

@@ -168,7 +168,7 @@ budget (error is the runtime's message; units are listed, cutoff is null);
 				return usagef("unknown --format %q (want text or json)", format)
 			}
 			file := args[0]
-			rep, err := analyzeFile(cmd.Context(), file, analysis.Options{Budget: maxChars})
+			rep, err := analyzeFile(cmd.Context(), e, file, analysis.Options{Budget: maxChars})
 			if err != nil {
 				return ioFailed(e, file, err)
 			}
@@ -200,15 +200,14 @@ budget (error is the runtime's message; units are listed, cutoff is null);
 	return cmd
 }
 
-// analyzeFile streams one named file ("-" is stdin is not offered here:
-// trim needs to read the file twice) through the engine.
-func analyzeFile(ctx context.Context, path string, opts analysis.Options) (*analysis.Report, error) {
+// analyzeFile streams one named file through the engine.
+func analyzeFile(ctx context.Context, e *env, path string, opts analysis.Options) (*analysis.Report, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return analysis.AnalyzeReader(ctx, f, opts)
+	return e.analyze(ctx, f, opts)
 }
 
 // ioFailed reports an I/O error about path on stderr: exit 2.

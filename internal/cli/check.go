@@ -292,7 +292,7 @@ func checkFile(ctx context.Context, e *env, t target, opts analysis.Options, byt
 		defer f.Close()
 		r = f
 	}
-	rep, err := analysis.AnalyzeReader(ctx, &countingReader{r: r, n: bytesRead}, opts)
+	rep, err := e.analyze(ctx, &countingReader{r: r, n: bytesRead}, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"github.com/sessionls/sessionls/analysis"
 )
 
 // Exit codes, the same for every command.
@@ -36,6 +38,9 @@ type env struct {
 	version        string // sessionls version, as `version` prints it
 	goVersion      string
 	now            func() time.Time
+	// analyze is analysis.AnalyzeReader; tests swap it to reach the
+	// paths no real input reaches (a bug in the engine).
+	analyze func(context.Context, io.Reader, analysis.Options) (*analysis.Report, error)
 }
 
 // exitError carries an exit code for a condition the command has already
@@ -69,6 +74,7 @@ func RunContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		version:   buildVersion(),
 		goVersion: runtime.Version(),
 		now:       time.Now,
+		analyze:   analysis.AnalyzeReader,
 	}
 	return run(ctx, e, args)
 }

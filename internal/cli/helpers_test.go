@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sessionls/sessionls/analysis"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -32,6 +34,7 @@ func testEnv(stdin string, vars map[string]string) (*env, *bytes.Buffer, *bytes.
 		version:   "0.0.0-test",
 		goVersion: "go1.test",
 		now:       time.Now,
+		analyze:   analysis.AnalyzeReader,
 	}, &out, &errb
 }
 

@@ -57,7 +57,7 @@ func runTrim(ctx context.Context, e *env, file, out string, budget int64) error 
 		return ioFailed(e, file, err)
 	}
 	defer f.Close()
-	rep, err := analysis.AnalyzeReader(ctx, f, analysis.Options{Budget: budget})
+	rep, err := e.analyze(ctx, f, analysis.Options{Budget: budget})
 	if err != nil {
 		return ioFailed(e, file, err)
 	}

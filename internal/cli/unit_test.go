@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/line"
 )

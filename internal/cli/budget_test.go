@@ -1,0 +1,242 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+var budgetCases = []struct {
+	session string
+	budget  int64
+	code    int
+}{
+	{"clean", 100000, 0},
+	{"clean", 300, 0},
+	{"clean", 10, 1}, // the newest unit does not fit
+	{"demo", 500, 1}, // does not load
+	{"units", 200, 0},
+	{"units", 600, 0},
+	{"crlf_ok", 150, 0},
+	{"crlf", 1000, 1},
+	{"empty", 100, 1}, // no messages: "context budget cannot be empty"
+	{"badrecords", 1000, 1},
+}
+
+func TestBudgetGolden(t *testing.T) {
+	atRepoRoot(t)
+	for _, bc := range budgetCases {
+		for _, format := range []string{formatText, formatJSON} {
+			name := bc.session + "-" + strconv.FormatInt(bc.budget, 10) + "." + format
+			t.Run(name, func(t *testing.T) {
+				r := sessionls(t, "budget", "--format", format, "--max-chars", strconv.FormatInt(bc.budget, 10), sessionPath(bc.session))
+				assert.Equal(t, bc.code, r.code, "stderr %q", r.stderr)
+				golden(t, "budget/"+name, r.stdout+stderrSection(r.stderr))
+			})
+		}
+	}
+}
+
+// stderrSection appends what went to stderr to a golden, visibly apart.
+func stderrSection(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "--- stderr ---\n" + s
+}
+
+// The JSON keys and their order are an interface: checked on the raw text.
+func TestBudgetJSONExactKeys(t *testing.T) {
+	atRepoRoot(t)
+	keysOf := func(raw json.RawMessage) []string {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		var keys []string
+		tok, err := dec.Token()
+		require.NoError(t, err)
+		require.Equal(t, json.Delim('{'), tok)
+		for dec.More() {
+			k, err := dec.Token()
+			require.NoError(t, err)
+			keys = append(keys, k.(string))
+			var skip json.RawMessage
+			require.NoError(t, dec.Decode(&skip))
+		}
+		return keys
+	}
+	for _, tc := range []struct {
+		session string
+		budget  string
+	}{{"units", "300"}, {"clean", "10"}, {"demo", "100"}} {
+		r := sessionls(t, "budget", "--format", "json", "--max-chars", tc.budget, sessionPath(tc.session))
+		raw := json.RawMessage(r.stdout)
+		assert.Equal(t, []string{"file", "messages", "totalChars", "units", "budget", "cutoff", "error"}, keysOf(raw))
+		var top map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(raw, &top))
+		var units []json.RawMessage
+		require.NoError(t, json.Unmarshal(top["units"], &units))
+		assert.NotNil(t, units, "units is an array, never null")
+		for _, u := range units {
+			assert.Equal(t, []string{"startLine", "endLine", "messages", "chars"}, keysOf(u))
+		}
+		if string(top["cutoff"]) != "null" {
+			assert.Equal(t, []string{"firstKeptLine", "keptUnits", "keptChars"}, keysOf(top["cutoff"]))
+			assert.Equal(t, "null", string(top["error"]))
+		} else {
+			assert.True(t, strings.HasPrefix(string(top["error"]), `"`), "error is a string when cutoff is null")
+		}
+	}
+}
+
+func TestBudgetErrors(t *testing.T) {
+	atRepoRoot(t)
+	r := sessionls(t, "budget", "--format", "json", "--max-chars", "10", sessionPath("clean"))
+	assert.Equal(t, 1, r.code)
+	var bj budgetJSON
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &bj))
+	require.NotNil(t, bj.Error)
+	assert.Equal(t, "context budget cannot contain the smallest consistent message unit", *bj.Error)
+	assert.Len(t, bj.Units, 5, "units are listed even when the budget is too small")
+	assert.True(t, bj.Cutoff == nil)
+
+	r = sessionls(t, "budget", "--format", "json", "--max-chars", "10", sessionPath("empty"))
+	assert.Equal(t, 1, r.code)
+	bj = budgetJSON{}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &bj))
+	require.NotNil(t, bj.Error)
+	assert.Equal(t, "context budget cannot be empty", *bj.Error)
+
+	r = sessionls(t, "budget", "--format", "json", "--max-chars", "1000", sessionPath("demo"))
+	assert.Equal(t, 1, r.code)
+	bj = budgetJSON{}
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &bj))
+	require.NotNil(t, bj.Error)
+	assert.True(t, strings.HasPrefix(*bj.Error, "invalid session record at line 7"), *bj.Error)
+	assert.Len(t, bj.Units, 0)
+
+	r = sessionls(t, "budget", "--max-chars", "1000", sessionPath("demo"))
+	assert.Equal(t, 1, r.code)
+	assert.Equal(t, "", r.stdout)
+	assert.True(t, strings.HasPrefix(r.stderr, "sessionls: testdata/sessions/demo.jsonl: invalid session record at line 7"), r.stderr)
+
+	for _, args := range [][]string{
+		{"budget", sessionPath("clean")},
+		{"budget", "--max-chars", "0", sessionPath("clean")},
+		{"budget", "--max-chars", "-4", sessionPath("clean")},
+		{"budget", "--max-chars", "abc", sessionPath("clean")},
+		{"budget", "--max-chars", "1.5", sessionPath("clean")},
+		{"budget", "--max-chars", "10"},
+		{"budget", "--max-chars", "10", "--format", "sarif", sessionPath("clean")},
+		{"budget", "--max-chars", "10", sessionPath("clean"), sessionPath("demo")},
+		{"trim", sessionPath("clean")},
+		{"trim", "--max-chars", "0", sessionPath("clean")},
+	} {
+		r := sessionls(t, args...)
+		assert.Equal(t, 2, r.code, "%v", args)
+		assert.Contains(t, r.stderr, "Usage: sessionls "+args[0], "%v", args)
+		assert.Equal(t, "", r.stdout, "%v", args)
+	}
+}
+
+// TestBudgetMatchesNodeOracle compares every unit, cost and cutoff with the
+// runtime's own functions run by node (testdata/oracle/runtime.mjs).
+func TestBudgetMatchesNodeOracle(t *testing.T) {
+	node := requireNode(t)
+	atRepoRoot(t)
+	sessions, err := filepath.Glob("testdata/sessions/*.jsonl")
+	require.NoError(t, err)
+	require.True(t, len(sessions) >= 7)
+	for _, s := range sessions {
+		for _, b := range []int64{1, 40, 100, 200, 300, 500, 1000, 1 << 40} {
+			bs := strconv.FormatInt(b, 10)
+			out, err := exec.Command(node, "testdata/oracle/runtime.mjs", "budget", s, bs).Output()
+			require.NoError(t, err, "node oracle on %s", s)
+			var want struct {
+				Loads      bool
+				Error      string
+				Line       int
+				Messages   int
+				TotalChars int64
+				Units      []unitJSON
+				Cuts       []struct {
+					Error         string
+					FirstKeptLine int
+					KeptUnits     int
+					KeptChars     int64
+				}
+			}
+			require.NoError(t, json.Unmarshal(out, &want))
+
+			r := sessionls(t, "budget", "--format", "json", "--max-chars", bs, s)
+			var got budgetJSON
+			require.NoError(t, json.Unmarshal([]byte(r.stdout), &got), "%s %d: %q", s, b, r.stderr)
+			where := s + " budget " + bs
+			if !want.Loads {
+				assert.Equal(t, 1, r.code, where)
+				require.NotNil(t, got.Error, where)
+				assert.True(t, strings.Contains(*got.Error, " at line "+strconv.Itoa(want.Line)+":"),
+					"%s: %q should name physical line %d", where, *got.Error, want.Line)
+				assert.True(t, strings.HasPrefix(*got.Error, strings.Split(want.Error, " at line")[0]), "%s: %q vs node %q", where, *got.Error, want.Error)
+				continue
+			}
+			assert.Equal(t, want.Messages, got.Messages, where)
+			assert.Equal(t, want.TotalChars, got.TotalChars, where)
+			assert.Equal(t, want.Units, got.Units, where)
+			cut := want.Cuts[0]
+			if cut.Error != "" {
+				assert.Equal(t, 1, r.code, where)
+				require.NotNil(t, got.Error, where)
+				assert.Equal(t, cut.Error, *got.Error, where)
+				assert.True(t, got.Cutoff == nil, where)
+				continue
+			}
+			assert.Equal(t, 0, r.code, where)
+			require.NotNil(t, got.Cutoff, where)
+			assert.Equal(t, cutoffJSON{cut.FirstKeptLine, cut.KeptUnits, cut.KeptChars}, *got.Cutoff, where)
+		}
+	}
+}
+
+// TestCostsByHand pins a few costs computed with node's JSON.stringify, so a
+// change in costs is caught even where node is missing.
+//
+//	node -e 'const m={role:"user",content:"Great, thanks."};console.log(JSON.stringify(m).length+1)'
+func TestCostsByHand(t *testing.T) {
+	atRepoRoot(t)
+	units := func(session string) []unitJSON {
+		r := sessionls(t, "budget", "--format", "json", "--max-chars", "1000000", sessionPath(session))
+		var bj budgetJSON
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &bj), r.stderr)
+		return bj.Units
+	}
+	clean := units("clean")
+	// {"role":"user","content":"List the files in the repo and summarize the README."} + 1
+	assert.Equal(t, unitJSON{1, 1, 1, 81}, clean[0])
+	// Lines 4-5: the README result holds «», a tab escape and 🎉 (2 UTF-16 units).
+	assert.Equal(t, unitJSON{4, 5, 2, 247}, clean[2])
+	// {"role":"user","content":"Great, thanks."} + 1
+	assert.Equal(t, unitJSON{7, 7, 1, 43}, clean[4])
+	u := units("units")
+	// Line 16 re-serialized: \u2028 stays literal (1), the surrogate pair is 2
+	// units, \u0001 stays escaped (6).
+	assert.Equal(t, unitJSON{16, 16, 1, 53}, u[len(u)-1])
+	crlf := units("crlf_ok")
+	// The CR before each LF is JSON whitespace: not counted.
+	assert.Equal(t, unitJSON{1, 1, 1, 43}, crlf[0])
+}
+
+func requireNode(t *testing.T) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("node is required in CI: %v", err)
+		}
+		t.Skip("node not installed")
+	}
+	return node
+}
