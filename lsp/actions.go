@@ -1,0 +1,83 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/sessionls/sessionls/analysis"
+	"go.lsp.dev/protocol"
+)
+
+// CodeAction offers, when a budget cuts and lines lie above the first kept
+// line, "Trim N lines above the budget cutoff": a versioned WorkspaceEdit
+// that deletes lines 1..FirstKeptLine-1. It is offered with the cursor on
+// a trimmed line or on the cutoff line. The server never writes files.
+func (s *server) CodeAction(ctx context.Context, p *protocol.CodeActionParams) ([]protocol.CodeAction, error) {
+	out := []protocol.CodeAction{}
+	f := s.files.get(p.TextDocument.URI)
+	if f == nil || !wantsKind(p.Context.Only, protocol.RefactorRewrite) {
+		return out, nil
+	}
+	rep := f.doc.Report()
+	c := rep.Cutoff
+	if c == nil || rep.CutoffErr != nil || c.FirstKeptLine <= 1 {
+		return out, nil
+	}
+	cut := uint32(c.FirstKeptLine - 1) // 0-based line of the first kept message
+	if p.Range.Start.Line > cut {
+		return out, nil
+	}
+	n := int64(c.FirstKeptLine - 1)
+	action := protocol.CodeAction{
+		Title:       fmt.Sprintf("Trim %s above the budget cutoff", plural(n, "line", "lines")),
+		Kind:        protocol.RefactorRewrite,
+		Diagnostics: cutoffDiagnostics(f.uri, rep),
+		Edit:        trimEdit(f, cut, s.currentCaps().documentChanges),
+	}
+	return append(out, action), nil
+}
+
+// trimEdit deletes everything before 0-based line cut.
+func trimEdit(f *file, cut uint32, versioned bool) *protocol.WorkspaceEdit {
+	edit := protocol.TextEdit{
+		Range:   protocol.Range{End: protocol.Position{Line: cut}},
+		NewText: "",
+	}
+	if !versioned {
+		return &protocol.WorkspaceEdit{Changes: map[protocol.DocumentURI][]protocol.TextEdit{f.uri: {edit}}}
+	}
+	v := f.version
+	return &protocol.WorkspaceEdit{DocumentChanges: []protocol.TextDocumentEdit{{
+		TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{
+			TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: f.uri},
+			Version:                &v,
+		},
+		Edits: []protocol.TextEdit{edit},
+	}}}
+}
+
+// cutoffDiagnostics are the budget-cutoff diagnostics the action resolves.
+func cutoffDiagnostics(uri protocol.DocumentURI, rep *analysis.Report) []protocol.Diagnostic {
+	var out []protocol.Diagnostic
+	for _, fd := range rep.Findings {
+		if fd.Code == analysis.CodeBudgetCutoff {
+			out = append(out, toDiagnostic(uri, fd))
+		}
+	}
+	return out
+}
+
+// wantsKind reports whether a code action request's "only" filter admits
+// kind (an entry admits its sub-kinds: "refactor" admits "refactor.rewrite").
+func wantsKind(only []protocol.CodeActionKind, kind protocol.CodeActionKind) bool {
+	if len(only) == 0 {
+		return true
+	}
+	for _, o := range only {
+		if o == kind || strings.HasPrefix(string(kind), string(o)+".") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,200 @@
+package lsp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sessionls/sessionls/analysis"
+)
+
+// Configuration keys, read from initializationOptions, from the "sessionls"
+// section of workspace/didChangeConfiguration's settings, and from the
+// client's answer to workspace/configuration:
+//
+//	budget  positive integer (number or numeric string); null or 0 = no budget
+//	checks  array of finding codes to turn off
+//	files   array of globs naming the session files (default ["**/*.jsonl"])
+const configSection = "sessionls"
+
+// defaultFiles is the glob list used until configuration says otherwise.
+var defaultFiles = []string{"**/*.jsonl"}
+
+// settings is the server-wide configuration.
+type settings struct {
+	budget   int64 // 0: none
+	disabled map[string]bool
+	files    []string
+}
+
+func defaultSettings() settings {
+	return settings{files: slices.Clone(defaultFiles)}
+}
+
+func (s settings) options() analysis.Options {
+	return analysis.Options{Budget: s.budget, Disabled: s.disabled}
+}
+
+// settingsPatch is a parsed configuration object: only keys that are
+// present change anything.
+type settingsPatch struct {
+	budget   *int64 // set: 0 means none
+	disabled map[string]bool
+	files    []string
+}
+
+func (p settingsPatch) apply(s settings) settings {
+	if p.budget != nil {
+		s.budget = *p.budget
+	}
+	if p.disabled != nil {
+		s.disabled = p.disabled
+	}
+	if p.files != nil {
+		s.files = p.files
+	}
+	return s
+}
+
+func (p settingsPatch) empty() bool {
+	return p.budget == nil && p.disabled == nil && p.files == nil
+}
+
+// parseSettings reads a configuration object (already decoded from JSON as
+// map[string]any). Every problem is reported; the keys that are valid are
+// still applied, so one bad key does not block the others.
+func parseSettings(v map[string]any) (settingsPatch, []error) {
+	var p settingsPatch
+	var errs []error
+	if raw, ok := v["budget"]; ok {
+		if raw == nil {
+			zero := int64(0)
+			p.budget = &zero
+		} else if b, err := parseBudget(raw, true); err != nil {
+			errs = append(errs, fmt.Errorf("sessionls.budget: %w", err))
+		} else {
+			p.budget = &b
+		}
+	}
+	if raw, ok := v["checks"]; ok && raw != nil {
+		codes, err := stringList(raw)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("sessionls.checks: %w", err))
+		} else {
+			p.disabled = make(map[string]bool, len(codes))
+			known := analysis.Codes()
+			for _, c := range codes {
+				if !slices.Contains(known, c) {
+					errs = append(errs, fmt.Errorf("sessionls.checks: unknown check %q (known: %s)", c, strings.Join(known, ", ")))
+					continue
+				}
+				p.disabled[c] = true
+			}
+		}
+	}
+	if raw, ok := v["files"]; ok && raw != nil {
+		globs, err := stringList(raw)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("sessionls.files: %w", err))
+		} else {
+			for _, g := range globs {
+				if err := checkGlob(g); err != nil {
+					errs = append(errs, fmt.Errorf("sessionls.files: %w", err))
+					globs = nil
+					break
+				}
+			}
+			if globs != nil {
+				p.files = globs
+			}
+		}
+	}
+	return p, errs
+}
+
+// sessionlsSection finds the sessionls settings in a didChangeConfiguration
+// payload: {"sessionls": {...}}, or the section itself when a client sends
+// it bare. ok is false when the payload holds none (null, {}, other tools'
+// settings): the server then asks with workspace/configuration.
+func sessionlsSection(settings any) (map[string]any, bool) {
+	m, ok := settings.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	if sec, ok := m[configSection].(map[string]any); ok {
+		return sec, true
+	}
+	for _, k := range []string{"budget", "checks", "files"} {
+		if _, ok := m[k]; ok {
+			return m, true
+		}
+	}
+	return nil, false
+}
+
+var errNotPositive = errors.New("not a positive whole number")
+
+// parseBudget accepts a positive integer given as a JSON number or a
+// numeric string. zeroOK lets configuration say 0 for "no budget".
+func parseBudget(v any, zeroOK bool) (int64, error) {
+	var f float64
+	switch x := v.(type) {
+	case float64:
+		f = x
+	case json.Number:
+		n, err := x.Float64()
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", describe(v), errNotPositive)
+		}
+		f = n
+	case int:
+		f = float64(x)
+	case int64:
+		f = float64(x)
+	case string:
+		s := strings.TrimSpace(x)
+		n, err := strconv.ParseInt(strings.ReplaceAll(s, ",", ""), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", describe(v), errNotPositive)
+		}
+		f = float64(n)
+	default:
+		return 0, fmt.Errorf("%s: %w", describe(v), errNotPositive)
+	}
+	if f != math.Trunc(f) || f < 0 || f > 1<<53 || (f == 0 && !zeroOK) {
+		return 0, fmt.Errorf("%s: %w", describe(v), errNotPositive)
+	}
+	return int64(f), nil
+}
+
+// describe renders a JSON value for a message to the user.
+func describe(v any) string {
+	if v == nil {
+		return "nothing"
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+func stringList(v any) ([]string, error) {
+	arr, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("want an array of strings, got %s", describe(v))
+	}
+	out := make([]string, 0, len(arr))
+	for _, e := range arr {
+		s, ok := e.(string)
+		if !ok {
+			return nil, fmt.Errorf("want an array of strings, got element %s", describe(e))
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}

@@ -1,0 +1,173 @@
+package lsp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/sessionls/sessionls/analysis"
+	"go.lsp.dev/protocol"
+)
+
+// file is one open session document.
+type file struct {
+	uri        protocol.DocumentURI
+	languageID string
+	version    int32
+	doc        *analysis.Document
+	// stale is set when an edit could not be applied: the client's text and
+	// ours differ, so later ranged edits are ignored until a full-text
+	// change (or a reopen) brings the document back in step.
+	stale bool
+}
+
+// fileManager holds the open documents. Every method is called from the
+// router's single worker goroutine; the mutex only makes that assumption
+// safe to break (tests, the status request).
+type fileManager struct {
+	mu      sync.Mutex
+	files   map[protocol.DocumentURI]*file
+	ignored map[protocol.DocumentURI]bool // open, but not session files
+}
+
+func newFileManager() *fileManager {
+	return &fileManager{
+		files:   make(map[protocol.DocumentURI]*file),
+		ignored: make(map[protocol.DocumentURI]bool),
+	}
+}
+
+// isSessionFile reports whether an opened document is one sessionls
+// analyses: language id jsonl, a .jsonl URI, or a path matching a glob.
+func isSessionFile(uri protocol.DocumentURI, languageID string, globs, roots []string) bool {
+	if strings.EqualFold(languageID, "jsonl") {
+		return true
+	}
+	p := uriPath(string(uri))
+	if strings.HasSuffix(strings.ToLower(p), ".jsonl") {
+		return true
+	}
+	for _, g := range globs {
+		if matchGlob(g, p, roots) {
+			return true
+		}
+	}
+	return false
+}
+
+// open starts tracking a document (replacing one already open at uri).
+func (m *fileManager) open(uri protocol.DocumentURI, languageID string, version int32, text string, opts analysis.Options) *file {
+	f := &file{uri: uri, languageID: languageID, version: version, doc: analysis.NewDocument(text, opts)}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.files[uri] = f
+	delete(m.ignored, uri)
+	return f
+}
+
+func (m *fileManager) ignore(uri protocol.DocumentURI) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.files, uri)
+	m.ignored[uri] = true
+}
+
+func (m *fileManager) isIgnored(uri protocol.DocumentURI) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.ignored[uri]
+}
+
+// close stops tracking uri; it returns the file if it was a session file.
+func (m *fileManager) close(uri protocol.DocumentURI) *file {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	f := m.files[uri]
+	delete(m.files, uri)
+	delete(m.ignored, uri)
+	return f
+}
+
+func (m *fileManager) get(uri protocol.DocumentURI) *file {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.files[uri]
+}
+
+// all returns the open session files (in no particular order).
+func (m *fileManager) all() []*file {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*file, 0, len(m.files))
+	for _, f := range m.files {
+		out = append(out, f)
+	}
+	return out
+}
+
+// didChangeParams is textDocument/didChange's params with a pointer Range:
+// a change without a range replaces the whole text.
+type didChangeParams struct {
+	TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
+	ContentChanges []contentChange                          `json:"contentChanges"`
+}
+
+type contentChange struct {
+	Range *protocol.Range `json:"range,omitempty"`
+	Text  string          `json:"text"`
+}
+
+func decodeDidChange(raw json.RawMessage) (didChangeParams, error) {
+	var p didChangeParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return p, fmt.Errorf("decoding textDocument/didChange params: %w", err)
+	}
+	return p, nil
+}
+
+func toAnalysisChanges(cs []contentChange) []analysis.Change {
+	out := make([]analysis.Change, len(cs))
+	for i, c := range cs {
+		out[i].Text = c.Text
+		if c.Range != nil {
+			out[i].Range = &analysis.Range{
+				Start: analysis.Position{Line: int(c.Range.Start.Line), Character: int(c.Range.Start.Character)},
+				End:   analysis.Position{Line: int(c.Range.End.Line), Character: int(c.Range.End.Character)},
+			}
+		}
+	}
+	return out
+}
+
+// errStale says a file is ignoring ranged edits until a full-text change.
+var errStale = errors.New("an earlier edit could not be applied; waiting for a full-text change to resynchronize")
+
+// applyChanges applies one didChange's changes to f. Changes before the
+// last full-text change are moot (it replaces everything), so they are
+// skipped; that also lets a full-text change resynchronize a stale file.
+// On error the document keeps its last good text and the file is marked
+// stale; the version only advances when the edit lands.
+func (f *file) applyChanges(version int32, cs []contentChange) error {
+	start := 0
+	for i, c := range cs {
+		if c.Range == nil {
+			start = i
+		}
+	}
+	full := len(cs) > 0 && cs[start].Range == nil
+	if f.stale && !full {
+		return errStale
+	}
+	if !full {
+		start = 0
+	}
+	if err := f.doc.Apply(toAnalysisChanges(cs[start:])); err != nil {
+		f.stale = true
+		return fmt.Errorf("applying edit to version %d: %w", version, err)
+	}
+	f.stale = false
+	f.version = version
+	return nil
+}

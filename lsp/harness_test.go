@@ -1,0 +1,373 @@
+package lsp
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest"
+)
+
+// wait is how long tests wait for something the server must do.
+const wait = 10 * time.Second
+
+// testdataPath is the repository's testdata/sessions/name.
+func testdataPath(t testing.TB, name string) string {
+	t.Helper()
+	_, file, _, ok := runtime.Caller(0)
+	require.True(t, ok)
+	return filepath.Join(filepath.Dir(file), "..", "testdata", "sessions", name)
+}
+
+func readSession(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(testdataPath(t, name))
+	require.NoError(t, err)
+	return string(b)
+}
+
+// testClient is the editor side: it records what the server sends.
+type testClient struct {
+	mu          sync.Mutex
+	diagnostics map[protocol.DocumentURI][]*protocol.PublishDiagnosticsParams
+	messages    []protocol.ShowMessageParams
+	refreshes   int
+	// config answers workspace/configuration (one item: the sessionls section).
+	config any
+}
+
+var _ protocol.Client = (*testClient)(nil)
+
+func newTestClient() *testClient {
+	return &testClient{diagnostics: make(map[protocol.DocumentURI][]*protocol.PublishDiagnosticsParams)}
+}
+
+func (c *testClient) PublishDiagnostics(_ context.Context, p *protocol.PublishDiagnosticsParams) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.diagnostics[p.URI] = append(c.diagnostics[p.URI], p)
+	return nil
+}
+
+func (c *testClient) ShowMessage(_ context.Context, p *protocol.ShowMessageParams) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.messages = append(c.messages, *p)
+	return nil
+}
+
+func (c *testClient) Configuration(context.Context, *protocol.ConfigurationParams) ([]any, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return []any{c.config}, nil
+}
+
+func (c *testClient) Progress(context.Context, *protocol.ProgressParams) error { return nil }
+func (c *testClient) WorkDoneProgressCreate(context.Context, *protocol.WorkDoneProgressCreateParams) error {
+	return nil
+}
+func (c *testClient) LogMessage(context.Context, *protocol.LogMessageParams) error { return nil }
+func (c *testClient) ShowMessageRequest(context.Context, *protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
+	return nil, nil
+}
+func (c *testClient) Telemetry(context.Context, any) error                                 { return nil }
+func (c *testClient) RegisterCapability(context.Context, *protocol.RegistrationParams) error { return nil }
+func (c *testClient) UnregisterCapability(context.Context, *protocol.UnregistrationParams) error {
+	return nil
+}
+func (c *testClient) ApplyEdit(context.Context, *protocol.ApplyWorkspaceEditParams) (bool, error) {
+	return false, nil
+}
+func (c *testClient) WorkspaceFolders(context.Context) ([]protocol.WorkspaceFolder, error) {
+	return nil, nil
+}
+
+// lastDiagnostics returns the latest publication for uri, or nil.
+func (c *testClient) lastDiagnostics(uri protocol.DocumentURI) *protocol.PublishDiagnosticsParams {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ps := c.diagnostics[uri]
+	if len(ps) == 0 {
+		return nil
+	}
+	return ps[len(ps)-1]
+}
+
+func (c *testClient) publications(uri protocol.DocumentURI) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.diagnostics[uri])
+}
+
+func (c *testClient) shownMessages() []protocol.ShowMessageParams {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]protocol.ShowMessageParams(nil), c.messages...)
+}
+
+func (c *testClient) refreshCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.refreshes
+}
+
+// harness is a server running in-process over net.Pipe and a protocol
+// client talking to it.
+type harness struct {
+	t      *testing.T
+	ctx    context.Context
+	conn   jsonrpc2.Conn
+	server protocol.Server
+	client *testClient
+	code   chan int
+}
+
+type harnessOptions struct {
+	beforeRun func(context.Context, string)
+	// initOptions is sent as initializationOptions; capabilities as the
+	// client capabilities (default: configuration + codeLens refresh).
+	initOptions  any
+	capabilities any
+	noInitialize bool
+}
+
+func defaultCapabilities() map[string]any {
+	return map[string]any{
+		"workspace": map[string]any{
+			"configuration": true,
+			"codeLens":      map[string]any{"refreshSupport": true},
+			"workspaceEdit": map[string]any{"documentChanges": true},
+		},
+	}
+}
+
+func startHarness(t *testing.T, opts harnessOptions) *harness {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	serverSide, clientSide := net.Pipe()
+	logger := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
+	code := make(chan int, 1)
+	go func() {
+		code <- serve(ctx, serverSide, logger.Named("server"), opts.beforeRun)
+	}()
+
+	tc := newTestClient()
+	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(clientSide))
+	extra := func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		if req.Method() == methodCodeLensRefresh {
+			tc.mu.Lock()
+			tc.refreshes++
+			tc.mu.Unlock()
+			return reply(ctx, nil, nil)
+		}
+		return jsonrpc2.MethodNotFoundHandler(ctx, reply, req)
+	}
+	conn.Go(ctx, protocol.Handlers(protocol.ClientHandler(tc, extra)))
+	h := &harness{
+		t: t, ctx: ctx, conn: conn, client: tc, code: code,
+		server: protocol.ServerDispatcher(conn, logger.Named("client")),
+	}
+	t.Cleanup(func() {
+		cancel()
+		_ = conn.Close()
+		_ = serverSide.Close()
+	})
+	if !opts.noInitialize {
+		caps := opts.capabilities
+		if caps == nil {
+			caps = defaultCapabilities()
+		}
+		params := map[string]any{"processId": nil, "rootUri": "file:///work", "capabilities": caps}
+		if opts.initOptions != nil {
+			params["initializationOptions"] = opts.initOptions
+		}
+		var res map[string]any
+		h.call("initialize", params, &res)
+		require.NoError(t, conn.Notify(ctx, "initialized", map[string]any{}))
+	}
+	return h
+}
+
+// call makes a request and fails the test on an error reply.
+func (h *harness) call(method string, params, result any) {
+	h.t.Helper()
+	require.NoError(h.t, h.callErr(method, params, result), method)
+}
+
+func (h *harness) callErr(method string, params, result any) error {
+	ctx, cancel := context.WithTimeout(h.ctx, wait)
+	defer cancel()
+	_, err := h.conn.Call(ctx, method, params, result)
+	return err
+}
+
+func (h *harness) notify(method string, params any) {
+	h.t.Helper()
+	require.NoError(h.t, h.conn.Notify(h.ctx, method, params))
+}
+
+func docURI(name string) protocol.DocumentURI { return protocol.DocumentURI("file:///work/" + name) }
+
+// open opens text as name and waits for its first diagnostics.
+func (h *harness) open(name, languageID, text string) protocol.DocumentURI {
+	h.t.Helper()
+	uri := docURI(name)
+	before := h.client.publications(uri)
+	h.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": uri, "languageId": languageID, "version": 1, "text": text,
+	}})
+	require.Eventually(h.t, func() bool { return h.client.publications(uri) > before }, wait, time.Millisecond,
+		"no diagnostics for %s", uri)
+	return uri
+}
+
+// sync makes a round trip, so that every earlier notification was handled.
+func (h *harness) sync() {
+	h.t.Helper()
+	var res []protocol.CodeLens
+	h.call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": "file:///nothing.jsonl"}}, &res)
+}
+
+func rpcCode(t *testing.T, err error) jsonrpc2.Code {
+	t.Helper()
+	var e *jsonrpc2.Error
+	require.True(t, errors.As(err, &e), "want a JSON-RPC error, got %v", err)
+	return e.Code
+}
+
+// rawClient speaks JSON-RPC with hand-made messages (string ids, {}
+// params, EOF) to a server run by serve.
+type rawClient struct {
+	t    *testing.T
+	w    io.WriteCloser
+	msgs chan map[string]any
+	code chan int
+}
+
+func startRaw(t *testing.T, beforeRun func(context.Context, string)) *rawClient {
+	t.Helper()
+	serverSide, clientSide := net.Pipe()
+	logger := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
+	rc := &rawClient{t: t, w: clientSide, msgs: make(chan map[string]any, 100), code: make(chan int, 1)}
+	go func() { rc.code <- serve(context.Background(), serverSide, logger, beforeRun) }()
+	go func() {
+		r := bufio.NewReader(clientSide)
+		for {
+			msg, err := readFrame(r)
+			if err != nil {
+				close(rc.msgs)
+				return
+			}
+			rc.msgs <- msg
+		}
+	}()
+	t.Cleanup(func() { _ = clientSide.Close(); _ = serverSide.Close() })
+	return rc
+}
+
+func readFrame(r *bufio.Reader) (map[string]any, error) {
+	length := -1
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return nil, err
+		}
+		line = strings.TrimSpace(line)
+		if line == "" {
+			break
+		}
+		if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
+			length, err = strconv.Atoi(v)
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	body := make([]byte, length)
+	if _, err := io.ReadFull(r, body); err != nil {
+		return nil, err
+	}
+	var msg map[string]any
+	return msg, json.Unmarshal(body, &msg)
+}
+
+// send writes one message; id nil makes a notification, params nil omits
+// them.
+func (rc *rawClient) send(id any, method string, params any) {
+	rc.t.Helper()
+	msg := map[string]any{"jsonrpc": "2.0", "method": method}
+	if id != nil {
+		msg["id"] = id
+	}
+	if params != nil {
+		msg["params"] = params
+	}
+	b, err := json.Marshal(msg)
+	require.NoError(rc.t, err)
+	_, err = fmt.Fprintf(rc.w, "Content-Length: %d\r\n\r\n%s", len(b), b)
+	require.NoError(rc.t, err)
+}
+
+// response waits for the response to id, skipping other messages and
+// answering the server's own requests with null.
+func (rc *rawClient) response(id any) map[string]any {
+	rc.t.Helper()
+	want, _ := json.Marshal(id)
+	timeout := time.After(wait)
+	for {
+		select {
+		case msg, ok := <-rc.msgs:
+			require.True(rc.t, ok, "connection closed while waiting for the response to %s", want)
+			if _, isReq := msg["method"]; isReq {
+				if sid, ok := msg["id"]; ok {
+					b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": sid, "result": nil})
+					_, _ = fmt.Fprintf(rc.w, "Content-Length: %d\r\n\r\n%s", len(b), b)
+				}
+				continue
+			}
+			got, _ := json.Marshal(msg["id"])
+			if string(got) == string(want) {
+				return msg
+			}
+		case <-timeout:
+			rc.t.Fatalf("no response to id %s", want)
+		}
+	}
+}
+
+// errorCode is the error code of a response, 0 if it succeeded.
+func errorCode(msg map[string]any) int {
+	e, ok := msg["error"].(map[string]any)
+	if !ok {
+		return 0
+	}
+	c, _ := e["code"].(float64)
+	return int(c)
+}
+
+func (rc *rawClient) exitCode() int {
+	rc.t.Helper()
+	select {
+	case c := <-rc.code:
+		return c
+	case <-time.After(wait):
+		rc.t.Fatal("the server did not stop")
+	}
+	return -1
+}

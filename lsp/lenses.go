@@ -1,0 +1,140 @@
+package lsp
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/sessionls/sessionls/analysis"
+	"go.lsp.dev/protocol"
+)
+
+// commandSetBudget asks the client for a budget (the lens carries no
+// argument: clients prompt) and sets it with workspace/executeCommand.
+const commandSetBudget = "sessionls.setBudget"
+
+// codeLenses are, in order of line:
+//   - with no budget, on line 1: "Σ 12,345 chars · 42 messages · set a context budget";
+//   - with a budget that cuts, on the first kept line:
+//     "✂ budget 8,000 · keeps lines 12–40 · 7,912 chars · 11 messages above trimmed";
+//   - with a budget the newest unit cannot fit in (or no messages), on the
+//     newest unit's first line (line 1 if none):
+//     "✂ budget 100: context budget cannot contain the smallest consistent message unit";
+//   - with a budget and a file that does not load, on line 1:
+//     "✂ budget 8,000: the file does not load (line 8 is invalid)";
+//   - one per unit on its first line: "1,234 chars · 3 messages · 45,678 from newest".
+//
+// The budget lenses carry the sessionls.setBudget command; the unit lenses
+// carry a command with no id (clients show the title, clicking does nothing).
+func codeLenses(rep *analysis.Report, budget int64) []protocol.CodeLens {
+	out := make([]protocol.CodeLens, 0, len(rep.Units)+1)
+	setBudget := func(line int, title string) {
+		out = append(out, lensAt(line, title, commandSetBudget))
+	}
+	switch {
+	case budget <= 0:
+		setBudget(1, fmt.Sprintf("Σ %s chars · %s · set a context budget",
+			thousands(rep.TotalChars), plural(int64(len(rep.Messages)), "message", "messages")))
+	case !rep.Loads():
+		setBudget(1, fmt.Sprintf("✂ budget %s: %s", thousands(budget), notLoading(rep)))
+	case rep.CutoffErr != nil:
+		l := 1
+		if n := len(rep.Units); n > 0 {
+			l = rep.Units[n-1].StartLine
+		}
+		setBudget(l, fmt.Sprintf("✂ budget %s: %s", thousands(budget), runtimeError(rep.CutoffErr)))
+	case rep.Cutoff != nil:
+		c := rep.Cutoff
+		setBudget(c.FirstKeptLine, cutoffTitle(rep, c))
+	}
+	for _, u := range rep.Units {
+		out = append(out, lensAt(u.StartLine, unitTitle(u), ""))
+	}
+	return out
+}
+
+// cutoffTitle counts the messages above the cutoff, as the engine's
+// budget-cutoff finding does (blank lines above are not messages).
+func cutoffTitle(rep *analysis.Report, c *analysis.Cutoff) string {
+	last := c.FirstKeptLine
+	if n := len(rep.Units); n > 0 {
+		last = rep.Units[n-1].EndLine
+	}
+	above := int64(max(len(rep.Messages)-c.KeptMessages, 0))
+	return fmt.Sprintf("✂ budget %s · keeps %s · %s chars · %s above trimmed",
+		thousands(c.Budget), lineRange(c.FirstKeptLine, last), thousands(c.KeptChars),
+		plural(above, "message", "messages"))
+}
+
+func unitTitle(u analysis.Unit) string {
+	return fmt.Sprintf("%s chars · %s · %s from newest",
+		thousands(u.Chars), plural(int64(u.Len()), "message", "messages"), thousands(u.FromNewest))
+}
+
+func lensAt(line1 int, title, command string) protocol.CodeLens {
+	l := uint32(max(line1-1, 0))
+	return protocol.CodeLens{
+		Range:   protocol.Range{Start: protocol.Position{Line: l}, End: protocol.Position{Line: l}},
+		Command: &protocol.Command{Title: title, Command: command},
+	}
+}
+
+// runtimeError is the runtime's own wording of a trimContext failure.
+func runtimeError(err error) string {
+	switch {
+	case errors.Is(err, analysis.ErrBudgetTooSmall):
+		return analysis.ErrBudgetTooSmall.Error()
+	case errors.Is(err, analysis.ErrEmptyContext):
+		return analysis.ErrEmptyContext.Error()
+	}
+	return err.Error()
+}
+
+// notLoading says why loadSession refuses the file.
+func notLoading(rep *analysis.Report) string {
+	if rep.FirstInvalidLine > 0 {
+		return fmt.Sprintf("the file does not load (line %d is invalid)", rep.FirstInvalidLine)
+	}
+	return fmt.Sprintf("the file does not load (%s UTF-16 units, more than readFile can hold in one string)",
+		thousands(rep.Width16))
+}
+
+// lineRange renders "line 3" or "lines 3–7".
+func lineRange(a, b int) string {
+	if a == b {
+		return "line " + strconv.Itoa(a)
+	}
+	return fmt.Sprintf("lines %d–%d", a, b)
+}
+
+// plural renders "1 message" / "2 messages" with thousands separators.
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return thousands(n) + " " + many
+}
+
+// thousands renders n with "," between groups of three digits.
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := ""
+	if n < 0 {
+		neg, s = "-", s[1:]
+	}
+	if len(s) <= 3 {
+		return neg + s
+	}
+	out := make([]byte, 0, len(s)+len(s)/3)
+	pre := len(s) % 3
+	if pre > 0 {
+		out = append(out, s[:pre]...)
+	}
+	for i := pre; i < len(s); i += 3 {
+		if len(out) > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i:i+3]...)
+	}
+	return neg + string(out)
+}

@@ -1,0 +1,313 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"runtime/debug"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+)
+
+// lifecycle is where the connection is in initialize … shutdown.
+type lifecycle uint8
+
+const (
+	stateNew         lifecycle = iota // nothing but initialize is served
+	stateInitialized                  // initialize received: everything is served
+	stateShutdown                     // shutdown received: only exit is served
+)
+
+// Methods the router answers itself or hands to the server with its own
+// parameter types (see handle and run).
+const (
+	methodStatus          = "sessionls/status"
+	methodCodeLensRefresh = "workspace/codeLens/refresh"
+)
+
+// served lists every method the server implements; any other request is
+// answered with MethodNotFound (ServerHandler would answer code 0).
+var served = map[string]bool{
+	protocol.MethodInitialize:                      true,
+	protocol.MethodInitialized:                     true,
+	protocol.MethodShutdown:                        true,
+	protocol.MethodExit:                            true,
+	protocol.MethodSetTrace:                        true,
+	protocol.MethodTextDocumentDidOpen:             true,
+	protocol.MethodTextDocumentDidChange:           true,
+	protocol.MethodTextDocumentDidClose:            true,
+	protocol.MethodTextDocumentDidSave:             true,
+	protocol.MethodTextDocumentCodeLens:            true,
+	protocol.MethodTextDocumentHover:               true,
+	protocol.MethodTextDocumentDefinition:          true,
+	protocol.MethodTextDocumentReferences:          true,
+	protocol.MethodTextDocumentDocumentSymbol:      true,
+	protocol.MethodTextDocumentFoldingRange:        true,
+	protocol.MethodTextDocumentCodeAction:          true,
+	protocol.MethodWorkspaceExecuteCommand:         true,
+	protocol.MethodWorkspaceDidChangeConfiguration: true,
+	methodStatus: true,
+}
+
+// router is the outermost jsonrpc2 handler. It runs on the connection's
+// read loop, so it never blocks: it enforces the lifecycle, answers
+// unknown methods, handles exit and $/cancelRequest at once (they must not
+// wait behind queued work), and queues everything else for one worker
+// goroutine that runs messages strictly in arrival order (LSP requires
+// edits to be applied in order, and a request to see every earlier edit).
+type router struct {
+	logger *zap.Logger
+	srv    *server
+	inner  jsonrpc2.Handler // protocol.ServerHandler(srv, nil)
+
+	mu       sync.Mutex
+	state    lifecycle
+	inflight map[jsonrpc2.ID]context.CancelFunc
+	queue    []job
+	wake     chan struct{} // capacity 1: the queue is not empty
+	exited   chan struct{} // closed by exit
+	exitOnce sync.Once
+
+	// beforeRun, when set (tests only), is called on the worker before a
+	// message is handled: it can block, or panic to test recovery.
+	beforeRun func(ctx context.Context, method string)
+}
+
+type job struct {
+	ctx   context.Context
+	reply jsonrpc2.Replier
+	req   jsonrpc2.Request
+	id    *jsonrpc2.ID // nil for a notification
+}
+
+func newRouter(logger *zap.Logger, srv *server) *router {
+	return &router{
+		logger:   logger,
+		srv:      srv,
+		inner:    protocol.ServerHandler(srv, nil),
+		inflight: make(map[jsonrpc2.ID]context.CancelFunc),
+		wake:     make(chan struct{}, 1),
+		exited:   make(chan struct{}),
+	}
+}
+
+// shutDown reports whether shutdown was received (the exit code is 0).
+func (r *router) shutDown() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.state == stateShutdown
+}
+
+// handle is the jsonrpc2.Handler given to the connection.
+func (r *router) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	method := req.Method()
+	call, isCall := req.(*jsonrpc2.Call)
+
+	switch method {
+	case protocol.MethodExit:
+		// Handled here, on the read loop, so that an exit followed at once
+		// by EOF is never lost to the race between the two. Params ({},
+		// null or none) are ignored.
+		r.logger.Info("exit", zap.Bool("after_shutdown", r.shutDown()))
+		r.exitOnce.Do(func() { close(r.exited) })
+		if isCall {
+			return reply(ctx, nil, nil)
+		}
+		return nil
+	case protocol.MethodCancelRequest:
+		r.cancel(req.Params())
+		if isCall {
+			return reply(ctx, nil, nil)
+		}
+		return nil
+	}
+
+	r.mu.Lock()
+	var refuse error
+	switch {
+	case !isCall:
+		// Notifications cannot be answered: drop those the state or the
+		// server cannot take.
+		if r.state != stateInitialized || !served[method] {
+			r.mu.Unlock()
+			r.logger.Debug("dropping notification", zap.String("method", method))
+			return nil
+		}
+	case r.state == stateShutdown:
+		refuse = jsonrpc2.NewError(jsonrpc2.InvalidRequest,
+			fmt.Sprintf("%s: the server is shutting down; only exit is accepted", method))
+	case method == protocol.MethodInitialize:
+		if r.state != stateNew {
+			refuse = jsonrpc2.NewError(jsonrpc2.InvalidRequest, "initialize may be sent only once")
+		} else {
+			r.state = stateInitialized
+		}
+	case r.state == stateNew:
+		refuse = jsonrpc2.NewError(jsonrpc2.ServerNotInitialized,
+			fmt.Sprintf("%s: the server is not initialized", method))
+	case !served[method]:
+		refuse = jsonrpc2.NewError(jsonrpc2.MethodNotFound,
+			fmt.Sprintf("method not found: %s", method))
+	case method == protocol.MethodShutdown:
+		// From here on every request but exit is refused, even those that
+		// arrive before the queued shutdown is answered.
+		r.state = stateShutdown
+	}
+	if refuse != nil {
+		r.mu.Unlock()
+		r.logger.Debug("refusing request", zap.String("method", method), zap.Error(refuse))
+		return reply(ctx, nil, refuse)
+	}
+
+	j := job{ctx: ctx, reply: reply, req: req}
+	if isCall {
+		id := call.ID()
+		jctx, cancel := context.WithCancel(ctx)
+		j.ctx, j.id = jctx, &id
+		r.inflight[id] = cancel
+	}
+	r.queue = append(r.queue, j)
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// cancel handles $/cancelRequest. Its id may be a number (which the
+// protocol package decodes as float64 and then ignores) or a string.
+func (r *router) cancel(params json.RawMessage) {
+	var p struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil || len(p.ID) == 0 {
+		r.logger.Warn("malformed $/cancelRequest", zap.ByteString("params", params))
+		return
+	}
+	var id jsonrpc2.ID
+	var num float64
+	var str string
+	switch {
+	case json.Unmarshal(p.ID, &num) == nil:
+		if num != math.Trunc(num) || num < math.MinInt32 || num > math.MaxInt32 {
+			r.logger.Warn("$/cancelRequest for an id that no request can have", zap.Float64("id", num))
+			return
+		}
+		id = jsonrpc2.NewNumberID(int32(num))
+	case json.Unmarshal(p.ID, &str) == nil:
+		id = jsonrpc2.NewStringID(str)
+	default:
+		r.logger.Warn("malformed $/cancelRequest id", zap.ByteString("id", p.ID))
+		return
+	}
+	r.mu.Lock()
+	cancel, ok := r.inflight[id]
+	r.mu.Unlock()
+	r.logger.Debug("$/cancelRequest", zap.String("id", fmt.Sprintf("%q", id)), zap.Bool("in_flight", ok))
+	if ok {
+		cancel()
+	}
+}
+
+// work runs queued messages one at a time until ctx is done.
+func (r *router) work(ctx context.Context) {
+	for {
+		r.mu.Lock()
+		if len(r.queue) == 0 {
+			r.mu.Unlock()
+			select {
+			case <-ctx.Done():
+				return
+			case <-r.wake:
+			}
+			continue
+		}
+		j := r.queue[0]
+		r.queue[0] = job{}
+		r.queue = r.queue[1:]
+		r.mu.Unlock()
+		r.run(j)
+	}
+}
+
+// run handles one message: it guarantees exactly one reply to a request,
+// answers a cancelled request with RequestCancelled, and turns a panic into
+// an InternalError reply so that the server keeps serving.
+func (r *router) run(j job) {
+	method := j.req.Method()
+	replied := false
+	reply := func(ctx context.Context, result any, err error) error {
+		if replied {
+			r.logger.Error("second reply dropped", zap.String("method", method))
+			return nil
+		}
+		replied = true
+		if err == nil && j.ctx.Err() != nil {
+			result, err = nil, protocol.ErrRequestCancelled
+		}
+		if j.id != nil {
+			r.mu.Lock()
+			if cancel, ok := r.inflight[*j.id]; ok {
+				cancel()
+				delete(r.inflight, *j.id)
+			}
+			r.mu.Unlock()
+		}
+		// The request's context may be cancelled, and the stream refuses to
+		// write under a done context: reply under one that is not.
+		return j.reply(context.WithoutCancel(ctx), result, err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			r.logger.Error("handler panicked", zap.String("method", method),
+				zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
+			if !replied && j.id != nil {
+				_ = reply(j.ctx, nil, jsonrpc2.NewError(jsonrpc2.InternalError,
+					fmt.Sprintf("internal error in %s: %v", method, p)))
+			}
+		}
+		if !replied && j.id != nil {
+			_ = reply(j.ctx, nil, jsonrpc2.NewError(jsonrpc2.InternalError, method+" was never answered"))
+		}
+	}()
+
+	if j.ctx.Err() != nil {
+		_ = reply(j.ctx, nil, protocol.ErrRequestCancelled)
+		return
+	}
+	if r.beforeRun != nil {
+		r.beforeRun(j.ctx, method)
+	}
+	var err error
+	switch method {
+	case protocol.MethodInitialize:
+		var res any
+		res, err = r.srv.initialize(j.ctx, j.req.Params())
+		if err != nil {
+			// A failed initialize leaves the server uninitialized.
+			r.mu.Lock()
+			if r.state == stateInitialized {
+				r.state = stateNew
+			}
+			r.mu.Unlock()
+		}
+		err = reply(j.ctx, res, err)
+	case protocol.MethodShutdown:
+		// Params ({}, null or none) are ignored: ServerHandler refuses {}.
+		err = reply(j.ctx, nil, r.srv.shutdown(j.ctx))
+	case protocol.MethodTextDocumentDidChange:
+		// Decoded into our own type: protocol's Range is not a pointer, so a
+		// full-text change would look like an insert at 0:0.
+		r.srv.didChange(j.ctx, j.req.Params())
+	default:
+		err = r.inner(j.ctx, reply, j.req)
+	}
+	if err != nil {
+		r.logger.Warn("handling message", zap.String("method", method), zap.Error(err))
+	}
+}

@@ -1,0 +1,80 @@
+package lsp
+
+import (
+	"fmt"
+
+	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/line"
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+)
+
+// statusResult is the answer to sessionls/status {"uri": "..."}, for a
+// status bar. Nullable fields are null when they do not apply: no budget,
+// or a budget with no cutoff (the file does not load, or trimContext
+// throws; error then says why).
+type statusResult struct {
+	Budget        *int64  `json:"budget"`
+	TotalChars    int64   `json:"totalChars"`
+	KeptChars     *int64  `json:"keptChars"`
+	FirstKeptLine *int    `json:"firstKeptLine"`
+	Messages      int     `json:"messages"`
+	Loads         bool    `json:"loads"`
+	Error         *string `json:"error"`
+}
+
+func (s *server) status(params any) (*statusResult, error) {
+	m, _ := params.(map[string]any)
+	uri, _ := m["uri"].(string)
+	if uri == "" {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, `sessionls/status needs {"uri": "<document uri>"}`)
+	}
+	f := s.files.get(protocol.DocumentURI(uri))
+	if f == nil {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("sessionls/status: %s is not an open session file", uri))
+	}
+	rep := f.doc.Report()
+	res := &statusResult{
+		TotalChars: rep.TotalChars,
+		Messages:   len(rep.Messages),
+		Loads:      rep.Loads(),
+	}
+	if b := s.currentSettings().budget; b > 0 {
+		res.Budget = &b
+	}
+	if c := rep.Cutoff; c != nil && rep.CutoffErr == nil {
+		kept, first := c.KeptChars, c.FirstKeptLine
+		res.KeptChars, res.FirstKeptLine = &kept, &first
+	}
+	var msg string
+	switch {
+	case !rep.Loads():
+		msg = loadError(f.doc, rep)
+	case rep.CutoffErr != nil:
+		msg = runtimeError(rep.CutoffErr)
+	}
+	if msg != "" {
+		res.Error = &msg
+	}
+	return res, nil
+}
+
+// loadError is what loadSession throws for the file: the engine's finding
+// for the first invalid line when it reported one (checks may be turned
+// off), else the runtime's wording rebuilt from the line's verdict.
+func loadError(doc *analysis.Document, rep *analysis.Report) string {
+	if rep.FirstInvalidLine == 0 {
+		return notLoading(rep)
+	}
+	for _, fd := range rep.Findings {
+		if fd.Line == rep.FirstInvalidLine && (fd.Code == analysis.CodeInvalidJSON || fd.Code == analysis.CodeInvalidRecord) {
+			return fd.Message
+		}
+	}
+	res := doc.LineResult(rep.FirstInvalidLine - 1)
+	kind := "JSON"
+	if res.Verdict == line.InvalidRecord {
+		kind = "record"
+	}
+	return fmt.Sprintf("invalid session %s at line %d: %s", kind, rep.FirstInvalidLine, res.Reason)
+}
