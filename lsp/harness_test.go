@@ -86,8 +86,10 @@ func (c *testClient) LogMessage(context.Context, *protocol.LogMessageParams) err
 func (c *testClient) ShowMessageRequest(context.Context, *protocol.ShowMessageRequestParams) (*protocol.MessageActionItem, error) {
 	return nil, nil
 }
-func (c *testClient) Telemetry(context.Context, any) error                                 { return nil }
-func (c *testClient) RegisterCapability(context.Context, *protocol.RegistrationParams) error { return nil }
+func (c *testClient) Telemetry(context.Context, any) error { return nil }
+func (c *testClient) RegisterCapability(context.Context, *protocol.RegistrationParams) error {
+	return nil
+}
 func (c *testClient) UnregisterCapability(context.Context, *protocol.UnregistrationParams) error {
 	return nil
 }
