@@ -259,7 +259,7 @@ func compareLoaded(rep *analysis.Report, want oracle.File) []string {
 			break
 		}
 		if m.Line != valid[i].Line || valid[i].Cost == nil || m.Cost != *valid[i].Cost {
-			d = append(d, fmt.Sprintf("message %d: ours line %d cost %d, node line %d cost %v", i, m.Line, m.Cost, valid[i].Line, valid[i].Cost))
+			d = append(d, fmt.Sprintf("message %d: ours line %d cost %d, node line %d cost %v", i, m.Line, m.Cost, valid[i].Line, deref(valid[i].Cost)))
 			break
 		}
 	}
@@ -333,4 +333,11 @@ func analyzeSafely(f func() (*analysis.Report, error)) (rep *analysis.Report, er
 		}
 	}()
 	return f()
+}
+
+func deref(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }

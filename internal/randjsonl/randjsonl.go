@@ -531,7 +531,7 @@ var numbers = []string{
 
 // num returns a valid JSON number literal.
 func (g *gen) num() []byte {
-	switch g.n(8) {
+	switch g.n(9) {
 	case 0:
 		// Any double, written shortest or with too many or too few digits,
 		// so parsing must round and printing must find the shortest form.
@@ -565,6 +565,9 @@ func (g *gen) num() []byte {
 			b = strconv.AppendInt(b, int64(g.n(700)), 10)
 		}
 		return b
+	case 3:
+		// Small integers, the commonest numbers in real inputs.
+		return strconv.AppendInt(nil, int64(g.n(2001)-1000), 10)
 	case 2:
 		// Integers around 2^53 and powers of ten around the 1e21 switch.
 		if g.chance(2) {
