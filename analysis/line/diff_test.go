@@ -40,6 +40,10 @@ func TestDiffNode(t *testing.T) {
 		for i := 0; i < *diffLines; i++ {
 			lines = append(lines, randjsonl.Line(r))
 		}
+		// Lines of random files: mostly valid, with tool-call structure.
+		for i := 0; i < *diffLines/40; i++ {
+			lines = append(lines, bytes.Split(randjsonl.File(r, 40), []byte("\n"))...)
+		}
 	}
 	for _, name := range []string{"demo.jsonl", "clean.jsonl"} {
 		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "sessions", name))
