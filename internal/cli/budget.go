@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -114,16 +113,31 @@ func (o budgetOutcome) text(w io.Writer, file string, budget int64) error {
 	fmt.Fprintf(w, "%s: %s in %s, %s chars\n", sanitize(file), plural(len(rep.Messages), "message", "messages"),
 		plural(len(rep.Units), "unit", "units"), strconv.FormatInt(rep.TotalChars, 10))
 	if len(rep.Units) > 0 {
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "unit\tstart line\tend line\tmessages\tchars\tfrom newest\t")
+		header := []string{"unit", "start line", "end line", "messages", "chars", "from newest"}
+		rows := make([][]string, len(rep.Units))
 		for i, u := range rep.Units {
-			if o.cutoff != nil && i == o.cutoff.FirstUnit && i > 0 {
-				tw.Flush()
-				fmt.Fprintf(w, "---- cut: budget %d keeps the units below ----\n", budget)
-			}
-			fmt.Fprintf(tw, "%d\t%d\t%d\t%d\t%d\t%d\t\n", i+1, u.StartLine, u.EndLine, u.Len(), u.Chars, u.FromNewest)
+			rows[i] = []string{strconv.Itoa(i + 1), strconv.Itoa(u.StartLine), strconv.Itoa(u.EndLine),
+				strconv.Itoa(u.Len()), strconv.FormatInt(u.Chars, 10), strconv.FormatInt(u.FromNewest, 10)}
 		}
-		tw.Flush()
+		widths := make([]int, len(header))
+		for _, r := range append([][]string{header}, rows...) {
+			for c, cell := range r {
+				widths[c] = max(widths[c], len(cell))
+			}
+		}
+		writeRow := func(r []string) {
+			for c, cell := range r {
+				fmt.Fprintf(w, "  %*s", widths[c], cell)
+			}
+			fmt.Fprintln(w)
+		}
+		writeRow(header)
+		for i, r := range rows {
+			if o.cutoff != nil && i == o.cutoff.FirstUnit && i > 0 {
+				fmt.Fprintf(w, "  ---- budget %d cuts here: the units below are kept ----\n", budget)
+			}
+			writeRow(r)
+		}
 	}
 	if o.cutoff != nil {
 		c := o.cutoff

@@ -240,3 +240,38 @@ func requireNode(t *testing.T) string {
 	}
 	return node
 }
+
+// TestCheckVerdictsMatchNodeOracle: the lines check reports as invalid-json
+// and invalid-record are exactly the lines node's JSON.parse and the
+// runtime's parseSessionMessage refuse.
+func TestCheckVerdictsMatchNodeOracle(t *testing.T) {
+	node := requireNode(t)
+	atRepoRoot(t)
+	sessions, err := filepath.Glob("testdata/sessions/*.jsonl")
+	require.NoError(t, err)
+	for _, s := range sessions {
+		out, err := exec.Command(node, "testdata/oracle/runtime.mjs", "lines", s).Output()
+		require.NoError(t, err, "node oracle on %s", s)
+		want := map[int]string{}
+		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			if l == "" {
+				continue
+			}
+			var v struct {
+				Line    int
+				Verdict string
+			}
+			require.NoError(t, json.Unmarshal([]byte(l), &v))
+			if v.Verdict != "valid" {
+				want[v.Line] = v.Verdict
+			}
+		}
+		got := map[int]string{}
+		for _, f := range checkJSON(t, s) {
+			if f.Code == "invalid-json" || f.Code == "invalid-record" {
+				got[f.Line] = f.Code
+			}
+		}
+		assert.Equal(t, want, got, s)
+	}
+}
