@@ -74,7 +74,7 @@ func numberCost(lit []byte) int {
 			}
 		}
 		if simple {
-			if len(lit) == 2 && lit[1] == '0' {
+			if len(lit) == 2 && lit[0] == '-' && lit[1] == '0' {
 				return 1
 			}
 			return len(lit)

@@ -15,7 +15,6 @@ import (
 func Parse(b []byte) Result {
 	var p parser
 	p.b = b
-	p.bits = p.bitsBuf[:0]
 	p.run()
 	return p.result()
 }
@@ -106,9 +105,9 @@ type parser struct {
 	adj int // len(b[:i]) - UTF-16 width of b[:i], accumulated inside strings
 
 	// Nesting: one bit per open container (1 = object), depth = open count.
-	bits    []uint64
-	bitsBuf [4]uint64
-	depth   int
+	low   uint64   // levels 0..63
+	bits  []uint64 // levels 64 and deeper, 64 a word
+	depth int
 
 	err *jsonError
 
@@ -154,18 +153,25 @@ const (
 
 func (p *parser) isObj() bool {
 	d := p.depth - 1
-	return p.bits[d>>6]>>(uint(d)&63)&1 == 1
+	if d < 64 {
+		return p.low>>uint(d)&1 == 1
+	}
+	return p.bits[d>>6-1]>>(uint(d)&63)&1 == 1
 }
 
 func (p *parser) push(obj bool) {
 	d := p.depth
-	if d>>6 >= len(p.bits) {
-		p.bits = append(p.bits, 0)
+	w := &p.low
+	if d >= 64 {
+		if d>>6-1 >= len(p.bits) {
+			p.bits = append(p.bits, 0)
+		}
+		w = &p.bits[d>>6-1]
 	}
 	if obj {
-		p.bits[d>>6] |= 1 << (uint(d) & 63)
+		*w |= 1 << (uint(d) & 63)
 	} else {
-		p.bits[d>>6] &^= 1 << (uint(d) & 63)
+		*w &^= 1 << (uint(d) & 63)
 	}
 	p.depth++
 	if p.tcActive && p.depth > p.maxDepth {
@@ -247,7 +253,7 @@ func (p *parser) run() {
 				p.push(obj)
 				if p.tcActive {
 					p.cost++
-					if obj {
+					if obj && p.depth <= dedupDepth {
 						p.objs = append(p.objs, objFrame{keyStart: int32(len(p.keys))})
 					}
 				}
@@ -392,7 +398,7 @@ func (p *parser) close(i int) int {
 	obj := p.isObj()
 	if p.tcActive {
 		p.cost++
-		if obj {
+		if obj && p.depth <= dedupDepth {
 			f := p.objs[len(p.objs)-1]
 			p.keys = p.keys[:f.keyStart]
 			p.objs = p.objs[:len(p.objs)-1]
@@ -485,7 +491,9 @@ func (p *parser) valueDone(k kind, end, cost int, flags uint8, lit Span) {
 			p.hasInput = true
 		}
 	}
-	p.memberDone()
+	if d <= dedupDepth {
+		p.memberDone()
+	}
 }
 
 // elementDone checks one toolCalls element, in the order calls() does.
@@ -549,6 +557,14 @@ func (p *parser) keyBytes(e *keyEntry) []byte {
 	return p.arena[o : o+e.n]
 }
 
+// dedupDepth bounds the nesting depth at which objects of the kept message
+// get their duplicate keys collapsed, so that memory stays at one bit per
+// level however deep a hostile line nests. Deeper than this, a duplicate key
+// would be counted twice; but node's JSON.stringify overflows its stack
+// thousands of levels earlier, so the runtime cannot measure such a message
+// at all (see Result.Depth).
+const dedupDepth = 10000
+
 // indexThreshold is the number of keys after which an object of the kept
 // message gets a map, so that duplicate detection stays linear overall.
 const indexThreshold = 16
@@ -565,6 +581,10 @@ func (p *parser) key(start, startCol, end, cost int, flags uint8) {
 		return
 	}
 	if !p.tcActive {
+		return
+	}
+	if d > dedupDepth {
+		p.cost += cost
 		return
 	}
 	// A member of an object of the kept message: find an earlier member
@@ -760,39 +780,40 @@ func (p *parser) scanString(start int) (end, cost int, flags uint8) {
 	wadj := 0 // raw bytes minus UTF-16 units of the raw text
 	eadj := 0 // raw escape bytes minus their stringified units
 	for {
-		for i+8 <= n {
+		// Find the next byte that is not a plain character: eight at a
+		// time while eight remain, then one at a time.
+		if i+8 <= n {
 			m := special(binary.LittleEndian.Uint64(b[i:]))
-			if m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
-				break
+			if m == 0 {
+				i += 8
+				continue
 			}
-			i += 8
-		}
-		for i < n && !stop[b[i]] {
-			i++
-		}
-		if i >= n {
-			p.fail("unexpected end of line: unterminated string", start, n)
-			return n, 0, flags
+			i += bits.TrailingZeros64(m) >> 3
+		} else {
+			for i < n && !stop[b[i]] {
+				i++
+			}
+			if i >= n {
+				p.fail("unexpected end of line: unterminated string", start, n)
+				return n, 0, flags
+			}
 		}
 		c := b[i]
-		switch {
-		case c == '"':
-			p.adj += wadj
-			return i + 1, i + 1 - start - wadj - eadj, flags
-		case c == '\\':
+		if c == '\\' {
 			flags |= fEscape
 			if i+1 >= n {
 				p.fail("unexpected end of line: unterminated string", start, n)
 				return n, 0, flags
 			}
-			switch b[i+1] {
-			case '"', '\\', 'b', 'f', 'n', 'r', 't':
+			switch escClass[b[i+1]] {
+			case escSame:
 				i += 2
-			case '/':
+				continue
+			case escSlash:
 				eadj++
 				i += 2
-			case 'u':
+				continue
+			case escU:
 				u, ok := hex4(b, i+2)
 				if !ok {
 					j := i + 2
@@ -815,30 +836,60 @@ func (p *parser) scanString(start int) (end, cost int, flags uint8) {
 				}
 				eadj += 6 - escCost(u)
 				i += 6
-			default:
-				if i+2 > n {
-					p.fail("unexpected end of line: unterminated string", start, n)
-				} else {
-					p.fail(badEscape(b, i+1), i, i+1+charLen(b, i+1))
-				}
-				return n, 0, flags
+				continue
 			}
-		case c < 0x20:
+			p.fail(badEscape(b, i+1), i, i+1+charLen(b, i+1))
+			return n, 0, flags
+		}
+		if c == '"' {
+			p.adj += wadj
+			return i + 1, i + 1 - start - wadj - eadj, flags
+		}
+		if c < 0x20 {
 			p.fail("control character U+00"+string([]byte{"0123456789ABCDEF"[c>>4], "0123456789ABCDEF"[c&15]})+" in string", i, i+1)
 			return n, 0, flags
-		default:
-			// Non-ASCII: decode the run here, the way readFile does.
-			for i < n && b[i] >= 0x80 {
-				size, r, valid := decodeAt(b, i)
-				if !valid {
-					flags |= fInvalid
-				}
-				wadj += size - units16(r)
-				i += size
+		}
+		// Non-ASCII: decode the run here, the way readFile does. Valid
+		// two- and three-byte sequences (one UTF-16 unit each) are the
+		// common case and are checked inline.
+		for i < n && b[i] >= 0x80 {
+			c := b[i]
+			if c >= 0xC2 && c <= 0xDF && i+1 < n && b[i+1]&0xC0 == 0x80 {
+				wadj++
+				i += 2
+				continue
 			}
+			if c >= 0xE1 && c <= 0xEF && c != 0xED && i+2 < n && b[i+1]&0xC0 == 0x80 && b[i+2]&0xC0 == 0x80 {
+				wadj += 2
+				i += 3
+				continue
+			}
+			size, r, valid := decodeAt(b, i)
+			if !valid {
+				flags |= fInvalid
+			}
+			wadj += size - units16(r)
+			i += size
 		}
 	}
 }
+
+// Escape classes of the byte after a backslash.
+const (
+	escBad   = iota
+	escSame  // \" \\ \b \f \n \r \t: two bytes in, two units out
+	escSlash // \/: two bytes in, one unit out
+	escU     // \uXXXX
+)
+
+var escClass = func() (t [256]uint8) {
+	for _, c := range `"\\bfnrt` {
+		t[c] = escSame
+	}
+	t['/'] = escSlash
+	t['u'] = escU
+	return t
+}()
 
 func badEscape(b []byte, i int) string {
 	c := b[i]

@@ -595,6 +595,7 @@ var seeds = []string{
 	`{"role":"user","content":"x"`,
 	`[01]`, `[1.]`, `[-]`, `[1e+]`, `[.5]`, `[tru]`, `[nul`, "   ", "\r",
 	`[[[[[[[[[[]]]]]]]]]]`,
+	`{"role":"assistant","content":"","toolCalls":[{"id":"","name":"","input":{"a":20,"b":-0,"c":-20,"":[""],"":4}}]}`,
 	`{"role":"assistant","content":"😀","toolCalls":[{"id":"😀","name":"\ud83d\ude00","input":{"k":{"k":{"k":[[["😀"]]]}}}}]}`,
 }
 

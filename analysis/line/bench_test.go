@@ -1,0 +1,65 @@
+package line
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// jsonString writes s as a JSON string the way a runtime would (no HTML
+// escaping), for building realistic lines.
+func jsonString(tb testing.TB, s string) string {
+	tb.Helper()
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		tb.Fatalf("encoding a benchmark string: %v", err)
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+// benchLines are realistic coding-agent transcript lines.
+func benchLines(tb testing.TB) []struct{ name, line string } {
+	tb.Helper()
+	src, err := os.ReadFile("parse.go")
+	if err != nil {
+		tb.Fatalf("reading Go source for a benchmark line: %v", err)
+	}
+	code := string(src)
+	if len(code) > 8192 {
+		code = code[:8192]
+	}
+	prose := strings.Repeat("Der Parser prüft jede Zeile — 日本語のテキストと絵文字 😀🚀 — «ça marche», naïve café. ", 60)
+	input := `{"path":"analysis/line/parse.go","edits":[{"old":` + jsonString(tb, code[:1500]) + `,"new":` + jsonString(tb, code[1500:3000]) + `}],"dryRun":false,"limits":{"lines":2000,"timeout":30.5}}`
+	return []struct{ name, line string }{
+		{"tool-result-go-8KB", `{"role":"tool","content":` + jsonString(tb, code) + `,"toolCallId":"call_01HZY3K4","isError":false}`},
+		{"user-non-ASCII", `{"role":"user","content":` + jsonString(tb, prose) + `}`},
+		{"assistant-toolCalls", `{"role":"assistant","content":` + jsonString(tb, "I'll edit the parser now.\n") + `,"toolCalls":[{"id":"call_01","name":"edit_file","input":` + input + `},{"id":"call_02","name":"run","input":{"cmd":"go test ./...","env":{"CI":"1"}}}]}`},
+	}
+}
+
+func BenchmarkParse(b *testing.B) {
+	for _, c := range benchLines(b) {
+		line := []byte(c.line)
+		if r := Parse(line); r.Verdict != Valid {
+			b.Fatalf("%s: benchmark line is %v: %s", c.name, r.Verdict, r.Reason)
+		}
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(line)))
+			b.ReportAllocs()
+			for b.Loop() {
+				Parse(line)
+			}
+		})
+	}
+}
+
+// TestBenchLinesAgree keeps the benchmark lines honest.
+func TestBenchLinesAgree(t *testing.T) {
+	for _, c := range benchLines(t) {
+		checkAgainstRef(t, []byte(c.line))
+	}
+}
