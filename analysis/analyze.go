@@ -143,6 +143,9 @@ func message(r *line.Result, ln int, buf []byte) Message {
 		ToolCallID: detach(r.ToolCallID, buf), ToolCallIDSpan: r.ToolCallIDSpan,
 		IsError: r.IsError, Calls: r.Calls,
 	}
+	if buf == nil {
+		return m // the caller's strings are immutable (Document)
+	}
 	for i := range m.Calls {
 		c := &m.Calls[i]
 		c.ID, c.Name = detach(c.ID, buf), detach(c.Name, buf)
@@ -189,11 +192,7 @@ func (c *collector) add(t *tally) {
 	for i := range t.msgs {
 		m := &t.msgs[i]
 		m.Line += off
-		c.nodes = append(c.nodes, c.link.add(m))
-		c.rep.TotalChars += m.Cost
-		if !c.opts.SkipMessages {
-			c.rep.Messages = append(c.rep.Messages, *m)
-		}
+		c.addMessage(m)
 	}
 	for _, v := range t.invalid {
 		v.line += off
@@ -203,6 +202,15 @@ func (c *collector) add(t *tally) {
 	c.rep.Lines += t.lines
 	c.nonEmpty += t.nonEmpty
 	c.rep.Width16 += t.width16
+}
+
+// addMessage takes the next valid message, with its final line number.
+func (c *collector) addMessage(m *Message) {
+	c.nodes = append(c.nodes, c.link.add(m))
+	c.rep.TotalChars += m.Cost
+	if !c.opts.SkipMessages {
+		c.rep.Messages = append(c.rep.Messages, *m)
+	}
 }
 
 // finish groups the units, runs the checks that need the whole file, finds

@@ -11,11 +11,34 @@ import (
 )
 
 // decl is the latest declaration of one call id, as the linker tracks it.
+// It is kept small (32 bytes): a long transcript has one per call.
 type decl struct {
-	msg      int32 // index of the assistant message that declares the id
 	line     int
-	span     line.Span // the id's string literal
-	answered bool      // a tool result with this id has this declaration as its owner
+	span     span32 // the id's string literal
+	msg      int32  // index of the assistant message that declares the id
+	answered bool   // a tool result with this id has this declaration as its owner
+}
+
+// span32 is a line.Span in 16 bytes. Offsets past 2^31-1 within one line
+// (a line of more than 2 GB) are clamped.
+type span32 struct{ start, end, startCol, endCol int32 }
+
+func clamp32(n int) int32 {
+	if n > 1<<31-1 {
+		return 1<<31 - 1
+	}
+	if n < 0 {
+		return 0
+	}
+	return int32(n)
+}
+
+func toSpan32(s line.Span) span32 {
+	return span32{clamp32(s.Start), clamp32(s.End), clamp32(s.StartCol), clamp32(s.EndCol)}
+}
+
+func (s span32) span() line.Span {
+	return line.Span{Start: int(s.start), End: int(s.end), StartCol: int(s.startCol), EndCol: int(s.endCol)}
 }
 
 // linker reads messages oldest first and works out what needs the history
@@ -67,7 +90,7 @@ func (l *linker) add(m *Message) node {
 					l.missing(c.ID, d, m.Line)
 				}
 			}
-			l.decls[c.ID] = decl{msg: idx, line: m.Line, span: c.IDSpan}
+			l.decls[c.ID] = decl{msg: idx, line: m.Line, span: toSpan32(c.IDSpan)}
 		}
 	case line.RoleTool:
 		d, ok := l.decls[m.ToolCallID]
@@ -97,7 +120,7 @@ func (l *linker) duplicate(m *Message, c *line.Call, d decl) {
 	first, ok := l.firsts[c.ID]
 	if !ok {
 		// No duplicate so far, so the tracked declaration is the first.
-		first = Related{Line: d.line, Span: d.span, Message: fmt.Sprintf("call id %s is first declared here", strconv.Quote(c.ID))}
+		first = Related{Line: d.line, Span: d.span.span(), Message: fmt.Sprintf("call id %s is first declared here", strconv.Quote(c.ID))}
 		l.firsts[c.ID] = first
 	}
 	where := "at line " + strconv.Itoa(first.Line)
@@ -118,11 +141,14 @@ func (l *linker) missing(id string, d decl, shadowLine int) {
 	if shadowLine > 0 {
 		msg += fmt.Sprintf(" before it is declared again at line %d (later results with this id belong to that declaration)", shadowLine)
 	}
-	l.emit(Finding{Line: d.line, Span: d.span, Severity: SeverityWarning, Code: CodeMissingToolResult, Message: msg})
+	l.emit(Finding{Line: d.line, Span: d.span.span(), Severity: SeverityWarning, Code: CodeMissingToolResult, Message: msg})
 }
 
-// finish reports the declarations still unanswered at the end.
+// finish reports the declarations still unanswered at the end, and lets
+// go of the map (the largest thing a long stream holds) before the units
+// are built.
 func (l *linker) finish() {
+	defer func() { l.decls, l.firsts = nil, nil }()
 	if l.findings == nil {
 		return
 	}
@@ -141,8 +167,8 @@ func (l *linker) finish() {
 		if a.d.line != b.d.line {
 			return cmp.Compare(a.d.line, b.d.line)
 		}
-		if a.d.span.Start != b.d.span.Start {
-			return cmp.Compare(a.d.span.Start, b.d.span.Start)
+		if a.d.span.start != b.d.span.start {
+			return cmp.Compare(a.d.span.start, b.d.span.start)
 		}
 		return strings.Compare(a.id, b.id)
 	})

@@ -1,0 +1,343 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/sessionls/sessionls/analysis/line"
+)
+
+// Position is an LSP-style position: 0-based line, UTF-16 column.
+type Position struct{ Line, Character int }
+
+// Range is an LSP-style half-open range.
+type Range struct{ Start, End Position }
+
+// Change is one content change: Range nil replaces the whole text.
+type Change struct {
+	Range *Range
+	Text  string
+}
+
+// ErrInvalidPosition is wrapped by Apply's error when a change's range does
+// not fit the text (a language server should then ask for the full text).
+var ErrInvalidPosition = errors.New("invalid position")
+
+// Document is an open file kept as lines; edits re-parse only the lines they
+// touch, then units, costs, checks and cutoff are recomputed.
+//
+// The text is split on '\n' only, as the runtime splits it; a '\r' stays
+// part of its line. (LSP clients also break lines at a lone '\r', which a
+// session file only holds inside broken JSON, so positions after one are
+// off by a line on such a line.)
+//
+// Positions count UTF-16 code units of the text as readFile decodes it: an
+// invalid UTF-8 sequence (a maximal subpart, as WHATWG decoding defines it)
+// is one U+FFFD, one unit; a character outside the BMP is two. Apply
+// rejects a position past the end of its line, past the last line (except
+// {LineCount(), 0}, taken as the end of the text, which some clients send
+// when they delete the last lines), or between the two halves of a
+// surrogate pair, and a range whose end comes before its start.
+//
+// A Document is not safe for concurrent use. Reports it returns are shared
+// and must not be modified.
+type Document struct {
+	eng     engine
+	opts    Options
+	lines   []string
+	results []line.Result // results[i] is the verdict on lines[i]; zero for ""
+	report  *Report       // nil when stale
+}
+
+// NewDocument analyses text.
+func NewDocument(text string, opts Options) *Document {
+	return newDocument(newEngine(), text, opts)
+}
+
+func newDocument(e engine, text string, opts Options) *Document {
+	d := &Document{eng: e, opts: opts}
+	d.lines, d.results = d.parseText(text)
+	return d
+}
+
+// parseText splits text into lines and parses them, across cores when the
+// text is large.
+func (d *Document) parseText(text string) ([]string, []line.Result) {
+	lines := strings.Split(text, "\n")
+	results := make([]line.Result, len(lines))
+	if len(text) < d.eng.parallelMin || d.eng.workers < 2 {
+		for i, l := range lines {
+			results[i] = d.parse(l)
+		}
+		return lines, results
+	}
+	// Hand out runs of lines of about equal byte size.
+	const runs = 64
+	size := len(text)/runs + 1
+	var bounds []int
+	acc := 0
+	for i, l := range lines {
+		if acc >= size {
+			bounds = append(bounds, i)
+			acc = 0
+		}
+		acc += len(l) + 1
+	}
+	bounds = append(bounds, len(lines))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range d.eng.workers {
+		wg.Go(func() {
+			for {
+				k := int(next.Add(1) - 1)
+				if k >= len(bounds) {
+					return
+				}
+				from := 0
+				if k > 0 {
+					from = bounds[k-1]
+				}
+				for i := from; i < bounds[k]; i++ {
+					results[i] = d.parse(lines[i])
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return lines, results
+}
+
+// parse is the verdict on one line; an empty line is skipped by the runtime
+// and gets the zero Result (Valid, RoleNone).
+func (d *Document) parse(s string) line.Result {
+	if s == "" {
+		return line.Result{}
+	}
+	// The parser only reads its input, so the string's bytes are lent to it
+	// without a copy. Strings in the result may point into s, which is
+	// immutable and lives as long as they do.
+	return d.eng.parse(unsafe.Slice(unsafe.StringData(s), len(s)))
+}
+
+// undo is what reverts one applied change.
+type undo struct {
+	at       int // first line replaced
+	added    int // lines that replaced them
+	lines    []string
+	results  []line.Result
+	wasWhole bool
+}
+
+// Apply applies changes in order; an out-of-range change is an error and
+// leaves the document as it was before the call.
+func (d *Document) Apply(changes []Change) error {
+	log := make([]undo, 0, len(changes))
+	for k, ch := range changes {
+		u, err := d.apply(ch)
+		if err != nil {
+			for i := len(log) - 1; i >= 0; i-- {
+				d.revert(log[i])
+			}
+			if len(changes) > 1 {
+				return fmt.Errorf("change %d of %d: %w", k+1, len(changes), err)
+			}
+			return err
+		}
+		log = append(log, u)
+		d.report = nil
+	}
+	return nil
+}
+
+func (d *Document) apply(ch Change) (undo, error) {
+	if ch.Range == nil {
+		u := undo{at: 0, lines: d.lines, results: d.results, wasWhole: true}
+		d.lines, d.results = d.parseText(ch.Text)
+		u.added = len(d.lines)
+		return u, nil
+	}
+	s, e := ch.Range.Start, ch.Range.End
+	sl, sb, err := d.offset(s)
+	if err != nil {
+		return undo{}, fmt.Errorf("range start: %w", err)
+	}
+	el, eb, err := d.offset(e)
+	if err != nil {
+		return undo{}, fmt.Errorf("range end: %w", err)
+	}
+	if el < sl || (el == sl && eb < sb) {
+		return undo{}, fmt.Errorf("range end %d:%d is before its start %d:%d: %w", e.Line, e.Character, s.Line, s.Character, ErrInvalidPosition)
+	}
+	text := d.lines[sl][:sb] + ch.Text + d.lines[el][eb:]
+	fresh := strings.Split(text, "\n")
+	res := make([]line.Result, len(fresh))
+	for i, l := range fresh {
+		res[i] = d.parse(l)
+	}
+	u := undo{
+		at: sl, added: len(fresh),
+		lines:   slices.Clone(d.lines[sl : el+1]),
+		results: slices.Clone(d.results[sl : el+1]),
+	}
+	d.lines = slices.Replace(d.lines, sl, el+1, fresh...)
+	d.results = slices.Replace(d.results, sl, el+1, res...)
+	return u, nil
+}
+
+func (d *Document) revert(u undo) {
+	if u.wasWhole {
+		d.lines, d.results = u.lines, u.results
+		return
+	}
+	d.lines = slices.Replace(d.lines, u.at, u.at+u.added, u.lines...)
+	d.results = slices.Replace(d.results, u.at, u.at+u.added, u.results...)
+}
+
+// offset converts a position to a line index and a byte offset in it.
+func (d *Document) offset(p Position) (int, int, error) {
+	if p.Line == len(d.lines) && p.Character == 0 {
+		// Just past the last line: the end of the text.
+		last := len(d.lines) - 1
+		return last, len(d.lines[last]), nil
+	}
+	if p.Line < 0 || p.Line >= len(d.lines) {
+		return 0, 0, fmt.Errorf("line %d is outside the document's %d lines: %w", p.Line, len(d.lines), ErrInvalidPosition)
+	}
+	b, err := byteOffset(d.lines[p.Line], p.Character)
+	if err != nil {
+		return 0, 0, fmt.Errorf("line %d: %w", p.Line, err)
+	}
+	return p.Line, b, nil
+}
+
+// byteOffset returns the byte offset of UTF-16 column col in s.
+func byteOffset(s string, col int) (int, error) {
+	if col < 0 {
+		return 0, fmt.Errorf("character %d is negative: %w", col, ErrInvalidPosition)
+	}
+	units := 0
+	for i := 0; i < len(s); {
+		if units == col {
+			return i, nil
+		}
+		w, n := decode16(s[i:])
+		if units+n > col {
+			return 0, fmt.Errorf("character %d falls inside a surrogate pair: %w", col, ErrInvalidPosition)
+		}
+		units += n
+		i += w
+	}
+	if units == col {
+		return len(s), nil
+	}
+	return 0, fmt.Errorf("character %d is past the end of the line (%d UTF-16 units): %w", col, units, ErrInvalidPosition)
+}
+
+// decode16 returns the byte width of the first character of s as readFile
+// decodes it (WHATWG UTF-8: an invalid sequence's maximal subpart becomes one
+// U+FFFD) and its length in UTF-16 units.
+func decode16(s string) (width, units int) {
+	c := s[0]
+	if c < 0x80 {
+		return 1, 1
+	}
+	var need int
+	lo, hi := byte(0x80), byte(0xBF)
+	switch {
+	case c >= 0xC2 && c <= 0xDF:
+		need = 1
+	case c == 0xE0:
+		need, lo = 2, 0xA0
+	case c >= 0xE1 && c <= 0xEC, c == 0xEE, c == 0xEF:
+		need = 2
+	case c == 0xED:
+		need, hi = 2, 0x9F
+	case c == 0xF0:
+		need, lo = 3, 0x90
+	case c >= 0xF1 && c <= 0xF3:
+		need = 3
+	case c == 0xF4:
+		need, hi = 3, 0x8F
+	default:
+		return 1, 1 // a byte that cannot start a sequence
+	}
+	i := 1
+	for ; i <= need; i++ {
+		if i >= len(s) || s[i] < lo || s[i] > hi {
+			return i, 1 // the maximal subpart so far is one U+FFFD
+		}
+		lo, hi = 0x80, 0xBF
+	}
+	if need == 3 {
+		return 4, 2
+	}
+	return need + 1, 1
+}
+
+// SetOptions changes budget or disabled codes.
+func (d *Document) SetOptions(opts Options) {
+	d.opts = opts
+	d.report = nil
+}
+
+// Text returns the whole text (it joins the lines: O(size)).
+func (d *Document) Text() string { return strings.Join(d.lines, "\n") }
+
+// LineCount is the number of lines (split on '\n'; a trailing '\n' ends
+// with an empty last line, as editors show it).
+func (d *Document) LineCount() int { return len(d.lines) }
+
+// Line returns line i (0-based) without its '\n', or "" out of range.
+func (d *Document) Line(i int) string {
+	if i < 0 || i >= len(d.lines) {
+		return ""
+	}
+	return d.lines[i]
+}
+
+// LineResult is the verdict on line i (0-based); an empty line is Valid
+// with RoleNone (skipped by the runtime), and so is a line out of range.
+func (d *Document) LineResult(i int) line.Result {
+	if i < 0 || i >= len(d.results) {
+		return line.Result{}
+	}
+	return d.results[i]
+}
+
+// Report is the current analysis (computed lazily after edits, from the
+// cached line verdicts, without parsing). It equals Analyze's report on
+// Text().
+func (d *Document) Report() *Report {
+	if d.report != nil {
+		return d.report
+	}
+	c := newCollector(d.opts)
+	nonEmpty := 0
+	width := int64(len(d.lines) - 1) // the '\n's
+	for i, l := range d.lines {
+		if l == "" {
+			continue
+		}
+		nonEmpty++
+		r := &d.results[i]
+		width += int64(r.Width16)
+		if r.Verdict != line.Valid {
+			c.invalid = append(c.invalid, invalidLine{line: i + 1, runtimeLine: nonEmpty, verdict: r.Verdict, reason: r.Reason, span: r.Span})
+			continue
+		}
+		m := message(r, i+1, nil)
+		c.addMessage(&m)
+	}
+	c.rep.Lines = len(d.lines)
+	if d.lines[len(d.lines)-1] == "" {
+		c.rep.Lines-- // a text ending in '\n' (or empty) has no last line
+	}
+	c.rep.Width16 = width
+	d.report = c.finish()
+	return d.report
+}

@@ -1,0 +1,308 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf16"
+
+	"github.com/sessionls/sessionls/analysis/line"
+)
+
+// editUTF16 applies a ranged edit to valid UTF-8 text the slow, obvious way:
+// the whole text as UTF-16 units, positions counted line by line.
+func editUTF16(text string, r Range, repl string) string {
+	u := utf16.Encode([]rune(text))
+	abs := func(p Position) int {
+		ln, i := 0, 0
+		for ln < p.Line {
+			if u[i] == '\n' {
+				ln++
+			}
+			i++
+		}
+		return i + p.Character
+	}
+	s, e := abs(r.Start), abs(r.End)
+	out := append(append(append([]uint16{}, u[:s]...), utf16.Encode([]rune(repl))...), u[e:]...)
+	return string(utf16.Decode(out))
+}
+
+// randPos picks a position on a character boundary of valid UTF-8 text.
+func randPos(rng *rand.Rand, text string) Position {
+	lines := strings.Split(text, "\n")
+	ln := rng.IntN(len(lines))
+	u := utf16.Encode([]rune(lines[ln]))
+	var cuts []int
+	for i := 0; i <= len(u); i++ {
+		if i == len(u) || !utf16.IsSurrogate(rune(u[i])) || (u[i] >= 0xD800 && u[i] < 0xDC00) {
+			cuts = append(cuts, i)
+		}
+	}
+	return Position{Line: ln, Character: cuts[rng.IntN(len(cuts))]}
+}
+
+var insertions = []string{
+	"", "x", "\n", "\n\n", "😀", "é", `{"role":"user","content":"ok"}`, "}", "{", "\r\n",
+	"\n" + `{"role":"tool","content":"r","toolCallId":"a","isError":false}` + "\n",
+	`{"role":"assistant","content":"","toolCalls":[{"id":"a","name":"n","input":null}]}`,
+	`"toolCallId":"b"`, "世界\n🎉",
+}
+
+func TestDocumentRandomEdits(t *testing.T) {
+	parsers := []struct {
+		name  string
+		parse func([]byte) line.Result
+	}{{"fake", fakeParse}, {"line.Parse", line.Parse}}
+	for _, p := range parsers {
+		for seed := uint64(1); seed <= 30; seed++ {
+			rng := rand.New(rand.NewPCG(seed, 99))
+			e := newEngine()
+			e.parse = p.parse
+			text := strings.ReplaceAll(genText(seed, 12), "long", "lóng 😀")
+			opts := Options{Budget: int64(200 + rng.IntN(800))}
+			d := newDocument(e, text, opts)
+			for step := 0; step < 40; step++ {
+				var changes []Change
+				for range 1 + rng.IntN(3) {
+					a, b := randPos(rng, text), randPos(rng, text)
+					if b.Line < a.Line || (b.Line == a.Line && b.Character < a.Character) {
+						a, b = b, a
+					}
+					repl := insertions[rng.IntN(len(insertions))]
+					changes = append(changes, Change{Range: &Range{a, b}, Text: repl})
+					text = editUTF16(text, Range{a, b}, repl)
+				}
+				if rng.IntN(20) == 0 {
+					text = genText(seed+uint64(step)*100, 8)
+					changes = append(changes, Change{Text: text})
+				}
+				if err := d.Apply(changes); err != nil {
+					t.Fatalf("%s seed %d step %d: %v", p.name, seed, step, err)
+				}
+				if got := d.Text(); got != text {
+					t.Fatalf("%s seed %d step %d: text\n%q\nwant\n%q", p.name, seed, step, got, text)
+				}
+				want := newDocument(e, text, opts).Report()
+				if got := d.Report(); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s seed %d step %d: report after edits differs from a fresh document's", p.name, seed, step)
+				}
+				if want := e.analyze([]byte(text), opts); !reflect.DeepEqual(d.Report(), want) {
+					t.Fatalf("%s seed %d step %d: document report differs from Analyze's", p.name, seed, step)
+				}
+			}
+		}
+	}
+}
+
+func TestDocumentBadEdits(t *testing.T) {
+	text := jU() + "\n" + `{"role":"user","content":"😀"}` + "\n"
+	d := NewDocument(text, Options{Budget: 1000})
+	before := d.Report()
+	ok := Change{Range: &Range{Position{0, 0}, Position{0, 1}}, Text: "["}
+	tests := []struct {
+		name    string
+		changes []Change
+	}{
+		{"line past the end", []Change{{Range: &Range{Position{5, 0}, Position{5, 0}}, Text: "x"}}},
+		{"line count with a character", []Change{{Range: &Range{Position{3, 1}, Position{3, 1}}, Text: "x"}}},
+		{"negative line", []Change{{Range: &Range{Position{-1, 0}, Position{0, 0}}, Text: "x"}}},
+		{"character past the end of the line", []Change{{Range: &Range{Position{0, 0}, Position{0, len(jU()) + 1}}, Text: "x"}}},
+		{"negative character", []Change{{Range: &Range{Position{0, -1}, Position{0, 0}}, Text: "x"}}},
+		{"inside a surrogate pair", []Change{{Range: &Range{Position{1, 27}, Position{1, 27}}, Text: "x"}}},
+		{"end before start", []Change{{Range: &Range{Position{1, 3}, Position{0, 5}}, Text: "x"}}},
+		{"end before start on a line", []Change{{Range: &Range{Position{0, 5}, Position{0, 3}}, Text: "x"}}},
+		{"a good change, then a bad one: both undone", []Change{ok, {Range: &Range{Position{9, 0}, Position{9, 0}}}}},
+		{"good, full replacement, bad", []Change{ok, {Text: "zzz"}, ok, {Range: &Range{Position{0, 9}, Position{0, 9}}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := d.Apply(tt.changes)
+			if !errors.Is(err, ErrInvalidPosition) {
+				t.Fatalf("err = %v, want ErrInvalidPosition", err)
+			}
+			if d.Text() != text || !reflect.DeepEqual(d.Report(), before) {
+				t.Fatalf("a failed Apply changed the document: %q", d.Text())
+			}
+		})
+	}
+}
+
+func TestDocumentPositions(t *testing.T) {
+	// Each edit inserts "|" at a position of line 0 and checks the result.
+	tests := []struct {
+		name string
+		line string
+		char int
+		want string
+	}{
+		{"start", "abc", 0, "|abc"},
+		{"end", "abc", 3, "abc|"},
+		{"after an astral character", "😀x", 2, "😀|x"},
+		{"after two-byte and three-byte", "é世x", 2, "é世|x"},
+		{"after a lone continuation byte (one U+FFFD)", "\x80x", 1, "\x80|x"},
+		{"a truncated 3-byte sequence is one U+FFFD", "\xe4\xb8x", 1, "\xe4\xb8|x"},
+		{"a truncated 4-byte sequence is one U+FFFD", "\xf0\x9f\x98x", 1, "\xf0\x9f\x98|x"},
+		{"an encoded surrogate is three U+FFFD", "\xed\xa0\x80x", 3, "\xed\xa0\x80|x"},
+		{"overlong is two U+FFFD", "\xc0\xafx", 2, "\xc0\xaf|x"},
+		{"CR is a character", "ab\r", 3, "ab\r|"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := NewDocument(tt.line+"\nnext", Options{})
+			if err := d.Apply([]Change{{Range: &Range{Position{0, tt.char}, Position{0, tt.char}}, Text: "|"}}); err != nil {
+				t.Fatal(err)
+			}
+			if got := d.Line(0); got != tt.want {
+				t.Fatalf("line = %q, want %q", got, tt.want)
+			}
+		})
+	}
+	// The end of the text as {LineCount, 0}.
+	d := NewDocument("a\nb", Options{})
+	if err := d.Apply([]Change{{Range: &Range{Position{1, 0}, Position{2, 0}}, Text: "c"}}); err != nil {
+		t.Fatal(err)
+	}
+	if d.Text() != "a\nc" {
+		t.Fatalf("text = %q", d.Text())
+	}
+}
+
+func TestDecode16MatchesLineWidth(t *testing.T) {
+	// Column counting here and line.Parse's Width16 are written separately;
+	// both must count like node's UTF-8 decoder.
+	rng := rand.New(rand.NewPCG(5, 5))
+	alphabet := []string{"a", "é", "世", "😀", "\x80", "\xbf", "\xc0", "\xc2", "\xe0", "\xe0\xa0", "\xed", "\xed\xa0\x80", "\xf0", "\xf0\x9f", "\xf0\x9f\x98", "\xf4\x90", "\xf5", "\xff", "\r", " "}
+	for i := 0; i < 3000; i++ {
+		var b strings.Builder
+		for range rng.IntN(12) + 1 {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		s := b.String()
+		units := 0
+		for j := 0; j < len(s); {
+			w, n := decode16(s[j:])
+			j += w
+			units += n
+		}
+		if want := line.Parse([]byte(s)).Width16; units != want {
+			t.Fatalf("%q: %d UTF-16 units, line.Parse's Width16 says %d", s, units, want)
+		}
+	}
+}
+
+func TestDocumentBasics(t *testing.T) {
+	text := jU() + "\n\n{\n"
+	d := NewDocument(text, Options{})
+	if d.LineCount() != 4 || d.Line(0) != jU() || d.Line(3) != "" || d.Line(4) != "" || d.Line(-1) != "" {
+		t.Fatalf("LineCount=%d lines %q %q", d.LineCount(), d.Line(0), d.Line(3))
+	}
+	if r := d.LineResult(1); r.Verdict != line.Valid || r.Role != line.RoleNone {
+		t.Fatalf("empty line result = %+v", r)
+	}
+	if r := d.LineResult(2); r.Verdict != line.InvalidJSON {
+		t.Fatalf("line 2 result = %+v", r)
+	}
+	if r := d.LineResult(99); r.Verdict != line.Valid || r.Role != line.RoleNone {
+		t.Fatalf("out of range result = %+v", r)
+	}
+	rep := d.Report()
+	if rep != d.Report() {
+		t.Fatal("Report is recomputed without an edit")
+	}
+	if rep.FirstInvalidLine != 3 || rep.Lines != 3 {
+		t.Fatalf("FirstInvalidLine=%d Lines=%d", rep.FirstInvalidLine, rep.Lines)
+	}
+	// Full replacement.
+	if err := d.Apply([]Change{{Text: jU()}}); err != nil {
+		t.Fatal(err)
+	}
+	if rep2 := d.Report(); rep2 == rep || !rep2.Loads() || rep2.Lines != 1 || d.LineCount() != 1 {
+		t.Fatalf("after full replacement: Loads=%v Lines=%d", rep2.Loads(), rep2.Lines)
+	}
+	// SetOptions recomputes.
+	d.SetOptions(Options{Budget: 1})
+	if d.Report().CutoffErr == nil {
+		t.Fatal("budget 1 gave no cutoff error")
+	}
+	// Empty document.
+	d = NewDocument("", Options{})
+	if d.LineCount() != 1 || d.Report().Lines != 0 || d.Text() != "" {
+		t.Fatalf("empty document: LineCount=%d Lines=%d", d.LineCount(), d.Report().Lines)
+	}
+}
+
+func TestReportHelpers(t *testing.T) {
+	text := strings.Join([]string{jU(), "", jA("a"), jU(), jT("a"), "{", jU()}, "\n")
+	r := Analyze([]byte(text), Options{Budget: 10_000})
+	for _, c := range []struct {
+		ln, idx int
+		ok      bool
+	}{{1, 0, true}, {2, 0, false}, {3, 1, true}, {5, 3, true}, {6, 0, false}, {7, 4, true}, {8, 0, false}, {0, 0, false}} {
+		idx, ok := r.MessageAtLine(c.ln)
+		if ok != c.ok || (ok && idx != c.idx) {
+			t.Errorf("MessageAtLine(%d) = %d, %v; want %d, %v", c.ln, idx, ok, c.idx, c.ok)
+		}
+	}
+	if r.LineOfMessage(3) != 5 || r.LineOfMessage(9) != 0 {
+		t.Errorf("LineOfMessage wrong")
+	}
+	wantUnit := []int{0, 1, 1, 1, 2}
+	for i, w := range wantUnit {
+		if got := r.UnitOfMessage(i); got != w {
+			t.Errorf("UnitOfMessage(%d) = %d, want %d", i, got, w)
+		}
+	}
+	if r.UnitOfMessage(5) != -1 || r.UnitOfMessage(-1) != -1 {
+		t.Errorf("UnitOfMessage out of range")
+	}
+	if r.Kept(0) {
+		t.Error("a file that does not load has no kept messages")
+	}
+	r = Analyze([]byte(strings.ReplaceAll(text, "{\n", "")), Options{Budget: int64(len(jA("a"))+len(jU())+len(jT("a"))+len(jU())) + 4})
+	if r.Cutoff == nil || r.Kept(0) || !r.Kept(1) || !r.Kept(4) || r.Kept(5) {
+		t.Errorf("Kept: cutoff %+v", r.Cutoff)
+	}
+}
+
+func FuzzDocumentEdits(f *testing.F) {
+	f.Add(jU()+"\n"+jA("a")+"\n"+jT("a")+"\n", []byte{0, 5, 1, 3, 2})
+	f.Add("😀\n\xe4\xb8\n{", []byte{1, 1, 0, 2, 9, 4})
+	f.Add("", []byte{0, 0, 0, 0, 6})
+	f.Add("\r\n\r\n", []byte{1, 0, 1, 1, 1})
+	f.Fuzz(func(t *testing.T, text string, ops []byte) {
+		d := NewDocument(text, Options{Budget: 500})
+		for len(ops) >= 5 {
+			op := ops[:5]
+			ops = ops[5:]
+			r := Range{
+				Start: Position{int(op[0] % 8), int(op[1] % 40)},
+				End:   Position{int(op[2] % 8), int(op[3] % 40)},
+			}
+			before := d.Text()
+			err := d.Apply([]Change{{Range: &r, Text: insertions[int(op[4])%len(insertions)]}})
+			if err != nil {
+				if !errors.Is(err, ErrInvalidPosition) {
+					t.Fatalf("error %v does not wrap ErrInvalidPosition", err)
+				}
+				if d.Text() != before {
+					t.Fatal("a failed Apply changed the text")
+				}
+			}
+			want := Analyze([]byte(d.Text()), Options{Budget: 500})
+			if got := d.Report(); !reflect.DeepEqual(got, want) {
+				t.Fatalf("report after %v differs from Analyze on the text %q", r, d.Text())
+			}
+		}
+	})
+}
+
+func ExampleDocument() {
+	d := NewDocument(`{"role":"user","content":"hi"}`+"\n", Options{})
+	_ = d.Apply([]Change{{Range: &Range{Position{0, 26}, Position{0, 28}}, Text: "hello"}})
+	fmt.Println(d.Line(0), d.Report().Loads())
+	// Output: {"role":"user","content":"hello"} true
+}
