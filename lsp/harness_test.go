@@ -180,7 +180,18 @@ func startHarness(t *testing.T, opts harnessOptions) *harness {
 		}
 		return jsonrpc2.MethodNotFoundHandler(ctx, reply, req)
 	}
-	conn.Go(ctx, protocol.Handlers(protocol.ClientHandler(tc, extra)))
+	// No AsyncHandler: the client handles each message on its read loop, so
+	// a notification is recorded before any later response is delivered.
+	// The handler never returns an error: jsonrpc2 v0.10.0's conn stores a
+	// handler error and a later read error in one atomic.Value, and panics
+	// when their types differ.
+	clientHandler := protocol.ClientHandler(tc, extra)
+	conn.Go(ctx, func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		if err := clientHandler(ctx, reply, req); err != nil {
+			t.Logf("client handling %s: %v", req.Method(), err)
+		}
+		return nil
+	})
 	h := &harness{
 		t: t, ctx: ctx, conn: conn, client: tc, code: code,
 		server: protocol.ServerDispatcher(conn, logger.Named("client")),

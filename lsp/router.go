@@ -102,8 +102,17 @@ func (r *router) shutDown() bool {
 	return r.state == stateShutdown
 }
 
-// handle is the jsonrpc2.Handler given to the connection.
+// handle is the jsonrpc2.Handler given to the connection. It never
+// returns an error: jsonrpc2 v0.10.0's connection treats one as fatal, and
+// stores it where a later read error of another type makes it panic.
 func (r *router) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	if err := r.dispatch(ctx, reply, req); err != nil {
+		r.logger.Warn("replying", zap.String("method", req.Method()), zap.Error(err))
+	}
+	return nil
+}
+
+func (r *router) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 	method := req.Method()
 	call, isCall := req.(*jsonrpc2.Call)
 
