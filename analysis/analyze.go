@@ -189,6 +189,7 @@ func newCollector(opts Options) *collector {
 // add takes the next run of lines. t may be reused afterwards.
 func (c *collector) add(t *tally) {
 	off := c.rep.Lines
+	c.reserve(len(t.msgs), 0)
 	for i := range t.msgs {
 		m := &t.msgs[i]
 		m.Line += off
@@ -202,6 +203,19 @@ func (c *collector) add(t *tally) {
 	c.rep.Lines += t.lines
 	c.nonEmpty += t.nonEmpty
 	c.rep.Width16 += t.width16
+}
+
+// reserve sizes the collector for msgs more messages declaring calls call
+// ids, when the caller knows (appending to large slices grows them by a
+// quarter at a time, copying all of it each time).
+func (c *collector) reserve(msgs, calls int) {
+	c.nodes = slices.Grow(c.nodes, msgs)
+	if !c.opts.SkipMessages {
+		c.rep.Messages = slices.Grow(c.rep.Messages, msgs)
+	}
+	if c.link.decls == nil && calls > 0 {
+		c.link.decls = make(map[string]decl, calls)
+	}
 }
 
 // addMessage takes the next valid message, with its final line number.

@@ -317,6 +317,14 @@ func (d *Document) Report() *Report {
 		return d.report
 	}
 	c := newCollector(d.opts)
+	msgs, calls := 0, 0
+	for i := range d.results {
+		if r := &d.results[i]; r.Verdict == line.Valid && r.Role != line.RoleNone {
+			msgs++
+			calls += len(r.Calls)
+		}
+	}
+	c.reserve(msgs, calls)
 	nonEmpty := 0
 	width := int64(len(d.lines) - 1) // the '\n's
 	for i, l := range d.lines {
