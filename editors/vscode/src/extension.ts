@@ -43,7 +43,7 @@ function readSettings(): InitOptions {
   return {
     budget: typeof budget === "number" && budget > 0 ? budget : null,
     checks: cfg.get<string[]>("checks", []) ?? [],
-    files: cfg.get<string[]>("files", []) ?? [],
+    files: cfg.get<string[]>("files", ["**/*.jsonl"]) ?? ["**/*.jsonl"],
   };
 }
 
@@ -52,9 +52,12 @@ function documentSelector(files: string[]): DocumentSelector {
     { language: "jsonl" },
     { scheme: "file", pattern: "**/*.jsonl" },
   ];
+  const seen = new Set(["**/*.jsonl"]);
   for (const glob of files) {
-    if (typeof glob === "string" && glob.trim() !== "") {
-      selector.push({ scheme: "file", pattern: glob.trim() });
+    const g = typeof glob === "string" ? glob.trim() : "";
+    if (g !== "" && !seen.has(g)) {
+      seen.add(g);
+      selector.push({ scheme: "file", pattern: g });
     }
   }
   return selector;

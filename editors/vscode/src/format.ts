@@ -5,8 +5,9 @@
 export interface SessionStatus {
   budget: number | null;
   totalChars: number;
-  keptChars: number;
-  firstKeptLine: number;
+  /** null without a cutoff (no budget, the file does not load, or the budget is too small). */
+  keptChars: number | null;
+  firstKeptLine: number | null;
   messages: number;
   loads: boolean;
   error?: string | null;
@@ -22,12 +23,20 @@ export function plural(n: number, one: string, many: string): string {
   return `${formatCount(n)} ${n === 1 ? one : many}`;
 }
 
-/** The status bar text: `✂ 7,912 / 8,000` or `✂ 12,345 chars · no budget`. */
+/**
+ * The status bar text: `✂ 7,912 / 8,000` (kept / budget),
+ * `✂ 12,345 chars · no budget`, `✂ 12,345 chars · does not load` (a budget
+ * but the runtime refuses the file) or `✂ 12,345 / 100 · over budget` (the
+ * budget cannot hold the newest unit).
+ */
 export function statusText(s: SessionStatus): string {
   if (s.budget === null || s.budget === undefined) {
     return `✂ ${formatCount(s.totalChars)} chars · no budget`;
   }
-  if (s.error) {
+  if (!s.loads) {
+    return `✂ ${formatCount(s.totalChars)} chars · does not load`;
+  }
+  if (s.error || s.keptChars === null || s.keptChars === undefined) {
     return `✂ ${formatCount(s.totalChars)} / ${formatCount(s.budget)} · over budget`;
   }
   return `✂ ${formatCount(s.keptChars)} / ${formatCount(s.budget)}`;
@@ -38,18 +47,18 @@ export function statusTooltip(s: SessionStatus): string {
   const lines: string[] = [];
   lines.push(`${plural(s.messages, "message", "messages")}, ${plural(s.totalChars, "char", "chars")} in all`);
   if (s.budget !== null && s.budget !== undefined) {
-    if (s.error) {
-      lines.push(`Budget ${formatCount(s.budget)}: ${s.error}`);
-    } else {
+    if (s.keptChars !== null && s.keptChars !== undefined && !s.error) {
       lines.push(
         `Budget ${formatCount(s.budget)} keeps ${plural(s.keptChars, "char", "chars")} from line ${s.firstKeptLine}`,
       );
+    } else {
+      lines.push(`Budget ${formatCount(s.budget)}: ${s.error ?? "no cutoff"}`);
     }
   } else if (s.error) {
     lines.push(s.error);
   }
   if (!s.loads) {
-    lines.push("The agent runtime will refuse to load this file (see Problems).");
+    lines.push("The agent runtime refuses to load this file (see Problems).");
   }
   lines.push("Click to set the context budget.");
   return lines.join("\n");

@@ -15,7 +15,8 @@ log() { printf '[setup %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 need_apt=()
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v rg >/dev/null 2>&1 || need_apt+=(ripgrep)
-for pkg in libkrb5-dev libxkbfile-dev libsecret-1-dev; do
+# The emoji font only makes the screenshots honest (demo.jsonl has emoji).
+for pkg in libkrb5-dev libxkbfile-dev libsecret-1-dev fonts-noto-color-emoji; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need_apt+=("$pkg")
 done
 if ((${#need_apt[@]})); then
@@ -28,7 +29,7 @@ if ((${#need_apt[@]})); then
   # Another apt run (another test) may hold the lock: wait for it.
   apt-get -o DPkg::Lock::Timeout=600 update -qq >&2
   apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
-    chromium ripgrep libkrb5-dev libxkbfile-dev libsecret-1-dev fonts-liberation >&2
+    "${need_apt[@]}" >&2
 fi
 
 if [[ ! -f "$CS_ROOT/.complete" ]]; then
@@ -41,9 +42,8 @@ if [[ ! -f "$CS_ROOT/.complete" ]]; then
     # steps by hand instead (see shared/notes/real-clients.md).
     echo '{"name":"sessionls-code-server","private":true}' >package.json
     npm install --no-audit --no-fund --ignore-scripts "code-server@$CODE_SERVER_VERSION" >&2
-    cd node_modules/code-server
     (
-      cd lib/vscode
+      cd node_modules/code-server/lib/vscode
       npm install --no-audit --no-fund --omit=dev --ignore-scripts >&2
       mkdir -p node_modules/@vscode/ripgrep/bin
       ln -sf "$(command -v rg)" node_modules/@vscode/ripgrep/bin/rg
@@ -55,6 +55,10 @@ if [[ ! -f "$CS_ROOT/.complete" ]]; then
     )
     npm rebuild argon2 >&2
   )
+  if ! node "$CS_ROOT/node_modules/code-server/out/node/entry.js" --config "$CS_ROOT/unused-config.yaml" --version >&2; then
+    log "code-server $CODE_SERVER_VERSION does not run after the install (see above)"
+    exit 1
+  fi
   touch "$CS_ROOT/.complete"
 fi
 

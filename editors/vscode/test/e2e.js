@@ -1,0 +1,500 @@
+#!/usr/bin/env node
+// Drives a real VS Code (code-server in headless Chromium) with the sessionls
+// extension installed, and checks what a person would see against what the
+// sessionls CLI computes for the same text. Started by run.sh, which passes:
+//   E2E_URL        code-server's address, e.g. http://127.0.0.1:41234/
+//   E2E_WORKSPACE  the workspace folder (holds demo.jsonl and clean.jsonl)
+//   E2E_OUT        where screenshots and scratch files go
+//   SESSIONLS_BIN  the sessionls binary (the same one the .vsix bundles)
+//   CHROMIUM       the browser (default /usr/bin/chromium)
+"use strict";
+
+const { spawnSync } = require("child_process");
+const fs = require("fs");
+const path = require("path");
+const puppeteer = require("puppeteer-core");
+
+const env = (name, fallback) => {
+  const v = process.env[name] ?? fallback;
+  if (v === undefined || v === "") {
+    throw new Error(`${name} is not set (run this through test/run.sh)`);
+  }
+  return v;
+};
+const URL_BASE = env("E2E_URL");
+const WORKSPACE = env("E2E_WORKSPACE");
+const OUT = env("E2E_OUT");
+const BIN = env("SESSIONLS_BIN");
+const CHROMIUM = env("CHROMIUM", "/usr/bin/chromium");
+const STEP_TIMEOUT_MS = Number(process.env.E2E_STEP_TIMEOUT_MS || 30000);
+const TOTAL_TIMEOUT_MS = Number(process.env.E2E_TOTAL_TIMEOUT_MS || 240000);
+
+const t0 = Date.now();
+const log = (...a) => console.log(`[e2e +${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// ---------------------------------------------------------------- expected
+
+function runCli(args) {
+  const r = spawnSync(BIN, args, { encoding: "utf8" });
+  if (r.error) {
+    throw new Error(`running ${BIN} ${args.join(" ")}: ${r.error.message}`);
+  }
+  // 0 clean, 1 findings or a refused file, 2 usage or I/O error.
+  if (r.status !== 0 && r.status !== 1) {
+    throw new Error(`${BIN} ${args.join(" ")} exited ${r.status}: ${r.stderr.trim()}`);
+  }
+  try {
+    return JSON.parse(r.stdout);
+  } catch (err) {
+    throw new Error(`${BIN} ${args.join(" ")} printed no JSON (${err.message}): ${r.stdout.slice(0, 300)}`);
+  }
+}
+
+const checkJSON = (file) => runCli(["check", "--format", "json", file]);
+const budgetJSON = (file, n) => runCli(["budget", "--max-chars", String(n), "--format", "json", file]);
+
+const fmt = (n) => new Intl.NumberFormat("en-US").format(n);
+const plural = (n, one, many) => `${fmt(n)} ${n === 1 ? one : many}`;
+const lineRange = (a, b) => (a === b ? `line ${a}` : `lines ${a}–${b}`);
+const isLoadError = (f) => f.severity === "error" && (f.code === "invalid-json" || f.code === "invalid-record");
+
+/**
+ * The facts about one text, from the CLI. For a file the runtime refuses,
+ * `budget` reports no units; the server still shows the units of the valid
+ * lines, which are exactly the units of the same file with the invalid lines
+ * blanked (blank lines are skipped and lines keep their physical numbers).
+ */
+function factsFor(name, text, budget) {
+  const dir = path.join(OUT, "cli");
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, text);
+  const findings = checkJSON(file);
+  const invalid = new Set(findings.filter(isLoadError).map((f) => f.line));
+  let unitsFile = file;
+  if (invalid.size > 0) {
+    const lines = text.split("\n").map((l, i) => (invalid.has(i + 1) ? "" : l));
+    unitsFile = path.join(dir, `valid-lines-of-${name}`);
+    fs.writeFileSync(unitsFile, lines.join("\n"));
+  }
+  const all = budgetJSON(unitsFile, 1e15);
+  if (all.error) {
+    throw new Error(`budget on the valid lines of ${name} failed: ${all.error}`);
+  }
+  const withBudget = budget ? budgetJSON(file, budget) : null;
+  return { findings, invalidLines: [...invalid].sort((a, b) => a - b), units: all.units, totalChars: all.totalChars, messages: all.messages, withBudget };
+}
+
+/** The lenses the server should show: Map line → sorted titles. */
+function expectedLenses(facts, budget) {
+  const out = new Map();
+  const add = (line, title) => out.set(line, [...(out.get(line) || []), title]);
+  const units = facts.units;
+  let fromNewest = 0;
+  const from = new Array(units.length);
+  for (let i = units.length - 1; i >= 0; i--) {
+    fromNewest += units[i].chars;
+    from[i] = fromNewest;
+  }
+  if (!budget) {
+    add(1, `Σ ${fmt(facts.totalChars)} chars · ${plural(facts.messages, "message", "messages")} · set a context budget`);
+  } else if (facts.invalidLines.length > 0) {
+    add(1, `✂ budget ${fmt(budget)}: the file does not load (line ${facts.invalidLines[0]} is invalid)`);
+  } else if (facts.withBudget.error) {
+    const l = units.length ? units[units.length - 1].startLine : 1;
+    add(l, `✂ budget ${fmt(budget)}: ${facts.withBudget.error}`);
+  } else {
+    const c = facts.withBudget.cutoff;
+    const last = units.length ? units[units.length - 1].endLine : c.firstKeptLine;
+    // The messages of the units above the cut (blank lines are not messages).
+    const trimmed = units.filter((u) => u.startLine < c.firstKeptLine).reduce((n, u) => n + u.messages, 0);
+    add(
+      c.firstKeptLine,
+      `✂ budget ${fmt(budget)} · keeps ${lineRange(c.firstKeptLine, last)} · ${fmt(c.keptChars)} chars · ` +
+        `${plural(trimmed, "message", "messages")} above trimmed`,
+    );
+  }
+  units.forEach((u, i) => {
+    add(u.startLine, `${fmt(u.chars)} chars · ${plural(u.messages, "message", "messages")} · ${fmt(from[i])} from newest`);
+  });
+  for (const [k, v] of out) {
+    out.set(k, v.sort());
+  }
+  return out;
+}
+
+function expectedStatus(facts, budget) {
+  if (!budget) {
+    return `✂ ${fmt(facts.totalChars)} chars · no budget`;
+  }
+  if (facts.invalidLines.length > 0) {
+    return `✂ ${fmt(facts.totalChars)} chars · does not load`;
+  }
+  if (facts.withBudget.error) {
+    return `✂ ${fmt(facts.totalChars)} / ${fmt(budget)} · over budget`;
+  }
+  return `✂ ${fmt(facts.withBudget.cutoff.keptChars)} / ${fmt(budget)}`;
+}
+
+/** Error and warning lines, as squiggles should mark them. */
+function expectedSquiggles(findings) {
+  const lines = (sev) => [...new Set(findings.filter((f) => f.severity === sev).map((f) => f.line))].sort((a, b) => a - b);
+  return { error: lines("error"), warning: lines("warning") };
+}
+
+// ---------------------------------------------------------------- the page
+
+/** Reads the active editor: line tops, lenses by line, squiggle lines. */
+async function readEditor(page) {
+  return page.evaluate(() => {
+    const group = document.querySelector(".editor-group-container.active") || document;
+    const editor = group.querySelector(".editor-instance .monaco-editor") || group.querySelector(".monaco-editor");
+    if (!editor) {
+      return null;
+    }
+    const nums = [...editor.querySelectorAll(".margin-view-overlays .line-numbers")]
+      .map((e) => ({ line: Number(e.textContent.trim()), top: e.getBoundingClientRect().top, h: e.getBoundingClientRect().height }))
+      .filter((n) => Number.isFinite(n.line) && n.line > 0)
+      .sort((a, b) => a.top - b.top);
+    const lineAt = (top) => {
+      let best = null;
+      for (const n of nums) {
+        if (Math.abs(n.top - top) < n.h / 2 && (!best || Math.abs(n.top - top) < Math.abs(best.top - top))) {
+          best = n;
+        }
+      }
+      return best ? best.line : null;
+    };
+    // A lens sits in a view zone just above its line: its line is the first
+    // line whose top is at or below the lens's bottom.
+    const lineBelow = (bottom) => {
+      const n = nums.find((x) => x.top >= bottom - 3);
+      return n ? n.line : null;
+    };
+    const lenses = {};
+    for (const d of editor.querySelectorAll(".codelens-decoration")) {
+      const r = d.getBoundingClientRect();
+      const titles = [...d.children].map((c) => c.textContent.replace(/\u00a0/g, " ").trim()).filter((t) => t !== "" && t !== "|");
+      if (titles.length === 0) {
+        continue;
+      }
+      const line = lineBelow(r.bottom);
+      lenses[line] = [...(lenses[line] || []), ...titles];
+    }
+    const squiggles = { error: [], warning: [], info: [] };
+    for (const sev of Object.keys(squiggles)) {
+      const set = new Set();
+      for (const s of editor.querySelectorAll(`.view-overlays .squiggly-${sev}`)) {
+        const r = s.getBoundingClientRect();
+        const l = lineAt(r.top + r.height / 2 - 9) ?? lineAt(r.top);
+        set.add(l);
+      }
+      squiggles[sev] = [...set].sort((a, b) => a - b);
+    }
+    return { lenses, squiggles, lines: nums.length };
+  });
+}
+
+async function statusBarText(page) {
+  return page.evaluate(() => {
+    const items = [...document.querySelectorAll(".statusbar-item")].filter((e) => e.offsetParent !== null);
+    const ours = items.find((e) => (e.id || "").includes("sessionls.status")) || items.find((e) => e.textContent.includes("✂"));
+    return ours ? ours.textContent.replace(/\s+/g, " ").trim() : null;
+  });
+}
+
+async function problemsText(page) {
+  return page.evaluate(() => {
+    const panel = document.querySelector(".markers-panel");
+    if (!panel) {
+      return null;
+    }
+    return [...panel.querySelectorAll(".monaco-list-row")].map((r) => r.textContent.replace(/\s+/g, " ").trim()).join("\n");
+  });
+}
+
+/** Polls check() until it returns {ok: true}; fails with its last detail. */
+async function waitUntil(what, check, timeout = STEP_TIMEOUT_MS) {
+  const end = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      last = await check();
+    } catch (err) {
+      last = { ok: false, detail: `error: ${err.message}` };
+    }
+    if (last.ok) {
+      log(`ok: ${what}`);
+      return last;
+    }
+    if (Date.now() > end) {
+      throw new Error(`timed out after ${timeout / 1000}s waiting for ${what}\n${last.detail}`);
+    }
+    await sleep(250);
+  }
+}
+
+const sameLenses = (want, got) => {
+  const w = [...want.entries()].map(([l, t]) => `line ${l}: ${t.join(" | ")}`).sort();
+  const g = Object.entries(got)
+    .map(([l, t]) => `line ${l}: ${[...t].sort().join(" | ")}`)
+    .sort();
+  return { ok: JSON.stringify(w) === JSON.stringify(g), detail: `want:\n  ${w.join("\n  ")}\ngot:\n  ${g.join("\n  ")}` };
+};
+
+async function chord(page, ...keys) {
+  for (const k of keys.slice(0, -1)) {
+    await page.keyboard.down(k);
+  }
+  await page.keyboard.press(keys[keys.length - 1]);
+  for (const k of keys.slice(0, -1).reverse()) {
+    await page.keyboard.up(k);
+  }
+}
+
+/** True when the quick input holds exactly `typed` and its focused row is `text`. */
+async function quickInputReady(page, typed, text) {
+  return page.evaluate(
+    (typed, t) => {
+      const w = document.querySelector(".quick-input-widget");
+      if (!w || w.style.display === "none") {
+        return false;
+      }
+      const input = w.querySelector(".quick-input-box input");
+      const value = input ? input.value.replace(/^>\s*/, "") : "";
+      const row = w.querySelector(".monaco-list-row.focused");
+      return value === typed && !!row && (row.getAttribute("aria-label") || row.textContent).includes(t);
+    },
+    typed,
+    text,
+  );
+}
+
+async function openFile(page, name) {
+  await chord(page, "Control", "KeyP");
+  await page.waitForSelector(".quick-input-widget .quick-input-box input", { visible: true });
+  await page.keyboard.type(name);
+  await waitUntil(`quick open selects ${name}`, async () => ({ ok: await quickInputReady(page, name, name), detail: "" }));
+  await page.keyboard.press("Enter");
+  await waitUntil(`${name} is the active editor`, async () => {
+    const title = await page.evaluate(() => document.querySelector(".tabs-container .tab.active")?.getAttribute("aria-label") || "");
+    return { ok: title.includes(name), detail: `active tab: ${title}` };
+  });
+}
+
+async function runCommand(page, title) {
+  await page.keyboard.press("F1");
+  await page.waitForSelector(".quick-input-widget .quick-input-box input", { visible: true });
+  await page.keyboard.type(title);
+  await waitUntil(`the command palette selects "${title}"`, async () => ({ ok: await quickInputReady(page, title, title), detail: "" }));
+  await page.keyboard.press("Enter");
+}
+
+async function goToLine(page, line) {
+  await chord(page, "Control", "KeyG");
+  await page.waitForSelector(".quick-input-widget .quick-input-box input", { visible: true });
+  await page.keyboard.type(String(line));
+  await sleep(200);
+  await page.keyboard.press("Enter");
+  await sleep(200);
+}
+
+let shotNo = 0;
+async function screenshot(page, name) {
+  const file = path.join(OUT, `${String(++shotNo).padStart(2, "0")}-${name}.png`);
+  await page.screenshot({ path: file });
+  log(`screenshot ${file}`);
+  return file;
+}
+
+// ---------------------------------------------------------------- the test
+
+async function checkEditor(page, label, facts, budget) {
+  const lenses = expectedLenses(facts, budget);
+  await waitUntil(`${label}: code lenses`, async () => sameLenses(lenses, (await readEditor(page)).lenses));
+  const want = expectedSquiggles(facts.findings);
+  await waitUntil(`${label}: error and warning squiggles on lines ${JSON.stringify(want)}`, async () => {
+    const got = (await readEditor(page)).squiggles;
+    const ok = JSON.stringify(got.error) === JSON.stringify(want.error) && JSON.stringify(got.warning) === JSON.stringify(want.warning);
+    return { ok, detail: `want ${JSON.stringify(want)}\ngot ${JSON.stringify(got)}` };
+  });
+  const status = expectedStatus(facts, budget);
+  await waitUntil(`${label}: status bar "${status}"`, async () => {
+    const got = await statusBarText(page);
+    return { ok: got === status, detail: `want ${JSON.stringify(status)}\ngot  ${JSON.stringify(got)}` };
+  });
+}
+
+async function main() {
+  const demoPath = path.join(WORKSPACE, "demo.jsonl");
+  const demoText = fs.readFileSync(demoPath, "utf8");
+  const cleanText = fs.readFileSync(path.join(WORKSPACE, "clean.jsonl"), "utf8");
+
+  // The edit the test types into demo.jsonl: it makes the file load.
+  const demoLines = demoText.split("\n");
+  const check0 = checkJSON(demoPath);
+  const loadErrors = check0.filter(isLoadError);
+  if (loadErrors.length === 0) {
+    throw new Error("demo.jsonl was expected to have invalid lines (the test fixes them in the editor)");
+  }
+  const fixed = demoLines.slice();
+  for (const f of loadErrors) {
+    fixed[f.line - 1] = '{"role":"user","content":"This line was fixed in the editor."}';
+  }
+  const fixedText = fixed.join("\n");
+
+  // A budget that cuts the fixed demo in the middle of its units.
+  const fixedAll = factsFor("demo-fixed.jsonl", fixedText, 0);
+  const units = fixedAll.units;
+  if (units.length < 3) {
+    throw new Error(`the fixed demo has ${units.length} units; the test needs 3 or more`);
+  }
+  let acc = 0;
+  const from = units.map((u) => u.chars).reverse().map((c) => (acc += c)).reverse();
+  const k = Math.floor(units.length / 2);
+  const budget = from[k] + Math.floor(units[k - 1].chars / 2);
+
+  const demoNoBudget = factsFor("demo.jsonl", demoText, 0);
+  const demoBudget = factsFor("demo.jsonl", demoText, budget);
+  const cleanBudget = factsFor("clean.jsonl", cleanText, budget);
+  const fixedBudget = factsFor("demo-fixed.jsonl", fixedText, budget);
+  if (!fixedBudget.withBudget.cutoff) {
+    throw new Error(`budget ${budget} does not cut the fixed demo: ${JSON.stringify(fixedBudget.withBudget)}`);
+  }
+  log(`budget ${budget}; the CLI cuts the fixed demo at line ${fixedBudget.withBudget.cutoff.firstKeptLine}`);
+
+  const browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    userDataDir: process.env.E2E_PROFILE || path.join(OUT, "chromium-profile"),
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--disable-dev-shm-usage",
+      "--lang=en-US",
+    ],
+    defaultViewport: { width: 1500, height: 900 },
+  });
+  browserProcess = browser.process();
+  const consoleErrors = [];
+  let page;
+  try {
+    page = await browser.newPage();
+    page.on("console", (m) => {
+      if (m.type() === "error") {
+        consoleErrors.push(m.text().slice(0, 300));
+      }
+    });
+    page.on("pageerror", (e) => consoleErrors.push(`page error: ${String(e).slice(0, 300)}`));
+
+    const url = new URL(URL_BASE);
+    url.searchParams.set("folder", WORKSPACE);
+    await page.goto(url.toString(), { waitUntil: "domcontentloaded" });
+    await page.waitForSelector(".monaco-workbench .part.editor", { timeout: 60000 });
+    await page.waitForSelector(".statusbar", { timeout: 60000 });
+    log("workbench loaded");
+
+    // 1. demo.jsonl as shipped: it does not load.
+    await openFile(page, "demo.jsonl");
+    await checkEditor(page, "demo.jsonl", demoNoBudget, 0);
+    await screenshot(page, "demo-no-budget");
+
+    // 2. The Problems panel lists every finding of `sessionls check`.
+    await chord(page, "Control", "Shift", "KeyM");
+    await page.waitForSelector(".markers-panel", { visible: true });
+    await waitUntil("the Problems panel lists every finding of sessionls check", async () => {
+      const text = (await problemsText(page)) || "";
+      const missing = demoNoBudget.findings.filter((f) => !text.includes(f.message) || !text.includes(`[Ln ${f.line}, Col ${f.column}]`));
+      return {
+        ok: missing.length === 0,
+        detail: `missing:\n  ${missing.map((f) => `${f.message} [Ln ${f.line}, Col ${f.column}]`).join("\n  ")}\npanel:\n${text}`,
+      };
+    });
+    await screenshot(page, "demo-problems");
+    await chord(page, "Control", "KeyJ"); // hide the panel again
+
+    // 3. Set the budget through the command palette.
+    await runCommand(page, "sessionls: Set Context Budget");
+    await waitUntil("the budget input box", async () => ({
+      ok: await page.evaluate(() => {
+        const w = document.querySelector(".quick-input-widget");
+        return !!w && w.style.display !== "none" && (w.textContent || "").includes("Context budget in characters");
+      }),
+      detail: "",
+    }));
+    await chord(page, "Control", "KeyA");
+    await page.keyboard.type(String(budget));
+    await page.keyboard.press("Enter");
+    await checkEditor(page, `demo.jsonl, budget ${budget}`, demoBudget, budget);
+    await waitUntil("the budget is stored in the workspace settings", async () => {
+      const file = path.join(WORKSPACE, ".vscode", "settings.json");
+      const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "";
+      return { ok: new RegExp(`"sessionls\\.budget"\\s*:\\s*${budget}\\b`).test(text), detail: `${file}: ${text}` };
+    });
+    await screenshot(page, "demo-budget-does-not-load");
+
+    // 4. clean.jsonl under the same budget.
+    await openFile(page, "clean.jsonl");
+    await checkEditor(page, `clean.jsonl, budget ${budget}`, cleanBudget, budget);
+    await screenshot(page, "clean-budget");
+
+    // 5. Fix demo.jsonl by typing: the server follows the edits, the file now
+    // loads, and the cutoff lens lands where the CLI cuts the same text.
+    await openFile(page, "demo.jsonl");
+    for (const f of loadErrors) {
+      await goToLine(page, f.line);
+      await page.keyboard.press("Home");
+      await page.keyboard.press("Home"); // the first Home may stop at the indentation
+      await chord(page, "Shift", "End");
+      await page.keyboard.type(fixed[f.line - 1]);
+    }
+    await chord(page, "Control", "KeyS");
+    await checkEditor(page, `demo.jsonl fixed in the editor, budget ${budget}`, fixedBudget, budget);
+    const saved = fs.readFileSync(demoPath, "utf8");
+    if (saved !== fixedText) {
+      throw new Error(`the saved demo.jsonl differs from the text the test meant to type:\n${saved}`);
+    }
+    const final = await screenshot(page, "demo-fixed-budget");
+    fs.copyFileSync(final, path.join(OUT, "final.png"));
+  } catch (err) {
+    if (page) {
+      await page.screenshot({ path: path.join(OUT, "failure.png") }).catch(() => undefined);
+      const state = await readEditor(page).catch(() => null);
+      log(`editor state at failure: ${JSON.stringify(state)}`);
+      log(`status bar at failure: ${await statusBarText(page).catch(() => "?")}`);
+    }
+    if (consoleErrors.length) {
+      log(`browser console errors (last 20):\n  ${consoleErrors.slice(-20).join("\n  ")}`);
+    }
+    throw err;
+  } finally {
+    await browser.close().catch(() => undefined);
+  }
+}
+
+let browserProcess = null;
+const overall = setTimeout(() => {
+  console.error(`FAIL: the test did not finish within ${TOTAL_TIMEOUT_MS / 1000}s`);
+  if (browserProcess) {
+    browserProcess.kill("SIGKILL");
+  }
+  process.exit(1);
+}, TOTAL_TIMEOUT_MS);
+
+main().then(
+  () => {
+    clearTimeout(overall);
+    log("PASS");
+  },
+  (err) => {
+    clearTimeout(overall);
+    console.error(`FAIL: ${err.message}`);
+    process.exitCode = 1;
+  },
+);
