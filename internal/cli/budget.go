@@ -73,15 +73,21 @@ func outcome(rep *analysis.Report, budget int64) budgetOutcome {
 		o.err = rep.CutoffErr
 	case rep.Cutoff != nil:
 		o.cutoff = rep.Cutoff
-	default:
-		c, err := analysis.Cut(rep.Units, rep.Messages, budget)
-		if err != nil {
-			o.err = err
-		} else {
-			o.cutoff = &c
-		}
+	case budget > 0:
+		// The engine sets one or the other for a budget on a file that
+		// loads; reaching here is a bug there, not a verdict to invent.
+		panic("analysis: a report for a budget has neither Cutoff nor CutoffErr")
 	}
 	return o
+}
+
+// messageCount is the number of valid messages; the reports are made with
+// SkipMessages, and units count every message.
+func messageCount(rep *analysis.Report) int {
+	if len(rep.Messages) > 0 || len(rep.Units) == 0 {
+		return len(rep.Messages)
+	}
+	return rep.Units[len(rep.Units)-1].Last + 1
 }
 
 func (o budgetOutcome) json(file string, budget int64) budgetJSON {
@@ -94,7 +100,7 @@ func (o budgetOutcome) json(file string, budget int64) budgetJSON {
 		// The runtime holds no messages for a file it refuses.
 		return j
 	}
-	j.Messages = len(o.rep.Messages)
+	j.Messages = messageCount(o.rep)
 	j.TotalChars = o.rep.TotalChars
 	for _, u := range o.rep.Units {
 		j.Units = append(j.Units, unitJSON{u.StartLine, u.EndLine, u.Len(), u.Chars})
@@ -110,7 +116,7 @@ func (o budgetOutcome) text(w io.Writer, file string, budget int64) error {
 		return nil
 	}
 	rep := o.rep
-	fmt.Fprintf(w, "%s: %s in %s, %s chars\n", sanitize(file), plural(len(rep.Messages), "message", "messages"),
+	fmt.Fprintf(w, "%s: %s in %s, %s chars\n", sanitize(file), plural(messageCount(rep), "message", "messages"),
 		plural(len(rep.Units), "unit", "units"), strconv.FormatInt(rep.TotalChars, 10))
 	if len(rep.Units) > 0 {
 		header := []string{"unit", "start line", "end line", "messages", "chars", "from newest"}
@@ -182,7 +188,7 @@ budget (error is the runtime's message; units are listed, cutoff is null);
 				return usagef("unknown --format %q (want text or json)", format)
 			}
 			file := args[0]
-			rep, err := analyzeFile(cmd.Context(), e, file, analysis.Options{Budget: maxChars})
+			rep, err := analyzeFile(cmd.Context(), e, file, analysis.Options{Budget: maxChars, SkipMessages: true})
 			if err != nil {
 				return ioFailed(e, file, err)
 			}

@@ -174,7 +174,9 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 		fmt.Fprintf(e.stderr, "sessionls: warning: no .jsonl files found in %s\n", strings.Join(args, " "))
 	}
 
-	opts := analysis.Options{Budget: o.budget, Disabled: disabled}
+	// Check needs findings only: without the messages the engine keeps a few
+	// bytes per message, so a huge file is checked in bounded memory.
+	opts := analysis.Options{Budget: o.budget, Disabled: disabled, SkipMessages: true}
 	var bytesRead, filesDone atomic.Int64
 	prog := newProgress(e, len(targets), &filesDone, &bytesRead)
 	defer prog.stop()

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/line"
 )
 
 // Output formats of `check`.
@@ -55,8 +56,15 @@ func newFormatter(name string, w io.Writer, color bool, version string) (formatt
 // in UTF-16 code units (what LSP and editors use). The end column is
 // exclusive: it is the column just after the last character of the range,
 // as ruff's end_location and SARIF's endColumn.
+//
+// A finding about a whole line (swept-message, budget-cutoff, …) has the
+// zero span: text and json show it at column 1 with an empty range
+// (endColumn 1); github and sarif leave the columns out, which both define
+// as "the whole line".
 func startCol(f analysis.Finding) int { return f.Span.StartCol + 1 }
 func endCol(f analysis.Finding) int   { return f.Span.EndCol + 1 }
+
+func wholeLine(f analysis.Finding) bool { return f.Span == line.Span{} }
 
 // ---- text ----
 
@@ -255,8 +263,12 @@ func (g *githubFormatter) file(path string, findings []analysis.Finding) error {
 		case analysis.SeverityWarning:
 			cmd = "warning"
 		}
-		fmt.Fprintf(&g.buf, "::%s file=%s,line=%d,col=%d,endLine=%d,endColumn=%d,title=%s::%s\n",
-			cmd, ghEscapeProperty(filepath.ToSlash(path)), f.Line, startCol(f), f.Line, endCol(f),
+		cols := fmt.Sprintf(",col=%d,endLine=%d,endColumn=%d", startCol(f), f.Line, endCol(f))
+		if wholeLine(f) {
+			cols = fmt.Sprintf(",endLine=%d", f.Line)
+		}
+		fmt.Fprintf(&g.buf, "::%s file=%s,line=%d%s,title=%s::%s\n",
+			cmd, ghEscapeProperty(filepath.ToSlash(path)), f.Line, cols,
 			ghEscapeProperty("sessionls("+f.Code+")"), ghEscapeData(f.Message))
 	}
 	_, err := g.w.Write(g.buf.Bytes())
@@ -345,11 +357,19 @@ type sarifArtifactLocation struct {
 	URI string `json:"uri"`
 }
 
+// sarifRegion: columns are omitted (0) for a whole-line region.
 type sarifRegion struct {
 	StartLine   int `json:"startLine"`
-	StartColumn int `json:"startColumn"`
+	StartColumn int `json:"startColumn,omitempty"`
 	EndLine     int `json:"endLine"`
-	EndColumn   int `json:"endColumn"`
+	EndColumn   int `json:"endColumn,omitempty"`
+}
+
+func regionOf(ln int, sp line.Span) sarifRegion {
+	if sp == (line.Span{}) {
+		return sarifRegion{StartLine: ln, EndLine: ln}
+	}
+	return sarifRegion{ln, sp.StartCol + 1, ln, sp.EndCol + 1}
 }
 
 // sarifFormatter collects every result: a SARIF log is one JSON document
@@ -382,7 +402,7 @@ func (s *sarifFormatter) file(path string, findings []analysis.Finding) error {
 			Message:   sarifText{f.Message},
 			Locations: []sarifLocation{{PhysicalLocation: sarifPhysicalLocation{
 				ArtifactLocation: sarifArtifactLocation{uri},
-				Region:           sarifRegion{f.Line, startCol(f), f.Line, endCol(f)},
+				Region:           regionOf(f.Line, f.Span),
 			}}},
 		}
 		for i, rel := range f.Related {
@@ -391,7 +411,7 @@ func (s *sarifFormatter) file(path string, findings []analysis.Finding) error {
 				ID: &id,
 				PhysicalLocation: sarifPhysicalLocation{
 					ArtifactLocation: sarifArtifactLocation{uri},
-					Region:           sarifRegion{rel.Line, rel.Span.StartCol + 1, rel.Line, rel.Span.EndCol + 1},
+					Region:           regionOf(rel.Line, rel.Span),
 				},
 				Message: &sarifText{rel.Message},
 			})

@@ -57,7 +57,7 @@ func runTrim(ctx context.Context, e *env, file, out string, budget int64) error 
 		return ioFailed(e, file, err)
 	}
 	defer f.Close()
-	rep, err := e.analyze(ctx, f, analysis.Options{Budget: budget})
+	rep, err := e.analyze(ctx, f, analysis.Options{Budget: budget, SkipMessages: true})
 	if err != nil {
 		return ioFailed(e, file, err)
 	}

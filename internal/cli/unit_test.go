@@ -243,7 +243,7 @@ Found 1 error, 1 warning, 1 info in 1 of 2 files.
 
 	assert.Equal(t, `::error file=dir/a%2Cb%3Ac.jsonl,line=3,col=5,endLine=3,endColumn=10,title=sessionls(invalid-json)::invalid session JSON at line 3: 100%25 wrong%0Areally
 ::warning file=dir/a%2Cb%3Ac.jsonl,line=5,col=1,endLine=5,endColumn=3,title=sessionls(orphan-tool-result)::no earlier assistant declares "x<y>"
-::notice file=dir/a%2Cb%3Ac.jsonl,line=7,col=1,endLine=7,endColumn=1,title=sessionls(budget-cutoff)::cut
+::notice file=dir/a%2Cb%3Ac.jsonl,line=7,endLine=7,title=sessionls(budget-cutoff)::cut
 `, render(formatGitHub, false))
 
 	js := render(formatJSON, false)
@@ -335,12 +335,16 @@ func validateSARIF(t *testing.T, data []byte, wantResults int) map[string]any {
 		assert.False(t, filepath.IsAbs(uri), "uri %q should be relative", uri)
 		reg := pl["region"].(map[string]any)
 		sl, el := reg["startLine"].(float64), reg["endLine"].(float64)
-		sc, ec := reg["startColumn"].(float64), reg["endColumn"].(float64)
 		assert.GreaterOrEqual(t, sl, 1.0)
-		assert.GreaterOrEqual(t, sc, 1.0)
 		assert.GreaterOrEqual(t, el, sl)
-		if el == sl {
-			assert.GreaterOrEqual(t, ec, sc, "result %d region", i)
+		sc, hasSC := reg["startColumn"].(float64)
+		ec, hasEC := reg["endColumn"].(float64)
+		assert.Equal(t, hasSC, hasEC, "result %d: both columns or neither (whole line)", i)
+		if hasSC {
+			assert.GreaterOrEqual(t, sc, 1.0)
+			if el == sl {
+				assert.GreaterOrEqual(t, ec, sc, "result %d region", i)
+			}
 		}
 	}
 	return log
