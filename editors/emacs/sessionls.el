@@ -1,0 +1,263 @@
+;;; sessionls.el --- Agent session files (.jsonl) with the sessionls language server  -*- lexical-binding: t; -*-
+
+;; Version: 0.1.0
+;; Package-Requires: ((emacs "27.1") (eglot "1.9"))
+;; Keywords: languages, tools
+;; URL: https://github.com/sessionls/sessionls
+
+;;; Commentary:
+
+;; `sessionls-jsonl-mode' is a major mode for JSON Lines agent session
+;; files, derived from `js-json-mode' where it exists (Emacs 29+) and from
+;; `js-mode' before.  It is registered with eglot, which starts
+;; `sessionls serve' for it: diagnostics arrive through flymake.
+;;
+;; sessionls also sends code lenses (per-unit character counts and the
+;; context-budget cutoff).  eglot does not display code lenses, so
+;; `sessionls-lens-mode' (on by default in `sessionls-jsonl-mode' buffers
+;; that eglot manages) asks for them and shows each as a line of text
+;; above the line it belongs to.
+;;
+;; Set-up:
+;;   (add-to-list 'load-path "/path/to/sessionls/editors/emacs")
+;;   (require 'sessionls)
+;;   (add-hook 'sessionls-jsonl-mode-hook #'eglot-ensure)
+;; Then M-x sessionls-set-budget to see where a context budget cuts.
+
+;;; Code:
+
+(require 'js)
+(require 'cl-lib)
+(require 'subr-x)
+(require 'jsonrpc)
+(declare-function eglot-current-server "eglot")
+(declare-function eglot--current-server-or-lose "eglot")
+(declare-function eglot--TextDocumentIdentifier "eglot")
+(declare-function eglot-managed-p "eglot")
+(declare-function eglot--signal-textDocument/didChange "eglot")
+(defvar eglot-server-programs)
+(defvar eglot-managed-mode-hook)
+
+(defgroup sessionls nil
+  "Agent session files checked by the sessionls language server."
+  :group 'languages
+  :prefix "sessionls-")
+
+(defcustom sessionls-program "sessionls"
+  "The sessionls executable (a name looked up in `exec-path', or a path)."
+  :type 'string)
+
+(defcustom sessionls-program-args '("serve")
+  "Arguments that make `sessionls-program' a language server on stdio."
+  :type '(repeat string))
+
+(defcustom sessionls-budget nil
+  "Context budget in characters sent to the server when it starts, or nil.
+Change it in a running server with `sessionls-set-budget'."
+  :type '(choice (const :tag "None" nil) (integer :tag "Characters")))
+
+(defcustom sessionls-checks nil
+  "Checks to turn on or off, sent as initializationOptions.checks.
+A plist such as (:swept-message :json-false), or nil for the defaults."
+  :type '(plist :value-type sexp))
+
+(defcustom sessionls-show-lenses t
+  "Whether `sessionls-lens-mode' starts with eglot in session buffers."
+  :type 'boolean)
+
+(defface sessionls-lens-face
+  '((t :inherit shadow :height 0.9))
+  "Face of the code lens lines `sessionls-lens-mode' shows.")
+
+;;;; The major mode
+
+(defalias 'sessionls--parent-mode
+  (if (fboundp 'js-json-mode) 'js-json-mode 'js-mode)
+  "The mode `sessionls-jsonl-mode' derives from.")
+
+;;;###autoload
+(define-derived-mode sessionls-jsonl-mode sessionls--parent-mode "JSONL"
+  "Major mode for JSON Lines agent session files, one message per line.
+Long lines are the norm here, so lines are not wrapped."
+  (setq-local truncate-lines t))
+
+;;;###autoload
+(add-to-list 'auto-mode-alist '("\\.jsonl\\'" . sessionls-jsonl-mode))
+
+;;;; eglot
+
+(defun sessionls--initialization-options (_server)
+  "The initializationOptions object sent to the server."
+  (or (append (and sessionls-budget (list :budget sessionls-budget))
+              (and sessionls-checks (list :checks sessionls-checks)))
+      ;; nil would be sent as null; an empty object is a hash table.
+      (make-hash-table :size 1)))
+
+(defun sessionls--contact (&optional _interactive)
+  "The eglot contact for sessionls, read from the customizations at start."
+  (append (cons sessionls-program sessionls-program-args)
+          (list :initializationOptions #'sessionls--initialization-options)))
+
+(defun sessionls--register ()
+  "Tell eglot how to serve `sessionls-jsonl-mode' buffers."
+  (add-to-list 'eglot-server-programs
+               '((sessionls-jsonl-mode :language-id "jsonl") . sessionls--contact)))
+
+;;;; Budget
+
+(defun sessionls--server ()
+  "The eglot server of the current buffer, or an error that says why."
+  (require 'eglot)
+  (or (and (derived-mode-p 'sessionls-jsonl-mode) (eglot-current-server))
+      (user-error "No sessionls server here: open a .jsonl file and M-x eglot")))
+
+(defun sessionls--parse-budget (value)
+  "VALUE (a number or a string such as \"8,000\") as a positive integer.
+Signal a `user-error' when it is not one."
+  (let ((n (cond ((integerp value) value)
+                 ((and (stringp value)
+                       (string-match-p "\\`[0-9][0-9_,]*\\'" (string-trim value)))
+                  (string-to-number (replace-regexp-in-string "[_,]" "" (string-trim value))))
+                 (t nil))))
+    (unless (and (integerp n) (> n 0))
+      (user-error "A context budget is a positive whole number of characters, not %S" value))
+    n))
+
+;;;###autoload
+(defun sessionls-set-budget (budget)
+  "Set the context BUDGET (characters) of the current buffer's sessionls server.
+The server then shows where the budget cuts: a cutoff lens and a
+diagnostic on the first kept line."
+  (interactive (list (read-string "Context budget (characters): "
+                                  (and sessionls-budget (number-to-string sessionls-budget)))))
+  (let ((n (sessionls--parse-budget budget))
+        (server (sessionls--server)))
+    (jsonrpc-request server :workspace/executeCommand
+                     (list :command "sessionls.setBudget" :arguments (vector n)))
+    (setq sessionls-budget n)
+    (dolist (buf (buffer-list))
+      (with-current-buffer buf
+        (when (bound-and-true-p sessionls-lens-mode)
+          (sessionls-lens-refresh))))
+    (message "sessionls: context budget %d characters" n)
+    n))
+
+;;;; Code lenses (eglot does not show them)
+
+(defvar-local sessionls--lens-overlays nil
+  "Overlays that show the current buffer's code lenses.")
+(defvar-local sessionls--lens-timer nil
+  "Idle timer of a pending lens refresh.")
+(defvar-local sessionls--lens-generation 0
+  "Bumped by each request, so that stale answers are dropped.")
+
+(defun sessionls--flush-changes ()
+  "Send eglot's pending didChange now, so that an answer sees every edit."
+  (when (fboundp 'eglot--signal-textDocument/didChange)
+    (eglot--signal-textDocument/didChange)))
+
+(defun sessionls-lenses (&optional server)
+  "Ask SERVER (default: the buffer's) for the code lenses, synchronously.
+Return a list of (LINE . TITLE), LINE 1-based, in the server's order."
+  (let* ((server (or server (sessionls--server)))
+         (_ (sessionls--flush-changes))
+         (lenses (jsonrpc-request server :textDocument/codeLens
+                                  (list :textDocument (eglot--TextDocumentIdentifier)))))
+    (sessionls--lens-pairs lenses)))
+
+(defun sessionls--lens-pairs (lenses)
+  "LENSES (a JSON array of CodeLens) as a list of (LINE . TITLE)."
+  (cl-loop for lens across (or lenses [])
+           for title = (plist-get (plist-get lens :command) :title)
+           when title
+           collect (cons (1+ (plist-get (plist-get (plist-get lens :range) :start) :line))
+                         title)))
+
+(defun sessionls--lens-clear ()
+  (mapc #'delete-overlay sessionls--lens-overlays)
+  (setq sessionls--lens-overlays nil))
+
+(defun sessionls--lens-show (pairs)
+  "Show PAIRS, a list of (LINE . TITLE), above their lines."
+  (sessionls--lens-clear)
+  (let ((by-line (make-hash-table)))
+    (dolist (p pairs)
+      (puthash (car p) (append (gethash (car p) by-line) (list (cdr p))) by-line))
+    (save-excursion
+      (save-restriction
+        (widen)
+        (maphash
+         (lambda (line titles)
+           (goto-char (point-min))
+           (when (zerop (forward-line (1- line)))
+             (let ((ov (make-overlay (point) (point))))
+               (overlay-put ov 'sessionls-lens titles)
+               (overlay-put ov 'before-string
+                            (propertize (concat (string-join titles " | ") "\n")
+                                        'face 'sessionls-lens-face))
+               (push ov sessionls--lens-overlays))))
+         by-line)))))
+
+(defun sessionls-lens-refresh ()
+  "Ask the server for the lenses of the current buffer and show them."
+  (interactive)
+  (when-let ((server (and (fboundp 'eglot-current-server) (eglot-current-server))))
+    (let ((buf (current-buffer))
+          (gen (cl-incf sessionls--lens-generation)))
+      (sessionls--flush-changes)
+      (jsonrpc-async-request
+       server :textDocument/codeLens
+       (list :textDocument (eglot--TextDocumentIdentifier))
+       :success-fn (lambda (lenses)
+                     (when (buffer-live-p buf)
+                       (with-current-buffer buf
+                         (when (= gen sessionls--lens-generation)
+                           (sessionls--lens-show (sessionls--lens-pairs lenses))))))
+       :error-fn #'ignore
+       :timeout-fn #'ignore))))
+
+(defun sessionls--lens-schedule (&rest _)
+  "Refresh the lenses once Emacs has been idle for a moment."
+  (when (timerp sessionls--lens-timer)
+    (cancel-timer sessionls--lens-timer))
+  (let ((buf (current-buffer)))
+    (setq sessionls--lens-timer
+          (run-with-idle-timer 0.5 nil
+                               (lambda ()
+                                 (when (buffer-live-p buf)
+                                   (with-current-buffer buf
+                                     (setq sessionls--lens-timer nil)
+                                     (sessionls-lens-refresh))))))))
+
+(define-minor-mode sessionls-lens-mode
+  "Show sessionls code lenses as lines of text above the lines they count."
+  :lighter nil
+  (if sessionls-lens-mode
+      (progn
+        (add-hook 'after-change-functions #'sessionls--lens-schedule nil t)
+        (add-hook 'after-save-hook #'sessionls-lens-refresh nil t)
+        ;; Not now: eglot runs its managed-mode hook before it sends
+        ;; didOpen, and the server cannot count a document it has not seen.
+        (let ((buf (current-buffer)))
+          (run-with-timer 0 nil (lambda ()
+                                  (when (buffer-live-p buf)
+                                    (with-current-buffer buf
+                                      (when sessionls-lens-mode
+                                        (sessionls-lens-refresh))))))))
+    (remove-hook 'after-change-functions #'sessionls--lens-schedule t)
+    (remove-hook 'after-save-hook #'sessionls-lens-refresh t)
+    (when (timerp sessionls--lens-timer)
+      (cancel-timer sessionls--lens-timer))
+    (sessionls--lens-clear)))
+
+(defun sessionls--maybe-lenses ()
+  "Turn `sessionls-lens-mode' on or off with eglot in session buffers."
+  (when (derived-mode-p 'sessionls-jsonl-mode)
+    (sessionls-lens-mode (if (and sessionls-show-lenses (eglot-managed-p)) 1 -1))))
+
+(with-eval-after-load 'eglot
+  (sessionls--register)
+  (add-hook 'eglot-managed-mode-hook #'sessionls--maybe-lenses))
+
+(provide 'sessionls)
+;;; sessionls.el ends here

@@ -1,0 +1,347 @@
+;;; test.el --- End-to-end test of sessionls.el with eglot in batch Emacs  -*- lexical-binding: t; -*-
+
+;; emacs --batch -l test.el, with SESSIONLS_BIN, SESSIONLS_EL_DIR,
+;; SESSIONLS_FILE (a scratch copy of a session file) and SESSIONLS_TMP.
+;; Every expected value comes from the sessionls CLI on the same content.
+;; Ends with kill-emacs 0 (all checks passed) or 1.
+
+(require 'cl-lib)
+(require 'subr-x)
+(require 'json)
+
+(defvar st-bin (getenv "SESSIONLS_BIN"))
+(defvar st-file (getenv "SESSIONLS_FILE"))
+(defvar st-tmp (getenv "SESSIONLS_TMP"))
+(defvar st-checks 0)
+(defconst st-wait 10.0 "Seconds to wait for the server.")
+
+(defun st-log (fmt &rest args)
+  (princ (concat (apply #'format fmt args) "\n")))
+
+(defun st-ok (cond fmt &rest args)
+  (cl-incf st-checks)
+  (unless cond
+    (error "%s" (apply #'format fmt args))))
+
+(defvar st-bad-position nil
+  "Set when the server sent a position inside a surrogate pair.")
+
+(defun st-check-column (column)
+  "Record COLUMN if it splits a character outside the BMP on this line.
+eglot 1.9's `eglot-move-to-lsp-abiding-column' loops forever on such a
+column; this :before-until advice reports it and moves to the line end."
+  (let ((text (buffer-substring-no-properties (line-beginning-position) (line-end-position)))
+        (units 0) (i 0) (split nil))
+    (while (and (< i (length text)) (< units column))
+      (setq units (+ units (if (> (aref text i) #xFFFF) 2 1)) i (1+ i)))
+    (when (> units column)
+      (setq split t
+            st-bad-position (format "the server sent UTF-16 column %d, inside a surrogate pair, on line %d: %s"
+                                    column (line-number-at-pos) text))
+      (end-of-line))
+    split))
+
+(defun st-wait-for (pred)
+  "Process server output until PRED returns non-nil or `st-wait' passes."
+  (let ((deadline (+ (float-time) st-wait))
+        result)
+    (while (and (not (setq result (funcall pred)))
+                (< (float-time) deadline))
+      (when st-bad-position (error "%s" st-bad-position))
+      (accept-process-output nil 0.05)
+      ;; Idle timers (eglot's didChange, flymake's, the lens refresh) do
+      ;; not run in batch: do their work.
+      (when (bound-and-true-p eglot--managed-mode) (eglot--signal-textDocument/didChange))
+      (when (bound-and-true-p flymake-mode) (flymake-start))
+      (when (bound-and-true-p sessionls--lens-timer)
+        (timer-event-handler sessionls--lens-timer)))
+    result))
+
+;;;; The CLI oracle
+
+(defun st-cli (&rest args)
+  "Run the sessionls CLI with ARGS and parse the JSON it prints."
+  (with-temp-buffer
+    (let ((code (apply #'call-process st-bin nil (list t nil) nil args)))
+      (condition-case err
+          (progn
+            (goto-char (point-min))
+            (json-parse-buffer :object-type 'plist :array-type 'list
+                               :null-object nil :false-object :false))
+        (error (error "sessionls %s (exit %s) printed no JSON: %s (%S)"
+                      (string-join args " ") code (buffer-string) err))))))
+
+(defun st-buffer-to-file (name)
+  "Write the current buffer's text, as the server has it, to a scratch file."
+  (let ((path (expand-file-name name st-tmp))
+        (coding-system-for-write 'utf-8-unix))
+    (write-region nil nil path nil 'silent)
+    path))
+
+;;;; Expected lenses, from `sessionls budget' JSON
+
+(defun st-thousands (n)
+  (let* ((s (number-to-string n))
+         (neg (string-prefix-p "-" s))
+         (digits (if neg (substring s 1) s))
+         (out ""))
+    (while (> (length digits) 3)
+      (setq out (concat "," (substring digits -3) out)
+            digits (substring digits 0 -3)))
+    (concat (if neg "-" "") digits out)))
+
+(defun st-plural (n word)
+  (format "%s %s%s" (st-thousands n) word (if (= n 1) "" "s")))
+
+(defun st-expected-lenses (bj budget)
+  "The lenses (LINE . TITLE) the server must show for budget JSON BJ."
+  (let* ((units (plist-get bj :units))
+         (from 0)
+         (from-newest (make-vector (length units) 0))
+         out)
+    (cl-loop for i downfrom (1- (length units)) to 0
+             do (setq from (+ from (plist-get (nth i units) :chars)))
+             (aset from-newest i from))
+    (cl-loop for u in units for i from 0
+             do (push (cons (plist-get u :startLine)
+                            (format "%s chars · %s · %s from newest"
+                                    (st-thousands (plist-get u :chars))
+                                    (st-plural (plist-get u :messages) "message")
+                                    (st-thousands (aref from-newest i))))
+                      out))
+    (let ((cutoff (plist-get bj :cutoff)))
+      (cond ((null budget)
+             (push (cons 1 (format "Σ %s chars · %s · set a context budget"
+                                   (st-thousands (plist-get bj :totalChars))
+                                   (st-plural (plist-get bj :messages) "message")))
+                   out))
+            (cutoff
+             (let ((first (plist-get cutoff :firstKeptLine)))
+               (push (cons first
+                           (format "✂ budget %s · keeps lines %d–%d · %s chars · %s above trimmed"
+                                   (st-thousands budget) first
+                                   (plist-get (car (last units)) :endLine)
+                                   (st-thousands (plist-get cutoff :keptChars))
+                                   (st-plural (1- first) "line")))
+                     out)))))
+    (st-sort-lenses out)))
+
+(defun st-sort-lenses (pairs)
+  (sort (copy-sequence pairs)
+        (lambda (a b) (if (= (car a) (car b))
+                          (string< (cdr a) (cdr b))
+                        (< (car a) (car b))))))
+
+(defun st-show-lenses (pairs)
+  (mapconcat (lambda (p) (format "  %d: %s" (car p) (cdr p))) pairs "\n"))
+
+(defun st-budget-json (budget)
+  (let ((path (st-buffer-to-file "budget.jsonl")))
+    (if budget
+        (st-cli "budget" "--format" "json" "--max-chars" (number-to-string budget) path)
+      (st-cli "budget" "--format" "json" path))))
+
+(defun st-overlay-lenses ()
+  "The lenses `sessionls-lens-mode' shows, as (LINE . TITLE)."
+  (let (out)
+    (dolist (ov sessionls--lens-overlays)
+      (when (overlay-buffer ov)
+        (dolist (title (overlay-get ov 'sessionls-lens))
+          (push (cons (line-number-at-pos (overlay-start ov)) title) out))))
+    (st-sort-lenses out)))
+
+;;;; Diagnostics
+
+(defun st-utf16-to-chars (text col16)
+  "The character index in TEXT of the 0-based UTF-16 column COL16."
+  (let ((units 0) (i 0))
+    (while (and (< i (length text)) (< units col16))
+      (setq units (+ units (if (> (aref text i) #xFFFF) 2 1))
+            i (1+ i)))
+    i))
+
+(defun st-line-text (line)
+  (save-excursion
+    (goto-char (point-min))
+    (forward-line (1- line))
+    (buffer-substring-no-properties (line-beginning-position) (line-end-position))))
+
+(defun st-flymake-position (f)
+  "Where flymake puts finding F, as (LINE COL), COL in characters.
+That is F's start, except that eglot hands an empty range (one at
+the end of a line) to `flymake-diag-region', which moves forward
+the UTF-16 column as if it counted characters: on a line with
+characters outside the BMP, that lands on the next line."
+  (let* ((line (plist-get f :line))
+         (text (st-line-text line))
+         (beg (st-utf16-to-chars text (1- (plist-get f :column))))
+         (end (if (= (plist-get f :endLine) line)
+                  (st-utf16-to-chars text (1- (plist-get f :endColumn)))
+                (1+ (length text)))))
+    (if (< beg end)
+        (list line beg)
+      (let ((region (flymake-diag-region (current-buffer) line (1- (plist-get f :column)))))
+        (save-excursion
+          (goto-char (car region))
+          (list (line-number-at-pos) (- (point) (line-beginning-position))))))))
+
+(defun st-expected-diags (findings)
+  "CLI FINDINGS (errors and warnings) as (LINE COL TYPE MESSAGE), COL in characters."
+  (st-sort-diags
+   (cl-loop for f in findings
+            for sev = (plist-get f :severity)
+            when (member sev '("error" "warning"))
+            collect (append (st-flymake-position f)
+                            (list (if (equal sev "error") 'eglot-error 'eglot-warning)
+                                  (format "sessionls [%s]: %s" (plist-get f :code)
+                                          (plist-get f :message)))))))
+
+(defun st-flymake-diags ()
+  "Flymake's error and warning diagnostics as (LINE COL TYPE MESSAGE)."
+  (st-sort-diags
+   (cl-loop for d in (flymake-diagnostics)
+            for type = (flymake-diagnostic-type d)
+            when (memq type '(eglot-error eglot-warning))
+            collect (save-excursion
+                      (goto-char (flymake-diagnostic-beg d))
+                      (list (line-number-at-pos) (- (point) (line-beginning-position))
+                            type (flymake-diagnostic-text d))))))
+
+(defun st-sort-diags (list)
+  (sort list (lambda (a b) (string< (format "%06d %06d %s" (nth 0 a) (nth 1 a) (nth 3 a))
+                                    (format "%06d %06d %s" (nth 0 b) (nth 1 b) (nth 3 b))))))
+
+(defun st-show-diags (list)
+  (mapconcat (lambda (d) (format "  %d:%d %s %s" (nth 0 d) (nth 1 d) (nth 2 d) (nth 3 d)))
+             list "\n"))
+
+(defun st-check-diags (what)
+  "Wait until flymake shows what `sessionls check' says of the buffer."
+  (let* ((want (st-expected-diags
+                (st-cli "check" "--format" "json" (st-buffer-to-file "check.jsonl"))))
+         (done (st-wait-for (lambda () (equal (st-flymake-diags) want)))))
+    (st-ok done "%s: flymake diagnostics differ.\nwant (from sessionls check):\n%s\ngot:\n%s"
+           what (st-show-diags want) (st-show-diags (st-flymake-diags)))
+    (st-log "ok   %s: %d diagnostics" what (length want))
+    want))
+
+;;;; The test
+
+(defun st-run ()
+  (dolist (v '(st-bin st-file st-tmp))
+    (unless (symbol-value v) (error "%s is not set" v)))
+  (add-to-list 'load-path (getenv "SESSIONLS_EL_DIR"))
+  (require 'eglot)
+  (require 'flymake)
+  (require 'sessionls)
+  (advice-add 'eglot-move-to-lsp-abiding-column :before-until #'st-check-column)
+  (setq sessionls-program st-bin
+        eglot-sync-connect t
+        eglot-autoshutdown t
+        ;; Report diagnostics as they come (eglot parks them otherwise).
+        flymake-no-changes-timeout 0.1)
+  (st-log "emacs %s, %s" emacs-version
+          (file-name-nondirectory (directory-file-name (file-name-directory (locate-library "eglot")))))
+
+  (find-file st-file)
+  (st-ok (eq major-mode 'sessionls-jsonl-mode) "major mode is %s, want sessionls-jsonl-mode" major-mode)
+  (st-ok (derived-mode-p (if (fboundp 'js-json-mode) 'js-json-mode 'js-mode))
+         "sessionls-jsonl-mode derives from neither js-json-mode nor js-mode")
+  (st-log "ok   *.jsonl opens in sessionls-jsonl-mode")
+
+  ;; eglot-ensure connects from post-command-hook: run it as a command would.
+  (eglot-ensure)
+  (run-hooks 'post-command-hook)
+  (st-ok (st-wait-for (lambda () (eglot-current-server))) "eglot started no server")
+  (let ((server (eglot-current-server)))
+    (st-ok (equal (eglot--language-id server) "jsonl") "language id %S, want \"jsonl\""
+           (eglot--language-id server))
+    (st-ok (equal (car (process-command (jsonrpc--process server))) st-bin)
+           "server command %S does not start with %s" (process-command (jsonrpc--process server)) st-bin)
+    (st-log "ok   eglot started %s" (string-join (process-command (jsonrpc--process server)) " "))
+
+    ;; 1. Diagnostics equal the CLI's errors and warnings.
+    (st-ok (> (length (st-check-diags "initial diagnostics")) 0)
+           "the test file has no errors or warnings: pick a file that has")
+
+    ;; 2. Lenses without a budget, by request and as overlays.
+    (let* ((bj (st-budget-json nil))
+           (units (plist-get bj :units))
+           (want (st-expected-lenses bj nil)))
+      (st-ok (>= (length units) 2) "budget json has fewer than 2 units: %S" bj)
+      (let ((got (st-sort-lenses (sessionls-lenses server))))
+        (st-ok (equal got want) "codeLens differ.\nwant:\n%s\ngot:\n%s"
+               (st-show-lenses want) (st-show-lenses got)))
+      (st-log "ok   textDocument/codeLens: %d lenses" (length want))
+      (st-ok (bound-and-true-p sessionls-lens-mode) "sessionls-lens-mode is off")
+      (st-ok (st-wait-for (lambda () (equal (st-overlay-lenses) want)))
+             "lens overlays differ.\nwant:\n%s\ngot:\n%s"
+             (st-show-lenses want) (st-show-lenses (st-overlay-lenses)))
+      (st-log "ok   sessionls-lens-mode shows the same %d lenses" (length want))
+
+      ;; 3. sessionls-set-budget refuses what is not a positive integer.
+      (dolist (bad '("abc" "0" "-5" "1.5" 0 -3))
+        (st-ok (condition-case nil (progn (sessionls-set-budget bad) nil) (user-error t))
+               "sessionls-set-budget accepted %S" bad))
+      (st-log "ok   sessionls-set-budget refuses abc, 0, -5, 1.5")
+
+      ;; 4. A budget that keeps the newest half of the units.
+      (let* ((mid (/ (length units) 2))
+             (n (+ (cl-loop for u in (nthcdr mid units) sum (plist-get u :chars))
+                   (/ (plist-get (nth (1- mid) units) :chars) 2)))
+             (bn (st-budget-json n))
+             (cutoff (plist-get bn :cutoff))
+             (want (st-expected-lenses bn n)))
+        (st-ok cutoff "sessionls budget --max-chars %d gives no cutoff: %S" n bn)
+        (st-ok (= (plist-get cutoff :firstKeptLine) (plist-get (nth mid units) :startLine))
+               "CLI cutoff at line %s, want %s" (plist-get cutoff :firstKeptLine)
+               (plist-get (nth mid units) :startLine))
+        (st-ok (= (sessionls-set-budget (number-to-string n)) n) "sessionls-set-budget did not return %d" n)
+        (let ((got (st-sort-lenses (sessionls-lenses server))))
+          (st-ok (equal got want) "codeLens after sessionls-set-budget %d differ.\nwant:\n%s\ngot:\n%s"
+                 n (st-show-lenses want) (st-show-lenses got)))
+        (st-log "ok   sessionls-set-budget %d: cutoff lens at line %d" n (plist-get cutoff :firstKeptLine))
+        (st-ok (st-wait-for (lambda () (equal (st-overlay-lenses) want)))
+               "lens overlays after the budget differ.\nwant:\n%s\ngot:\n%s"
+               (st-show-lenses want) (st-show-lenses (st-overlay-lenses)))
+        (st-log "ok   lens overlays show the cutoff")
+
+        ;; 5. Edit: non-BMP text after non-ASCII text on line 1, then
+        ;; break the line (drop its closing brace), then fix it.
+        (goto-char (point-min))
+        (end-of-line)
+        (st-ok (looking-back "\"}" 2) "line 1 does not end with \"}")
+        (backward-char 2)
+        (insert "é🙂")
+        (let ((want (st-expected-lenses (st-budget-json n) n)))
+          (st-ok (st-wait-for (lambda () (equal (st-overlay-lenses) want)))
+                 "lens overlays after typing differ.\nwant:\n%s\ngot:\n%s"
+                 (st-show-lenses want) (st-show-lenses (st-overlay-lenses))))
+        (st-log "ok   lenses follow an edit with é🙂")
+        (end-of-line)
+        (delete-char -1)
+        (st-check-diags "diagnostics after deleting the } of line 1")
+        (let ((f (cl-find-if (lambda (f) (and (= (plist-get f :line) 1) (equal (plist-get f :severity) "error")))
+                             (st-cli "check" "--format" "json" (st-buffer-to-file "broken.jsonl"))))
+              (len16 (cl-loop for c across (st-line-text 1) sum (if (> c #xFFFF) 2 1))))
+          (st-ok f "the CLI reports no error on line 1 of the broken text")
+          (st-ok (= (plist-get f :column) (1+ len16))
+                 "the CLI puts the error at UTF-16 column %s, want the end of line 1 (%d)"
+                 (plist-get f :column) (1+ len16))
+          (st-log "ok   new error on line 1 at UTF-16 column %d (after é🙂)" (1+ len16)))
+        (insert "}")
+        (let ((want (st-check-diags "diagnostics after restoring the }")))
+          (st-ok (not (cl-find-if (lambda (d) (and (= (nth 0 d) 1) (eq (nth 2 d) 'eglot-error))) want))
+                 "line 1 still has an error after the fix"))))))
+
+(let ((status 1))
+  (condition-case err
+      (progn
+        (st-run)
+        (st-log "ALL OK: %d checks" st-checks)
+        (setq status 0))
+    (error (st-log "ERROR after %d checks: %s" st-checks (error-message-string err))))
+  (ignore-errors (let ((s (eglot-current-server))) (when s (eglot-shutdown s))))
+  (kill-emacs status))
+
+;;; test.el ends here
