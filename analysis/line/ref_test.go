@@ -2,6 +2,7 @@ package line
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -558,6 +559,8 @@ func checkAgainstRef(t *testing.T, b []byte) {
 
 // seeds are tricky lines for the fuzzer and the agreement test.
 var seeds = []string{
+	`{"role":"user","content":"` + strings.Repeat(`ab\"\\\n\u00e9`, 12) + `é😀\ud83d\ude00` + strings.Repeat("x", 50) + `"}`,
+	`{"role":"user","content":"` + strings.Repeat(`\\`, 33) + `\"` + strings.Repeat("y", 70) + `"}`,
 	`{"role":"user","content":"hi"}`,
 	`{"role":"user","content":"a\nb\"c\\d\/e\u00e9\ud83d\ude00\ud800\udc00x\udc00"}`,
 	`{"role":"tool","content":"ok","toolCallId":"c1","isError":false}`,
@@ -612,4 +615,22 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		checkAgainstRef(t, b)
 	})
+}
+
+// TestBlockBoundaries slides tricky string pieces across the 64-byte
+// blocks of the string scanner and compares with the reference.
+func TestBlockBoundaries(t *testing.T) {
+	pieces := []string{
+		`\"`, `\\`, `\\\"`, `\\\\"`, `\/`, `\n\t`, `\u00e9`, `\ud83d\ude00`, `\ud800\ud800\udc00`,
+		`\ud83d`, `\x`, `\u12`, "é", "😀", "\xe2\x82A", "\xf0\x9f\x98", "\x00", "\t", `"`, `\`,
+		`\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\"`,
+	}
+	for _, piece := range pieces {
+		for k := 0; k < 140; k++ {
+			content := strings.Repeat("a", k) + piece + strings.Repeat(`b\n`, 30)
+			checkAgainstRef(t, []byte(`{"role":"user","content":"`+content+`"}`))
+			checkAgainstRef(t, []byte(`{"role":"user","content":"`+content+`","x":"\\"}`))
+			checkAgainstRef(t, []byte(`{"role":"tool","toolCallId":"`+content+`","content":"","isError":true}`))
+		}
+	}
 }
