@@ -173,7 +173,7 @@ type collector struct {
 	opts     Options
 	rep      *Report
 	link     linker
-	nodes    []node
+	nodes    nodeList
 	invalid  []invalidLine
 	checks   []Finding
 	nonEmpty int
@@ -209,7 +209,6 @@ func (c *collector) add(t *tally) {
 // ids, when the caller knows (appending to large slices grows them by a
 // quarter at a time, copying all of it each time).
 func (c *collector) reserve(msgs, calls int) {
-	c.nodes = slices.Grow(c.nodes, msgs)
 	if !c.opts.SkipMessages {
 		c.rep.Messages = slices.Grow(c.rep.Messages, msgs)
 	}
@@ -220,7 +219,7 @@ func (c *collector) reserve(msgs, calls int) {
 
 // addMessage takes the next valid message, with its final line number.
 func (c *collector) addMessage(m *Message) {
-	c.nodes = append(c.nodes, c.link.add(m))
+	c.nodes.add(c.link.add(m))
 	c.rep.TotalChars += m.Cost
 	if !c.opts.SkipMessages {
 		c.rep.Messages = append(c.rep.Messages, *m)
@@ -236,13 +235,13 @@ func (c *collector) finish() *Report {
 	if len(c.invalid) > 0 {
 		r.FirstInvalidLine = c.invalid[0].line
 	}
-	r.Units = buildUnits(c.nodes)
+	r.Units = buildUnits(&c.nodes)
 
 	var fs []Finding
 	invalidFindings(c.invalid, &fs, off)
 	fs = append(fs, c.checks...)
 	if !off[CodeSweptMessage] {
-		sweptFindings(r.Units, c.nodes, &fs)
+		sweptFindings(r.Units, &c.nodes, &fs)
 	}
 	if r.Width16 > MaxStringLength && !off[CodeFileTooLarge] {
 		fs = append(fs, tooLargeFinding(r.Width16))
@@ -254,7 +253,7 @@ func (c *collector) finish() *Report {
 		} else {
 			r.Cutoff = &cut
 		}
-		if f := budgetFinding(r.Units, len(c.nodes), cut, err); !off[f.Code] {
+		if f := budgetFinding(r.Units, c.nodes.len(), cut, err); !off[f.Code] {
 			fs = append(fs, f)
 		}
 	}

@@ -179,13 +179,13 @@ func (l *linker) finish() {
 
 // sweptFindings reports, for every unit of more than one message, each
 // message in it that is not a tool result answering the unit's assistant.
-func sweptFindings(units []Unit, nodes []node, out *[]Finding) {
+func sweptFindings(units []Unit, nodes *nodeList, out *[]Finding) {
 	for _, u := range units {
 		if u.Len() < 2 {
 			continue
 		}
 		for j := u.First + 1; j <= u.Last; j++ {
-			nd := nodes[j]
+			nd := nodes.at(j)
 			if nd.role == line.RoleTool && int(nd.owner) == u.First {
 				continue
 			}
@@ -194,7 +194,7 @@ func sweptFindings(units []Unit, nodes []node, out *[]Finding) {
 				if nd.owner < 0 {
 					what = "this tool result (no earlier assistant declares its id)"
 				} else {
-					what = fmt.Sprintf("this tool result (it answers the assistant at line %d)", nodes[nd.owner].line)
+					what = fmt.Sprintf("this tool result (it answers the assistant at line %d)", nodes.at(int(nd.owner)).line)
 				}
 			}
 			*out = append(*out, Finding{

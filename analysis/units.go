@@ -12,15 +12,38 @@ type node struct {
 	role  line.Role
 }
 
+// nodeList holds nodes in blocks of fixed size, so that a long stream's
+// nodes are never copied to grow (a slice grown by append holds the old and
+// the new array at once, and copies everything each time).
+type nodeList struct {
+	blocks [][]node
+	n      int
+}
+
+const nodeBlock = 1 << 12
+
+func (l *nodeList) add(nd node) {
+	if l.n%nodeBlock == 0 {
+		l.blocks = append(l.blocks, make([]node, 0, nodeBlock))
+	}
+	b := &l.blocks[len(l.blocks)-1]
+	*b = append(*b, nd)
+	l.n++
+}
+
+func (l *nodeList) at(i int) *node { return &l.blocks[i/nodeBlock][i%nodeBlock] }
+
+func (l *nodeList) len() int { return l.n }
+
 // BuildUnits groups messages exactly as trimContext does, in linear time.
 // Units are returned oldest first with Chars and FromNewest filled in.
 func BuildUnits(msgs []Message) []Unit {
 	var l linker
-	nodes := make([]node, len(msgs))
+	var nodes nodeList
 	for i := range msgs {
-		nodes[i] = l.add(&msgs[i])
+		nodes.add(l.add(&msgs[i]))
 	}
-	return buildUnits(nodes)
+	return buildUnits(&nodes)
 }
 
 // buildUnits groups nodes whose owners are known.
@@ -29,36 +52,39 @@ func BuildUnits(msgs []Message) []Unit {
 // takes everything from its owner through itself as one unit and the scan
 // resumes before the owner; any other message is a unit of its own. Every
 // message is visited once, so this is linear (the runtime's backward search
-// for the owner, and its unshift, are what make it quadratic).
-func buildUnits(nodes []node) []Unit {
-	if len(nodes) == 0 {
+// for the owner, and its unshift, are what make it quadratic). A first scan
+// counts the units so that the second fills an array of the exact size,
+// newest last.
+func buildUnits(nodes *nodeList) []Unit {
+	start := func(i int) int {
+		if nd := nodes.at(i); nd.role == line.RoleTool && nd.owner >= 0 {
+			return int(nd.owner)
+		}
+		return i
+	}
+	count := 0
+	for i := nodes.len() - 1; i >= 0; i = start(i) - 1 {
+		count++
+	}
+	if count == 0 {
 		return nil
 	}
-	units := make([]Unit, 0, len(nodes)/2+1)
-	for i := len(nodes) - 1; i >= 0; {
-		first := i
-		if nodes[i].role == line.RoleTool && nodes[i].owner >= 0 {
-			first = int(nodes[i].owner)
-		}
+	units := make([]Unit, count)
+	var sum int64
+	k := count - 1
+	for i := nodes.len() - 1; i >= 0; k-- {
+		first := start(i)
 		var chars int64
 		for j := first; j <= i; j++ {
-			chars += nodes[j].cost
+			chars += nodes.at(j).cost
 		}
-		units = append(units, Unit{
+		sum += chars
+		units[k] = Unit{
 			First: first, Last: i,
-			StartLine: nodes[first].line, EndLine: nodes[i].line,
-			Chars: chars,
-		})
+			StartLine: nodes.at(first).line, EndLine: nodes.at(i).line,
+			Chars: chars, FromNewest: sum,
+		}
 		i = first - 1
-	}
-	// Collected newest first; the API gives them oldest first.
-	for l, r := 0, len(units)-1; l < r; l, r = l+1, r-1 {
-		units[l], units[r] = units[r], units[l]
-	}
-	var sum int64
-	for k := len(units) - 1; k >= 0; k-- {
-		sum += units[k].Chars
-		units[k].FromNewest = sum
 	}
 	return units
 }
