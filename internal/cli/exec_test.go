@@ -2,12 +2,15 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // buildBinary builds cmd/sessionls once per test into a temporary directory.
@@ -71,4 +74,28 @@ func TestBinary(t *testing.T) {
 	r = execBinary(t, bin, "", "budget", "--max-chars", "300", "--format", "json", "testdata/sessions/clean.jsonl")
 	assert.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, `"firstKeptLine": 6`)
+}
+
+func lspFrame(body string) string {
+	return "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+}
+
+// TestBinaryServe drives `sessionls serve --stdio` through a whole
+// initialize/shutdown/exit exchange, as VS Code starts it.
+func TestBinaryServe(t *testing.T) {
+	bin := buildBinary(t)
+	in := lspFrame(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}`) +
+		lspFrame(`{"jsonrpc":"2.0","method":"initialized","params":{}}`) +
+		lspFrame(`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`) +
+		lspFrame(`{"jsonrpc":"2.0","method":"exit"}`)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "serve", "--stdio", "--log-file", filepath.Join(t.TempDir(), "log"))
+	cmd.Stdin = strings.NewReader(in)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	require.NoError(t, err, "serve: stderr %q", errb.String())
+	assert.Contains(t, out.String(), `"capabilities"`)
+	assert.Contains(t, out.String(), `"id":2`)
 }

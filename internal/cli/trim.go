@@ -148,7 +148,16 @@ func copyFromLine(dst io.Writer, src io.Reader, line int) error {
 // writeAtomic writes path through a temporary file in the same directory,
 // fsynced then renamed over path, so a reader sees the old file or the new
 // one, never a part. An existing path keeps its permission bits.
+//
+// A symlink is followed: its target is replaced, the link stays a link.
 func writeAtomic(path string, write func(io.Writer) error) (err error) {
+	if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		target, eerr := filepath.EvalSymlinks(path)
+		if eerr != nil {
+			return fmt.Errorf("cannot write %s: %w", path, unwrapPath(eerr))
+		}
+		path = target
+	}
 	mode := fs.FileMode(0o644)
 	if fi, statErr := os.Stat(path); statErr == nil {
 		if !fi.Mode().IsRegular() {

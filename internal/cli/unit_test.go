@@ -209,6 +209,16 @@ func TestWriteAtomic(t *testing.T) {
 	assert.Len(t, entries, 1, "temporary file left behind")
 
 	require.ErrorContains(t, writeAtomic(filepath.Join(dir, "no", "such", "dir.jsonl"), write("x")), "no such file or directory")
+
+	// Through a symlink: the target changes, the link stays.
+	link := filepath.Join(dir, "link.jsonl")
+	require.NoError(t, os.Symlink("out.jsonl", link))
+	require.NoError(t, writeAtomic(link, write("three\n")))
+	b, _ = os.ReadFile(out)
+	assert.Equal(t, "three\n", string(b))
+	fi, err = os.Lstat(link)
+	require.NoError(t, err)
+	assert.True(t, fi.Mode()&os.ModeSymlink != 0, "the link was replaced by a file")
 }
 
 func syntheticFindings() []analysis.Finding {
