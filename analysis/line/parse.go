@@ -141,7 +141,10 @@ type parser struct {
 	hasInput                 bool
 	elemErr                  string
 	elemErrSpan              Span
-	calls                    []Call
+	// The valid calls so far: decoded ids and names are appended to names,
+	// and turned into strings with one allocation at the end.
+	calls []callRef
+	names []byte
 }
 
 // States of the scanner.
@@ -384,6 +387,12 @@ func (p *parser) openValue(i int, obj bool) {
 			p.elemIdx = 0
 			p.elemErr = ""
 			p.calls = p.calls[:0]
+			p.names = p.names[:0]
+			if p.keys == nil {
+				p.keys = make([]keyEntry, 0, 16)
+				p.objs = make([]objFrame, 0, 8)
+				p.names = make([]byte, 0, 64)
+			}
 		}
 	case p.depth == 2 && p.tcActive:
 		p.elemStart, p.elemCol = i, i-p.adj
@@ -521,7 +530,15 @@ func (p *parser) elementDone(k kind, end, endCol int) {
 	case !p.hasInput:
 		p.elemErr, p.elemErrSpan = prefix+" requires an input member", whole
 	default:
-		p.calls = append(p.calls, Call{ID: p.decode(p.id.lit, p.id.flags), IDSpan: p.id.lit, Name: p.decode(p.name.lit, p.name.flags)})
+		if p.calls == nil {
+			p.calls = make([]callRef, 0, 4)
+		}
+		c := callRef{idSpan: p.id.lit, idStart: len(p.names)}
+		p.names = p.appendString(p.names, p.id.lit, p.id.flags)
+		c.nameStart = len(p.names)
+		p.names = p.appendString(p.names, p.name.lit, p.name.flags)
+		c.nameEnd = len(p.names)
+		p.calls = append(p.calls, c)
 	}
 }
 
@@ -537,6 +554,22 @@ func itoa(v int) string {
 		v /= 10
 	}
 	return string(buf[i:])
+}
+
+// callRef is a valid call whose id is names[idStart:nameStart] and whose
+// name is names[nameStart:nameEnd].
+type callRef struct {
+	idSpan                      Span
+	idStart, nameStart, nameEnd int
+}
+
+// appendString appends the JS value of the string literal at lit as WTF-8.
+func (p *parser) appendString(dst []byte, lit Span, flags uint8) []byte {
+	body := p.b[lit.Start+1 : lit.End-1]
+	if flags == 0 {
+		return append(dst, body...)
+	}
+	return appendDecoded(dst, body)
 }
 
 // decode returns the JS value of the string literal at lit, as WTF-8.
@@ -779,17 +812,18 @@ func (p *parser) scanString(start int) (end, cost int, flags uint8) {
 	i := start + 1
 	wadj := 0 // raw bytes minus UTF-16 units of the raw text
 	eadj := 0 // raw escape bytes minus their stringified units
-	slowUntil := 0
+	// Short strings (keys, ids, small values) end within a few words, so
+	// the byte-wise scanner starts; blocks take over in long strings.
+	slowUntil := i + 24
 	for {
 		// Block mode: 64 bytes at a time, escapes found by bit tricks so
 		// that a dense run of \n \t \" costs no mispredicted branches.
 		// It hands over to the byte-wise scanner below at anything else.
 		if i >= slowUntil && i+64 < n {
-			next, st, d, esc := scanBlock(b, i)
+			next, st, d, w, f := scanBlock(b, i)
 			eadj += d
-			if esc {
-				flags |= fEscape
-			}
+			wadj += w
+			flags |= f
 			switch st {
 			case blockEnd:
 				p.adj += wadj
@@ -798,8 +832,8 @@ func (p *parser) scanString(start int) (end, cost int, flags uint8) {
 				i = next
 				continue
 			}
-			i = next
-			slowUntil = next + 256
+			i = next // the byte-wise scanner reports the error there
+			slowUntil = next + 8
 		}
 		// Find the next byte that is not a plain character: eight at a
 		// time while eight remain, then one at a time.
@@ -870,28 +904,13 @@ func (p *parser) scanString(start int) (end, cost int, flags uint8) {
 			p.fail("control character U+00"+string([]byte{"0123456789ABCDEF"[c>>4], "0123456789ABCDEF"[c&15]})+" in string", i, i+1)
 			return n, 0, flags
 		}
-		// Non-ASCII: decode the run here, the way readFile does. Valid
-		// two- and three-byte sequences (one UTF-16 unit each) are the
-		// common case and are checked inline.
-		for i < n && b[i] >= 0x80 {
-			c := b[i]
-			if c >= 0xC2 && c <= 0xDF && i+1 < n && b[i+1]&0xC0 == 0x80 {
-				wadj++
-				i += 2
-				continue
-			}
-			if c >= 0xE1 && c <= 0xEF && c != 0xED && i+2 < n && b[i+1]&0xC0 == 0x80 && b[i+2]&0xC0 == 0x80 {
-				wadj += 2
-				i += 3
-				continue
-			}
-			size, r, valid := decodeAt(b, i)
-			if !valid {
-				flags |= fInvalid
-			}
-			wadj += size - units16(r)
-			i += size
+		// Non-ASCII: decode the run here, the way readFile does.
+		end, w, invalid := decodeRun(b, i)
+		wadj += w
+		if invalid {
+			flags |= fInvalid
 		}
+		i = end
 	}
 }
 
@@ -916,10 +935,11 @@ func zeroBytes(y uint64) uint64 { return ^((y&low7 + low7) | y) & msb }
 
 // scanBlock scans the 64 string bytes b[i:i+64] (with i+64 < len(b)) that
 // follow a character boundary outside any escape. It processes the escapes
-// it meets in order and stops at the closing quote, at the first byte the
-// byte-wise scanner must see (non-ASCII, control character, bad escape),
-// or at the end of the block. d is the escapes' length adjustment.
-func scanBlock(b []byte, i int) (next, status, d int, esc bool) {
+// and non-ASCII runs it meets in order and stops at the closing quote, at
+// a byte the byte-wise scanner must see (a control character or a bad
+// escape: errors), or at the end of the block. d is the escapes' length
+// adjustment and w the non-ASCII text's (raw bytes minus UTF-16 units).
+func scanBlock(b []byte, i int) (next, status, d, w int, flags uint8) {
 	var bsM, qM, badM uint64
 	blk := b[i : i+64 : i+64]
 	for k := 0; k < 64; k += 8 {
@@ -930,20 +950,29 @@ func scanBlock(b []byte, i int) (next, status, d int, esc bool) {
 		badM |= movemask((^(x&low7+0x6060606060606060)|x)&msb) << k
 	}
 	var escaped uint64 // characters consumed by an escape: not quotes
-	for bsm := bsM; bsm != 0; {
-		j := bits.TrailingZeros64(bsm)
-		before := uint64(1)<<uint(j) - 1
-		// A closing quote or a byte for the byte-wise scanner before this
-		// backslash: whichever comes first decides.
-		if ev := (qM&^escaped | badM) & before; ev != 0 {
-			k := bits.TrailingZeros64(ev)
-			if badM>>uint(k)&1 == 1 {
-				return i + k, blockSlow, d, esc
-			}
-			return i + k, blockEnd, d, esc
+	for ev := bsM | badM; ev != 0; {
+		j := bits.TrailingZeros64(ev)
+		if q := qM &^ escaped & (uint64(1)<<uint(j) - 1); q != 0 {
+			return i + bits.TrailingZeros64(q), blockEnd, d, w, flags
 		}
 		pos := i + j
-		esc = true
+		c := b[pos]
+		if c >= 0x80 {
+			end, dw, invalid := decodeRun(b, pos)
+			w += dw
+			if invalid {
+				flags |= fInvalid
+			}
+			if end-i >= 64 {
+				return end, blockMore, d, w, flags
+			}
+			ev &^= uint64(1)<<uint(end-i) - 1
+			continue
+		}
+		if c != '\\' {
+			return pos, blockSlow, d, w, flags // a control character
+		}
+		flags |= fEscape
 		switch escClass[b[pos+1]] {
 		case escSame:
 		case escSlash:
@@ -951,11 +980,11 @@ func scanBlock(b []byte, i int) (next, status, d int, esc bool) {
 		case escU:
 			u, ok := hex4(b, pos+2)
 			if !ok {
-				return pos, blockSlow, d, esc
+				return pos, blockSlow, d, w, flags
 			}
 			after := pos + 6
 			if u >= 0xD800 && u < 0xDC00 && pos+12 <= len(b) && b[pos+6] == '\\' && b[pos+7] == 'u' {
-				if w, ok := hex4(b, pos+8); ok && w >= 0xDC00 && w <= 0xDFFF {
+				if v, ok := hex4(b, pos+8); ok && v >= 0xDC00 && v <= 0xDFFF {
 					d += 10
 					after = pos + 12
 				} else {
@@ -965,30 +994,53 @@ func scanBlock(b []byte, i int) (next, status, d int, esc bool) {
 				d += 6 - escCost(u)
 			}
 			if after-i >= 64 {
-				return after, blockMore, d, esc
+				return after, blockMore, d, w, flags
 			}
-			bsm &^= uint64(1)<<uint(after-i) - 1
+			ev &^= uint64(1)<<uint(after-i) - 1
 			continue
 		default:
-			return pos, blockSlow, d, esc
+			return pos, blockSlow, d, w, flags
 		}
 		if j == 63 {
-			return pos + 2, blockMore, d, esc
+			return pos + 2, blockMore, d, w, flags
 		}
 		escaped |= 1 << uint(j+1)
-		bsm &^= 3 << uint(j)
+		ev &^= 3 << uint(j)
 	}
 	if q := qM &^ escaped; q != 0 {
-		qj := bits.TrailingZeros64(q)
-		if bad := badM & (uint64(1)<<uint(qj) - 1); bad != 0 {
-			return i + bits.TrailingZeros64(bad), blockSlow, d, esc
+		return i + bits.TrailingZeros64(q), blockEnd, d, w, flags
+	}
+	return i + 64, blockMore, d, w, flags
+}
+
+// decodeRun decodes the run of non-ASCII bytes starting at b[i] the way
+// readFile does and returns where it ends, its raw bytes minus its UTF-16
+// units, and whether it held an invalid sequence (decoded as U+FFFD).
+func decodeRun(b []byte, i int) (end, w int, invalid bool) {
+	n := len(b)
+	for i < n && b[i] >= 0x80 {
+		c := b[i]
+		switch {
+		case c >= 0xC2 && c <= 0xDF && i+1 < n && b[i+1]&0xC0 == 0x80:
+			w++
+			i += 2
+		case c >= 0xE1 && c <= 0xEF && c != 0xED && i+2 < n && b[i+1]&0xC0 == 0x80 && b[i+2]&0xC0 == 0x80:
+			w += 2
+			i += 3
+		case c >= 0xF1 && c <= 0xF3 && i+3 < n && b[i+1]&0xC0 == 0x80 && b[i+2]&0xC0 == 0x80 && b[i+3]&0xC0 == 0x80,
+			c == 0xF0 && i+3 < n && b[i+1] >= 0x90 && b[i+1] <= 0xBF && b[i+2]&0xC0 == 0x80 && b[i+3]&0xC0 == 0x80:
+			w += 2 // four bytes, a surrogate pair
+			i += 4
+		default:
+			size, r, valid := decodeAt(b, i)
+			if !valid {
+				invalid = true
+			}
+			w += size - units16(r)
+			i += size
 		}
-		return i + qj, blockEnd, d, esc
 	}
-	if badM != 0 {
-		return i + bits.TrailingZeros64(badM), blockSlow, d, esc
-	}
-	return i + 64, blockMore, d, esc
+	return i, w, invalid
 }
 
 // Escape classes of the byte after a backslash.
@@ -1081,7 +1133,13 @@ func (p *parser) result() Result {
 		}
 		r.Role = RoleAssistant
 		r.Cost = int64(len(assistantHead) + p.content.cost + len(toolCallsKey) + p.tcCost + 2)
-		r.Calls = p.calls
+		if len(p.calls) > 0 {
+			names := string(p.names)
+			r.Calls = make([]Call, len(p.calls))
+			for k, c := range p.calls {
+				r.Calls[k] = Call{ID: names[c.idStart:c.nameStart], IDSpan: c.idSpan, Name: names[c.nameStart:c.nameEnd]}
+			}
+		}
 		r.Depth = p.maxDepth
 	case "tool":
 		switch {
