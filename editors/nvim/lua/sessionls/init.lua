@@ -12,10 +12,11 @@ local defaults = {
   cmd = { "sessionls", "serve" },
   -- Context budget in characters (a positive integer), or nil for none.
   budget = nil,
-  -- Checks to turn on or off, sent as initializationOptions.checks,
-  -- e.g. { ["swept-message"] = false }.
+  -- Finding codes to turn off, sent as initializationOptions.checks,
+  -- e.g. { "swept-message", "missing-tool-result" }.
   checks = nil,
-  -- File options sent as initializationOptions.files (passed through as is).
+  -- Globs naming the session files the server analyses, sent as
+  -- initializationOptions.files (the server's default is { "**/*.jsonl" }).
   files = nil,
   -- Filetypes the server is attached to.
   filetypes = { "jsonl" },
@@ -66,16 +67,26 @@ function M.clients(bufnr)
   return out
 end
 
+-- An empty Lua table is encoded as a JSON array; objects must be objects.
+local function object(t)
+  if next(t) == nil then
+    return vim.empty_dict()
+  end
+  return t
+end
+
 local function init_options(cfg)
-  return {
+  return object({
     budget = cfg.budget,
     checks = cfg.checks,
     files = cfg.files,
-  }
+  })
 end
 
+-- What the server reads from didChangeConfiguration and workspace/configuration.
+-- budget 0 means none (nil would drop the key and leave the server's value).
 local function settings(cfg)
-  return { sessionls = { budget = cfg.budget } }
+  return { sessionls = object({ budget = cfg.budget or 0, checks = cfg.checks, files = cfg.files }) }
 end
 
 -- Ask for fresh code lenses in bufnr (the request needs the buffer current
@@ -233,6 +244,25 @@ function M.set_budget(n, on_done)
   return true
 end
 
+-- The budget lenses carry sessionls.setBudget without an argument: the
+-- client asks for the number. Running such a lens (vim.lsp.codelens.run)
+-- lands here.
+local function lens_set_budget(command)
+  local args = command.arguments
+  if type(args) == "table" and args[1] ~= nil then
+    M.set_budget(args[1])
+    return
+  end
+  vim.ui.input({
+    prompt = "Context budget (characters): ",
+    default = M.config.budget and tostring(M.config.budget) or "",
+  }, function(input)
+    if input and input ~= "" then
+      M.set_budget(input)
+    end
+  end)
+end
+
 local function define_command()
   vim.api.nvim_create_user_command("SessionlsBudget", function(opts)
     if opts.args == "" then
@@ -290,6 +320,7 @@ function M.setup(opts)
   end
   register_filetype()
   define_command()
+  vim.lsp.commands[COMMAND_SET_BUDGET] = lens_set_budget
 
   if vim.lsp.config and vim.lsp.enable then
     -- Neovim 0.11+: let the built-in machinery start and attach.
