@@ -181,9 +181,6 @@ budget (error is the runtime's message; units are listed, cutoff is null);
 			if !cmd.Flags().Changed("max-chars") {
 				return usagef("--max-chars is required")
 			}
-			if maxChars <= 0 {
-				return usagef("invalid --max-chars %d (want a positive number of characters)", maxChars)
-			}
 			if format != formatText && format != formatJSON {
 				return usagef("unknown --format %q (want text or json)", format)
 			}
@@ -215,7 +212,7 @@ budget (error is the runtime's message; units are listed, cutoff is null);
 			return nil
 		},
 	}
-	cmd.Flags().Int64Var(&maxChars, "max-chars", 0, "the budget `N` in characters (required, positive)")
+	cmd.Flags().Var((*positiveInt)(&maxChars), "max-chars", "the budget `N` in characters (required, positive)")
 	cmd.Flags().StringVar(&format, "format", formatText, "output `FORMAT`: text or json")
 	return cmd
 }

@@ -50,7 +50,8 @@ argument order.
 Positions are 1-based lines and 1-based UTF-16 columns; end columns are
 exclusive (the column just after the range), as in SARIF.
 
-Finding codes: ` + strings.Join(analysis.Codes(), ", ") + `.
+Finding codes (each can be turned off with --disable):
+` + codesHelp() + `
 
 Exit codes: 0 no failing finding; 1 an error finding (or a warning with
 --strict); 2 usage or I/O error (2 wins over 1; the other files are still
@@ -71,10 +72,33 @@ checked).`,
 	f.StringVar(&o.format, "format", formatText, "output `FORMAT`: text, json, github or sarif")
 	f.StringSliceVar(&o.disable, "disable", nil, "turn off finding `CODES` (comma-separated, repeatable)")
 	f.BoolVar(&o.strict, "strict", false, "fail (exit 1) on warnings too")
-	f.Int64Var(&o.budget, "budget", 0, "character budget `N`: report where it cuts (budget-cutoff) or that trimContext throws (budget-exceeded)")
+	f.Var((*positiveInt)(&o.budget), "budget", "character budget `N`: report where it cuts (budget-cutoff) or that trimContext throws (budget-exceeded)")
 	f.StringVar(&o.stdinFilename, "stdin-filename", "-", "`NAME` to report for stdin (\"-\")")
 	f.StringVar(&o.shard, "shard", "", "check only shard `I/N` (1-based) of the files, split by a stable hash of each path")
 	return cmd
+}
+
+// codesHelp lists the finding codes with their severity and meaning.
+func codesHelp() string {
+	var b strings.Builder
+	for _, r := range rules() {
+		fmt.Fprintf(&b, "  %-20s %-8s %s\n", r.code, r.severity, r.short)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// positiveInt is an int64 flag that accepts only whole numbers >= 1.
+type positiveInt int64
+
+func (p *positiveInt) String() string { return strconv.FormatInt(int64(*p), 10) }
+func (p *positiveInt) Type() string   { return "int" }
+func (p *positiveInt) Set(s string) error {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 1 {
+		return fmt.Errorf("want a positive whole number of characters")
+	}
+	*p = positiveInt(n)
+	return nil
 }
 
 // target is one file to check, or an error found while collecting files.
@@ -139,9 +163,6 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 	disabled, err := parseDisabled(o.disable)
 	if err != nil {
 		return err
-	}
-	if o.budget < 0 {
-		return usagef("invalid --budget %d (want a positive number of characters)", o.budget)
 	}
 	shardI, shardN := 1, 1
 	if o.shard != "" {

@@ -112,8 +112,12 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 	if cmd == nil {
 		cmd = root
 	}
+	use := cmd.UseLine()
+	if !cmd.HasParent() {
+		use = "sessionls COMMAND [flags]"
+	}
 	fmt.Fprintf(e.stderr, "sessionls: %v\n", err)
-	fmt.Fprintf(e.stderr, "Usage: %s\nRun '%s --help' for more information.\n", cmd.UseLine(), cmd.CommandPath())
+	fmt.Fprintf(e.stderr, "Usage: %s\nRun '%s --help' for more information.\n", use, cmd.CommandPath())
 	return ExitError
 }
 

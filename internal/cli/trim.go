@@ -38,13 +38,10 @@ refused with exit 1 and the runtime's error on stderr; nothing is written.`,
 			if !cmd.Flags().Changed("max-chars") {
 				return usagef("--max-chars is required")
 			}
-			if maxChars <= 0 {
-				return usagef("invalid --max-chars %d (want a positive number of characters)", maxChars)
-			}
 			return runTrim(cmd.Context(), e, args[0], out, maxChars)
 		},
 	}
-	cmd.Flags().Int64Var(&maxChars, "max-chars", 0, "the budget `N` in characters (required, positive)")
+	cmd.Flags().Var((*positiveInt)(&maxChars), "max-chars", "the budget `N` in characters (required, positive)")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to `OUT` atomically instead of stdout")
 	return cmd
 }
