@@ -142,35 +142,66 @@ func TestBudgetErrors(t *testing.T) {
 	}
 }
 
-// TestBudgetMatchesNodeOracle compares every unit, cost and cutoff with the
-// runtime's own functions run by node (testdata/oracle/runtime.mjs).
-func TestBudgetMatchesNodeOracle(t *testing.T) {
-	node := requireNode(t)
-	atRepoRoot(t)
-	sessions, err := filepath.Glob("testdata/sessions/*.jsonl")
-	require.NoError(t, err)
-	require.True(t, len(sessions) >= 7)
-	for _, s := range sessions {
-		for _, b := range []int64{1, 40, 100, 200, 300, 500, 1000, 1 << 40} {
-			bs := strconv.FormatInt(b, 10)
-			out, err := exec.Command(node, "testdata/oracle/runtime.mjs", "budget", s, bs).Output()
-			require.NoError(t, err, "node oracle on %s", s)
-			var want struct {
-				Loads      bool
-				Error      string
-				Line       int
-				Messages   int
-				TotalChars int64
-				Units      []unitJSON
-				Cuts       []struct {
-					Error         string
-					FirstKeptLine int
-					KeptUnits     int
-					KeptChars     int64
-				}
-			}
-			require.NoError(t, json.Unmarshal(out, &want))
+// oracleResult is one file's answer from `node runtime.mjs batch`.
+type oracleResult struct {
+	Lines []struct {
+		Line    int
+		Verdict string
+	}
+	Budget struct {
+		Loads      bool
+		Error      string
+		Line       int
+		Messages   int
+		TotalChars int64
+		Units      []unitJSON
+		Cuts       []struct {
+			Budget        int64
+			Error         string
+			FirstKeptLine int
+			KeptUnits     int
+			KeptChars     int64
+		}
+	}
+}
 
+// oracle runs the runtime's own functions (testdata/oracle/runtime.mjs) in
+// one node process over every session, for the given budgets.
+func oracle(t *testing.T, budgets []int64) (paths []string, results []oracleResult) {
+	t.Helper()
+	node := requireNode(t)
+	paths, err := filepath.Glob("testdata/sessions/*.jsonl")
+	require.NoError(t, err)
+	require.True(t, len(paths) >= 7, "sessions: %v", paths)
+	type item struct {
+		Path    string  `json:"path"`
+		Budgets []int64 `json:"budgets"`
+	}
+	var list []item
+	for _, p := range paths {
+		list = append(list, item{p, budgets})
+	}
+	listFile := filepath.Join(t.TempDir(), "list.json")
+	b, err := json.Marshal(list)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(listFile, b, 0o644))
+	out, err := exec.Command(node, "testdata/oracle/runtime.mjs", "batch", listFile).Output()
+	require.NoError(t, err, "node oracle")
+	require.NoError(t, json.Unmarshal(out, &results))
+	require.Len(t, results, len(paths))
+	return paths, results
+}
+
+// TestBudgetMatchesNodeOracle compares every unit, cost and cutoff with the
+// runtime's own functions run by node.
+func TestBudgetMatchesNodeOracle(t *testing.T) {
+	atRepoRoot(t)
+	budgets := []int64{1, 40, 100, 200, 300, 500, 1000, 1 << 40}
+	paths, results := oracle(t, budgets)
+	for i, s := range paths {
+		want := results[i].Budget
+		for j, b := range budgets {
+			bs := strconv.FormatInt(b, 10)
 			r := sessionls(t, "budget", "--format", "json", "--max-chars", bs, s)
 			var got budgetJSON
 			require.NoError(t, json.Unmarshal([]byte(r.stdout), &got), "%s %d: %q", s, b, r.stderr)
@@ -181,12 +212,14 @@ func TestBudgetMatchesNodeOracle(t *testing.T) {
 				assert.True(t, strings.Contains(*got.Error, " at line "+strconv.Itoa(want.Line)+":"),
 					"%s: %q should name physical line %d", where, *got.Error, want.Line)
 				assert.True(t, strings.HasPrefix(*got.Error, strings.Split(want.Error, " at line")[0]), "%s: %q vs node %q", where, *got.Error, want.Error)
+				assert.Len(t, got.Units, 0, where)
 				continue
 			}
 			assert.Equal(t, want.Messages, got.Messages, where)
 			assert.Equal(t, want.TotalChars, got.TotalChars, where)
 			assert.Equal(t, want.Units, got.Units, where)
-			cut := want.Cuts[0]
+			cut := want.Cuts[j]
+			require.Equal(t, b, cut.Budget)
 			if cut.Error != "" {
 				assert.Equal(t, 1, r.code, where)
 				require.NotNil(t, got.Error, where)
@@ -245,23 +278,11 @@ func requireNode(t *testing.T) string {
 // and invalid-record are exactly the lines node's JSON.parse and the
 // runtime's parseSessionMessage refuse.
 func TestCheckVerdictsMatchNodeOracle(t *testing.T) {
-	node := requireNode(t)
 	atRepoRoot(t)
-	sessions, err := filepath.Glob("testdata/sessions/*.jsonl")
-	require.NoError(t, err)
-	for _, s := range sessions {
-		out, err := exec.Command(node, "testdata/oracle/runtime.mjs", "lines", s).Output()
-		require.NoError(t, err, "node oracle on %s", s)
+	paths, results := oracle(t, nil)
+	for i, s := range paths {
 		want := map[int]string{}
-		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-			if l == "" {
-				continue
-			}
-			var v struct {
-				Line    int
-				Verdict string
-			}
-			require.NoError(t, json.Unmarshal([]byte(l), &v))
+		for _, v := range results[i].Lines {
 			if v.Verdict != "valid" {
 				want[v.Line] = v.Verdict
 			}
