@@ -341,3 +341,114 @@ func deref(p *int64) any {
 	}
 	return *p
 }
+
+// TestDiffNodeStream compares AnalyzeReader on multi-megabyte files, where
+// lines straddle the reader's ~1 MB chunks, with the oracle: a transcript
+// with a 2.5 MB line and a unit that spans most of the file, and a file of
+// random hostile lines.
+func TestDiffNodeStream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("multi-megabyte differential test")
+	}
+	node := oracle.Node(t)
+	dir := t.TempDir()
+
+	// The transcript: an early call answered in the middle makes one unit
+	// that spans many chunks; a 2.5 MB user line is longer than a chunk.
+	lines := bytes.SplitAfter(transcript.Session(1500, 4), []byte("\n"))
+	far := []byte(`{"role":"assistant","content":"","toolCalls":[{"id":"far","name":"x","input":{"a":[1,2,3]}}]}` + "\n")
+	answer := []byte(`{"role":"tool","content":"done «far»","toolCallId":"far","isError":false}` + "\n")
+	huge := []byte(`{"role":"user","content":"` + strings.Repeat(`a line with «é» and 😀 and \"quotes\"\n`, 70000) + `"}` + "\n")
+	// The answer goes just before a user message, so that no later result
+	// sweeps it into its own unit.
+	mid := len(lines) / 2
+	for !bytes.HasPrefix(lines[mid], []byte(`{"role":"user"`)) {
+		mid++
+	}
+	var tr []byte
+	for i, l := range lines {
+		switch i {
+		case 10:
+			tr = append(tr, far...)
+		case mid:
+			tr = append(tr, answer...)
+		case mid + 100:
+			tr = append(tr, huge...)
+		}
+		tr = append(tr, l...)
+	}
+
+	// Random hostile lines, some of them long.
+	r := rand.New(rand.NewPCG(99, 1))
+	var hostile []byte
+	for len(hostile) < 3<<20 {
+		hostile = append(hostile, randjsonl.Line(r)...)
+		hostile = append(hostile, '\n')
+	}
+
+	files := [][]byte{tr, hostile}
+	var jobs []oracle.Job
+	for i, data := range files {
+		path := filepath.Join(dir, fmt.Sprintf("big-%d.jsonl", i))
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		// Small budgets only: the seed's packing re-measures everything
+		// kept for every unit, quadratic in what is kept.
+		jobs = append(jobs, oracle.Job{Path: path, Budgets: []int64{1, 100_000, 400_000}})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	answers, err := oracle.Batch(ctx, node, jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !answers[0].Budget.Loads {
+		t.Fatalf("the transcript does not load: %s", answers[0].Budget.Error)
+	}
+	spans := false
+	for _, u := range answers[0].Budget.Units {
+		spans = spans || u.EndLine-u.StartLine > 100
+	}
+	if !spans {
+		t.Fatal("no unit spans the file: the test lost its point")
+	}
+	for i, want := range answers {
+		for _, b := range jobs[i].Budgets {
+			rep, err := analyzeSafely(func() (*analysis.Report, error) {
+				return analysis.AnalyzeReader(ctx, bytes.NewReader(files[i]), analysis.Options{Budget: b})
+			})
+			if err != nil {
+				t.Fatalf("file %d: %v", i, err)
+			}
+			var d []string
+			var wantBad, gotBad []string
+			for _, l := range want.Lines {
+				if l.Verdict != "valid" {
+					wantBad = append(wantBad, fmt.Sprintf("%d:%s", l.Line, l.Verdict))
+				}
+			}
+			for _, f := range rep.Findings {
+				if f.Code == analysis.CodeInvalidJSON || f.Code == analysis.CodeInvalidRecord {
+					gotBad = append(gotBad, fmt.Sprintf("%d:%s", f.Line, f.Code))
+				}
+			}
+			if !slices.Equal(gotBad, wantBad) {
+				d = append(d, fmt.Sprintf("invalid lines differ: ours %d, node %d", len(gotBad), len(wantBad)))
+			}
+			if want.Budget.Loads {
+				d = append(d, compareLoaded(rep, want)...)
+				for _, c := range want.Budget.Cuts {
+					if c.Budget == b {
+						d = append(d, compareCut(rep, c)...)
+					}
+				}
+			} else if rep.FirstInvalidLine != want.Budget.Line {
+				d = append(d, fmt.Sprintf("FirstInvalidLine: ours %d, node %d", rep.FirstInvalidLine, want.Budget.Line))
+			}
+			if len(d) > 0 {
+				t.Errorf("file %d, budget %d:\n  %s", i, b, strings.Join(d, "\n  "))
+			}
+		}
+	}
+}
