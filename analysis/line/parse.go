@@ -726,7 +726,7 @@ func (p *parser) scanNumber(i int) int {
 		return i
 	case b[i] == '0':
 		if i+1 < n && b[i+1] >= '0' && b[i+1] <= '9' {
-			p.fail("leading zero in number", i, i+1)
+			p.fail("leading zero in number", i+1, i+2) // the digit after the zero, as V8
 			return i
 		}
 		i++
@@ -878,7 +878,8 @@ func (p *parser) scanString(start int) (end, cost int, flags uint8) {
 					if j >= n {
 						p.fail("unexpected end of line: unterminated string", start, n)
 					} else {
-						p.fail(`bad \u escape`, i, j+charLen(b, j))
+						// Like V8, point at the first character that is not hex.
+						p.fail(`bad \u escape`, j, j+charLen(b, j))
 					}
 					return n, 0, flags
 				}
@@ -893,7 +894,7 @@ func (p *parser) scanString(start int) (end, cost int, flags uint8) {
 				i += 6
 				continue
 			}
-			p.fail(badEscape(b, i+1), i, i+1+charLen(b, i+1))
+			p.fail(badEscape(b, i+1), i+1, i+1+charLen(b, i+1)) // the character after the backslash, as V8
 			return n, 0, flags
 		}
 		if c == '"' {
