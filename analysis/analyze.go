@@ -243,17 +243,32 @@ func (c *collector) finish() *Report {
 	if !off[CodeSweptMessage] {
 		sweptFindings(r.Units, &c.nodes, &fs)
 	}
+	r.Findings = sizeAndBudget(r, c.opts, fs)
+	return r
+}
+
+// sizeAndBudget appends to fs the findings that depend on the file's size
+// and the units' costs (file-too-large, budget-cutoff, budget-exceeded),
+// sets r's cutoff, and sorts fs by line and column. Findings already in fs
+// keep their order among equals, and these come after them.
+func sizeAndBudget(r *Report, opts Options, fs []Finding) []Finding {
+	off := opts.Disabled
+	r.Cutoff, r.CutoffErr = nil, nil
 	if r.Width16 > MaxStringLength && !off[CodeFileTooLarge] {
 		fs = append(fs, tooLargeFinding(r.Width16))
 	}
-	if c.opts.Budget > 0 && r.Loads() {
-		cut, err := Cut(r.Units, r.Messages, c.opts.Budget)
+	if opts.Budget > 0 && r.Loads() {
+		cut, err := Cut(r.Units, r.Messages, opts.Budget)
 		if err != nil {
 			r.CutoffErr = err
 		} else {
 			r.Cutoff = &cut
 		}
-		if f := budgetFinding(r.Units, c.nodes.len(), cut, err); !off[f.Code] {
+		nmsgs := 0
+		if len(r.Units) > 0 {
+			nmsgs = r.Units[len(r.Units)-1].Last + 1
+		}
+		if f := budgetFinding(r.Units, nmsgs, cut, err); !off[f.Code] {
 			fs = append(fs, f)
 		}
 	}
@@ -263,6 +278,5 @@ func (c *collector) finish() *Report {
 		}
 		return cmp.Compare(a.Span.StartCol, b.Span.StartCol)
 	})
-	r.Findings = fs
-	return r
+	return fs
 }

@@ -52,6 +52,14 @@ type Document struct {
 	lines   []string
 	results []line.Result // results[i] is the verdict on lines[i]; zero for ""
 	report  *Report       // nil when stale
+
+	// base is the last report computed. While the edits since then kept
+	// the number of lines, before holds the result base saw for each line
+	// they touched, so Report can patch base instead of starting over; a
+	// nil before means it cannot.
+	base    *Report
+	before  map[int]line.Result
+	patched int // reports patched rather than recomputed (for tests)
 }
 
 // NewDocument analyses text.
@@ -151,7 +159,27 @@ func (d *Document) Apply(changes []Change) error {
 		log = append(log, u)
 		d.report = nil
 	}
+	d.remember(log)
 	return nil
+}
+
+// remember records, for the lines that changes touched, the results that
+// the last report saw.
+func (d *Document) remember(log []undo) {
+	if d.before == nil {
+		return
+	}
+	for _, u := range log {
+		if u.wasWhole || u.added != len(u.lines) {
+			d.before = nil
+			return
+		}
+		for k, r := range u.results {
+			if _, ok := d.before[u.at+k]; !ok {
+				d.before[u.at+k] = r
+			}
+		}
+	}
 }
 
 func (d *Document) apply(ch Change) (undo, error) {
@@ -282,7 +310,7 @@ func decode16(s string) (width, units int) {
 // SetOptions changes budget or disabled codes.
 func (d *Document) SetOptions(opts Options) {
 	d.opts = opts
-	d.report = nil
+	d.report, d.base, d.before = nil, nil, nil
 }
 
 // Text returns the whole text (it joins the lines: O(size)).
@@ -316,6 +344,97 @@ func (d *Document) Report() *Report {
 	if d.report != nil {
 		return d.report
 	}
+	r, ok := d.patch()
+	if ok {
+		d.patched++
+	} else {
+		r = d.analyze()
+	}
+	d.report, d.base, d.before = r, r, make(map[int]line.Result)
+	return r
+}
+
+// maxPatchLines bounds the lines a patch handles; past it, starting over
+// costs about the same.
+const maxPatchLines = 256
+
+// patch derives the report from base when every line touched since is a
+// valid message before and after with the same shape (role, ids and their
+// spans): then only costs and widths changed, so messages, units, checks
+// and sweeps stay; units' sums, totals and the size and budget findings are
+// redone. This is the common case of typing inside a message's content,
+// and it costs a copy of the report's arrays instead of a re-analysis.
+func (d *Document) patch() (*Report, bool) {
+	b := d.base
+	if b == nil || d.before == nil || len(d.before) > maxPatchLines || d.opts.SkipMessages {
+		return nil, false
+	}
+	type update struct {
+		msg   int
+		ln    int
+		delta int64
+	}
+	ups := make([]update, 0, len(d.before))
+	var width int64
+	for i, old := range d.before {
+		now := &d.results[i]
+		if !sameShape(&old, now) {
+			return nil, false
+		}
+		k, ok := b.MessageAtLine(i + 1)
+		if !ok {
+			return nil, false
+		}
+		ups = append(ups, update{msg: k, ln: i + 1, delta: now.Cost - old.Cost})
+		width += int64(now.Width16 - old.Width16)
+	}
+	r := *b
+	r.Messages = slices.Clone(b.Messages)
+	r.Units = slices.Clone(b.Units)
+	for _, u := range ups {
+		r.Messages[u.msg] = message(&d.results[u.ln-1], u.ln, nil)
+		r.Units[r.UnitOfMessage(u.msg)].Chars += u.delta
+		r.TotalChars += u.delta
+	}
+	var sum int64
+	for k := len(r.Units) - 1; k >= 0; k-- {
+		sum += r.Units[k].Chars
+		r.Units[k].FromNewest = sum
+	}
+	r.Width16 += width
+	fs := make([]Finding, 0, len(b.Findings)+1)
+	for _, f := range b.Findings {
+		switch f.Code {
+		case CodeFileTooLarge, CodeBudgetCutoff, CodeBudgetExceeded:
+		default:
+			fs = append(fs, f)
+		}
+	}
+	r.Findings = sizeAndBudget(&r, d.opts, fs)
+	if len(r.Findings) == 0 {
+		r.Findings = nil // as a fresh analysis leaves it
+	}
+	return &r, true
+}
+
+// sameShape reports whether two results are valid messages that link and
+// are checked alike: same role, ids and id spans (the content, and so the
+// cost and width, may differ).
+func sameShape(a, b *line.Result) bool {
+	if a.Verdict != line.Valid || b.Verdict != line.Valid || a.Role == line.RoleNone || a.Role != b.Role ||
+		a.ToolCallID != b.ToolCallID || a.ToolCallIDSpan != b.ToolCallIDSpan || len(a.Calls) != len(b.Calls) {
+		return false
+	}
+	for i := range a.Calls {
+		if a.Calls[i].ID != b.Calls[i].ID || a.Calls[i].IDSpan != b.Calls[i].IDSpan {
+			return false
+		}
+	}
+	return true
+}
+
+// analyze computes the report from the cached line results.
+func (d *Document) analyze() *Report {
 	c := newCollector(d.opts)
 	msgs, calls := 0, 0
 	for i := range d.results {
@@ -346,6 +465,5 @@ func (d *Document) Report() *Report {
 		c.rep.Lines-- // a text ending in '\n' (or empty) has no last line
 	}
 	c.rep.Width16 = width
-	d.report = c.finish()
-	return d.report
+	return c.finish()
 }

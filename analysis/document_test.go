@@ -58,6 +58,7 @@ func TestDocumentRandomEdits(t *testing.T) {
 		parse func([]byte) line.Result
 	}{{"fake", fakeParse}, {"line.Parse", line.Parse}}
 	for _, p := range parsers {
+		patched := 0
 		for seed := uint64(1); seed <= 30; seed++ {
 			rng := rand.New(rand.NewPCG(seed, 99))
 			e := newEngine()
@@ -73,6 +74,17 @@ func TestDocumentRandomEdits(t *testing.T) {
 						a, b = b, a
 					}
 					repl := insertions[rng.IntN(len(insertions))]
+					if rng.IntN(2) == 0 {
+						// Typing: a character in or out at one place.
+						b = a
+						repl = []string{"x", "é", "😀", ""}[rng.IntN(4)]
+						if repl == "" {
+							b = randPos(rng, text)
+							if b.Line != a.Line || b.Character < a.Character || b.Character > a.Character+2 {
+								b = a
+							}
+						}
+					}
 					changes = append(changes, Change{Range: &Range{a, b}, Text: repl})
 					text = editUTF16(text, Range{a, b}, repl)
 				}
@@ -94,7 +106,50 @@ func TestDocumentRandomEdits(t *testing.T) {
 					t.Fatalf("%s seed %d step %d: document report differs from Analyze's", p.name, seed, step)
 				}
 			}
+			patched += d.patched
 		}
+		if patched == 0 {
+			t.Errorf("%s: no report was patched; the fast path went untested", p.name)
+		}
+	}
+}
+
+func TestDocumentPatchedReport(t *testing.T) {
+	lines := []string{jU(), jA("a", "b"), jT("a"), jT("b"), `{"role":"user","content":"typing here"}`}
+	text := strings.Join(lines, "\n") + "\n"
+	opts := Options{Budget: int64(len(text) - 20)}
+	type edit struct {
+		name  string
+		r     Range
+		text  string
+		patch bool
+	}
+	col := strings.Index(lines[4], "here")
+	tests := []edit{
+		{"type into content", Range{Position{4, col}, Position{4, col}}, "x", true},
+		{"type an astral character", Range{Position{4, col}, Position{4, col}}, "😀", true},
+		{"delete from content", Range{Position{4, col}, Position{4, col + 2}}, "", true},
+		{"content of a tool before its id shifts the id's span", Range{Position{2, 30}, Position{2, 31}}, "zzzz", false},
+		{"before a call id shifts its span", Range{Position{1, 30}, Position{1, 30}}, "x", false},
+		{"break the JSON", Range{Position{4, 0}, Position{4, 1}}, "", false},
+		{"add a line", Range{Position{4, col}, Position{4, col}}, "\\n", true},
+		{"split a line", Range{Position{0, 5}, Position{0, 5}}, "\n", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := NewDocument(text, opts)
+			d.Report()
+			if err := d.Apply([]Change{{Range: &tt.r, Text: tt.text}}); err != nil {
+				t.Fatal(err)
+			}
+			got := d.Report()
+			if (d.patched == 1) != tt.patch {
+				t.Fatalf("patched = %d, want patched %v", d.patched, tt.patch)
+			}
+			if want := Analyze([]byte(d.Text()), opts); !reflect.DeepEqual(got, want) {
+				t.Fatalf("report differs from Analyze's:\ngot  %+v\nwant %+v", got, want)
+			}
+		})
 	}
 }
 
