@@ -384,3 +384,16 @@ func (rc *rawClient) exitCode() int {
 	}
 	return -1
 }
+
+// utf16Len is the length of valid UTF-8 s in UTF-16 code units.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		if r >= 0x10000 {
+			n += 2
+		} else {
+			n++
+		}
+	}
+	return n
+}

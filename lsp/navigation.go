@@ -3,7 +3,6 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 	"unicode"
 
@@ -11,25 +10,6 @@ import (
 	"github.com/sessionls/sessionls/analysis/line"
 	"go.lsp.dev/protocol"
 )
-
-// messageAt returns the index in rep.Messages of the message on physical
-// line line1, or -1.
-func messageAt(rep *analysis.Report, line1 int) int {
-	i := sort.Search(len(rep.Messages), func(i int) bool { return rep.Messages[i].Line >= line1 })
-	if i < len(rep.Messages) && rep.Messages[i].Line == line1 {
-		return i
-	}
-	return -1
-}
-
-// unitOf returns the index in rep.Units of the unit holding message m, or -1.
-func unitOf(rep *analysis.Report, m int) int {
-	i := sort.Search(len(rep.Units), func(i int) bool { return rep.Units[i].Last >= m })
-	if i < len(rep.Units) && rep.Units[i].First <= m {
-		return i
-	}
-	return -1
-}
 
 // inSpan reports whether a cursor at UTF-16 column col touches s (the end
 // counts: a cursor just after a token is still on it).
@@ -83,27 +63,14 @@ func location(uri protocol.DocumentURI, line1 int, s line.Span) protocol.Locatio
 	return protocol.Location{URI: uri, Range: spanRange(line1, s)}
 }
 
-// lineRangeOf is the whole of 0-based line i.
+// lineRangeOf is the whole of 0-based line i; its width is the engine's
+// (UTF-16 units as node decodes the line, invalid UTF-8 included).
 func lineRangeOf(doc *analysis.Document, i int) protocol.Range {
-	w := utf16Len(doc.Line(i))
+	w := doc.LineResult(i).Width16
 	return protocol.Range{
 		Start: protocol.Position{Line: uint32(i)},
 		End:   protocol.Position{Line: uint32(i), Character: uint32(w)},
 	}
-}
-
-// utf16Len is the length of s in UTF-16 code units, decoding it as the
-// editor does (an invalid byte is one U+FFFD).
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
-	}
-	return n
 }
 
 // hoverText describes 0-based line i in markdown.
@@ -121,8 +88,8 @@ func hoverText(doc *analysis.Document, rep *analysis.Report, i int) string {
 		}
 		return b.String()
 	}
-	m := messageAt(rep, line1)
-	if m < 0 {
+	m, ok := rep.MessageAtLine(line1)
+	if !ok {
 		return fmt.Sprintf("line %d is empty: the runtime skips it", line1)
 	}
 	msg := rep.Messages[m]
@@ -147,7 +114,7 @@ func hoverText(doc *analysis.Document, rep *analysis.Report, i int) string {
 			fmt.Fprintf(&b, "\n\ncalls %s", strings.Join(parts, ", "))
 		}
 	}
-	u := unitOf(rep, m)
+	u := rep.UnitOfMessage(m)
 	if u < 0 {
 		return b.String()
 	}
@@ -156,12 +123,12 @@ func hoverText(doc *analysis.Document, rep *analysis.Report, i int) string {
 		lineRange(unit.StartLine, unit.EndLine), plural(int64(unit.Len()), "message", "messages"),
 		thousands(unit.Chars), thousands(unit.FromNewest))
 	b.WriteString("\n\n")
-	b.WriteString(budgetVerdict(rep, u))
+	b.WriteString(budgetVerdict(rep, m))
 	return b.String()
 }
 
-// budgetVerdict says what the budget does to unit u.
-func budgetVerdict(rep *analysis.Report, u int) string {
+// budgetVerdict says what the budget does to message m.
+func budgetVerdict(rep *analysis.Report, m int) string {
 	switch {
 	case !rep.Loads():
 		return "The file does not load, so no budget applies."
@@ -169,7 +136,7 @@ func budgetVerdict(rep *analysis.Report, u int) string {
 		return fmt.Sprintf("With this budget trimContext throws: %s.", runtimeError(rep.CutoffErr))
 	case rep.Cutoff == nil:
 		return "No context budget is set."
-	case u >= rep.Cutoff.FirstUnit:
+	case rep.Kept(m):
 		return fmt.Sprintf("**kept** under the budget of %s chars.", thousands(rep.Cutoff.Budget))
 	default:
 		return fmt.Sprintf("**trimmed** under the budget of %s chars (the cutoff keeps from line %d).",

@@ -281,8 +281,8 @@ func (s *server) Definition(ctx context.Context, p *protocol.DefinitionParams) (
 		return []protocol.Location{}, nil
 	}
 	rep := f.doc.Report()
-	m := messageAt(rep, int(p.Position.Line)+1)
-	if m < 0 || rep.Messages[m].Role != line.RoleTool || !inSpan(int(p.Position.Character), rep.Messages[m].ToolCallIDSpan) {
+	m, ok := rep.MessageAtLine(int(p.Position.Line) + 1)
+	if !ok || rep.Messages[m].Role != line.RoleTool || !inSpan(int(p.Position.Character), rep.Messages[m].ToolCallIDSpan) {
 		return []protocol.Location{}, nil
 	}
 	a, call := declaringCall(rep, m)
@@ -301,8 +301,8 @@ func (s *server) References(ctx context.Context, p *protocol.ReferenceParams) ([
 		return out, nil
 	}
 	rep := f.doc.Report()
-	m := messageAt(rep, int(p.Position.Line)+1)
-	if m < 0 {
+	m, ok := rep.MessageAtLine(int(p.Position.Line) + 1)
+	if !ok {
 		return out, nil
 	}
 	col := int(p.Position.Character)
