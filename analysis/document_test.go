@@ -361,3 +361,16 @@ func ExampleDocument() {
 	fmt.Println(d.Line(0), d.Report().Loads())
 	// Output: {"role":"user","content":"hello"} true
 }
+
+func TestNewDocumentParallel(t *testing.T) {
+	for seed := uint64(1); seed <= 10; seed++ {
+		text := genText(seed, 400)
+		seqE, parE := newEngine(), newEngine()
+		seqE.parallelMin = 1 << 40
+		parE.parallelMin, parE.workers = 0, 3
+		a, b := newDocument(seqE, text, Options{Budget: 3000}), newDocument(parE, text, Options{Budget: 3000})
+		if !reflect.DeepEqual(a.results, b.results) || !reflect.DeepEqual(a.Report(), b.Report()) {
+			t.Fatalf("seed %d: parallel parse differs from sequential", seed)
+		}
+	}
+}
