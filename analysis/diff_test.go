@@ -452,3 +452,77 @@ func TestDiffNodeStream(t *testing.T) {
 		}
 	}
 }
+
+// TestDocumentMatchesAnalyze checks the language server's incremental
+// Document against Analyze of the same text (which the tests above hold to
+// node): on random files, and after each of a series of random line edits.
+func TestDocumentMatchesAnalyze(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	for f := 0; f < 150; f++ {
+		text := string(randjsonl.File(r, 5+r.IntN(30)))
+		opts := analysis.Options{Budget: int64(1 + r.IntN(3000))}
+		doc := analysis.NewDocument(text, opts)
+		lines := strings.Split(text, "\n")
+		for step := 0; step <= 12; step++ {
+			if step > 0 {
+				var ch analysis.Change
+				lines, ch = randomEdit(r, lines)
+				if err := doc.Apply([]analysis.Change{ch}); err != nil {
+					t.Fatalf("file %d step %d: Apply(%+v): %v", f, step, ch, err)
+				}
+			}
+			want := strings.Join(lines, "\n")
+			if got := doc.Text(); got != want {
+				t.Fatalf("file %d step %d: Text() = %q, want %q", f, step, got, want)
+			}
+			rep, err := analyzeSafely(func() (*analysis.Report, error) { return doc.Report(), nil })
+			if err != nil {
+				t.Fatalf("file %d step %d: %v\ntext %q", f, step, err, want)
+			}
+			exp := analysis.Analyze([]byte(want), opts)
+			if s, e := summary(rep), summary(exp); s != e {
+				t.Fatalf("file %d step %d: Document.Report differs from Analyze\ntext %q\n  document: %s\n  analyze:  %s", f, step, want, s, e)
+			}
+		}
+	}
+}
+
+// randomEdit inserts, deletes or replaces a whole line (or joins two), as
+// an LSP change, and applies it to lines.
+func randomEdit(r *rand.Rand, lines []string) ([]string, analysis.Change) {
+	k := r.IntN(len(lines))
+	newLine := string(randjsonl.Line(r))
+	switch op := r.IntN(6); {
+	case op >= 4: // type or paste inside line k, within its ASCII prefix
+		// (where a byte is a UTF-16 unit, so the column is known)
+		ascii := 0
+		for ascii < len(lines[k]) && lines[k][ascii] < 0x80 {
+			ascii++
+		}
+		c := r.IntN(ascii + 1)
+		ins := []string{",", "}", `"`, `\`, "x", " ", "1", "\n", "é", "😀", "\n{}\n", `"role":"user",`, "\r"}[r.IntN(13)]
+		at := analysis.Position{Line: k, Character: c}
+		edited := lines[k][:c] + ins + lines[k][c:]
+		out := slices.Concat(lines[:k], strings.Split(edited, "\n"), lines[k+1:])
+		return out, analysis.Change{Range: &analysis.Range{Start: at, End: at}, Text: ins}
+	case op == 0 || len(lines) == 1 || k == len(lines)-1: // insert before line k
+		at := analysis.Position{Line: k}
+		return slices.Insert(lines, k, newLine), analysis.Change{Range: &analysis.Range{Start: at, End: at}, Text: newLine + "\n"}
+	case op == 1: // delete line k
+		rg := analysis.Range{Start: analysis.Position{Line: k}, End: analysis.Position{Line: k + 1}}
+		return slices.Delete(lines, k, k+1), analysis.Change{Range: &rg}
+	case op == 2: // replace line k
+		rg := analysis.Range{Start: analysis.Position{Line: k}, End: analysis.Position{Line: k + 1}}
+		lines[k] = newLine
+		return lines, analysis.Change{Range: &rg, Text: newLine + "\n"}
+	default: // join line k and k+1 by deleting the newline between them
+		// The end of line k in UTF-16 units is unknown for invalid UTF-8;
+		// join from the start of k+1 instead: delete [k, 0)..[k+1, 0) and
+		// write line k back without its newline.
+		rg := analysis.Range{Start: analysis.Position{Line: k}, End: analysis.Position{Line: k + 1}}
+		joined := lines[k]
+		lines = slices.Delete(lines, k, k+1)
+		lines[k] = joined + lines[k]
+		return lines, analysis.Change{Range: &rg, Text: joined}
+	}
+}
