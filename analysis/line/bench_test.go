@@ -32,11 +32,13 @@ func benchLines(tb testing.TB) []struct{ name, line string } {
 	if len(code) > 8192 {
 		code = code[:8192]
 	}
+	markdown := strings.Repeat("## Plan\nThe parser validates each line in one pass and measures the \"normalized\" message without building it.\n- First, decode strings only where needed.\n- Then check the record rules in order.\n\n", 40)
 	prose := strings.Repeat("Der Parser prüft jede Zeile — 日本語のテキストと絵文字 😀🚀 — «ça marche», naïve café. ", 60)
 	input := `{"path":"analysis/line/parse.go","edits":[{"old":` + jsonString(tb, code[:1500]) + `,"new":` + jsonString(tb, code[1500:3000]) + `}],"dryRun":false,"limits":{"lines":2000,"timeout":30.5}}`
 	return []struct{ name, line string }{
 		{"tool-result-go-8KB", `{"role":"tool","content":` + jsonString(tb, code) + `,"toolCallId":"call_01HZY3K4","isError":false}`},
 		{"user-non-ASCII", `{"role":"user","content":` + jsonString(tb, prose) + `}`},
+		{"assistant-markdown", `{"role":"assistant","content":` + jsonString(tb, markdown) + `,"toolCalls":[]}`},
 		{"assistant-toolCalls", `{"role":"assistant","content":` + jsonString(tb, "I'll edit the parser now.\n") + `,"toolCalls":[{"id":"call_01","name":"edit_file","input":` + input + `},{"id":"call_02","name":"run","input":{"cmd":"go test ./...","env":{"CI":"1"}}}]}`},
 	}
 }
