@@ -57,9 +57,17 @@ Change it in a running server with `sessionls-set-budget'."
   :type '(choice (const :tag "None" nil) (integer :tag "Characters")))
 
 (defcustom sessionls-checks nil
-  "Checks to turn on or off, sent as initializationOptions.checks.
-A plist such as (:swept-message :json-false), or nil for the defaults."
-  :type '(plist :value-type sexp))
+  "Finding codes to turn off, sent as initializationOptions.checks.
+For example (\"swept-message\" \"missing-tool-result\").  Codes:
+invalid-json, invalid-record, orphan-tool-result, missing-tool-result,
+duplicate-call-id, swept-message, file-too-large, budget-cutoff,
+budget-exceeded."
+  :type '(repeat string))
+
+(defcustom sessionls-files nil
+  "Globs naming the files the server treats as sessions, or nil.
+Sent as initializationOptions.files; the server's default is (\"**/*.jsonl\")."
+  :type '(repeat string))
 
 (defcustom sessionls-show-lenses t
   "Whether `sessionls-lens-mode' starts with eglot in session buffers."
@@ -89,7 +97,8 @@ Long lines are the norm here, so lines are not wrapped."
 (defun sessionls--initialization-options (_server)
   "The initializationOptions object sent to the server."
   (or (append (and sessionls-budget (list :budget sessionls-budget))
-              (and sessionls-checks (list :checks sessionls-checks)))
+              (and sessionls-checks (list :checks (vconcat sessionls-checks)))
+              (and sessionls-files (list :files (vconcat sessionls-files))))
       ;; nil would be sent as null; an empty object is a hash table.
       (make-hash-table :size 1)))
 

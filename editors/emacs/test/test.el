@@ -319,6 +319,15 @@ characters outside the BMP, that lands on the next line."
   (st-log "emacs %s, %s" emacs-version
           (file-name-nondirectory (directory-file-name (file-name-directory (locate-library "eglot")))))
 
+  ;; initializationOptions as sent: an object, arrays for the lists.
+  (let ((enc (lambda () (json-serialize (sessionls--initialization-options nil)
+                                        :null-object nil :false-object :json-false))))
+    (st-ok (equal (funcall enc) "{}") "empty initializationOptions encode as %s" (funcall enc))
+    (let ((sessionls-budget 8000) (sessionls-checks '("swept-message")) (sessionls-files '("**/*.jsonl")))
+      (st-ok (equal (funcall enc) "{\"budget\":8000,\"checks\":[\"swept-message\"],\"files\":[\"**/*.jsonl\"]}")
+             "initializationOptions encode as %s" (funcall enc))))
+  (st-log "ok   initializationOptions encode as JSON objects and arrays")
+
   (find-file st-file)
   (st-ok (eq major-mode 'sessionls-jsonl-mode) "major mode is %s, want sessionls-jsonl-mode" major-mode)
   (st-ok (derived-mode-p (if (fboundp 'js-json-mode) 'js-json-mode 'js-mode))
