@@ -182,16 +182,12 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 
 	all := collect(args, o.stdinFilename)
 	var targets []target
-	files := 0
 	for _, t := range all {
-		if t.err == nil {
-			files++
-		}
 		if t.always || shardOf(t.path, shardN) == shardI-1 {
 			targets = append(targets, t)
 		}
 	}
-	if files == 0 {
+	if len(all) == 0 {
 		fmt.Fprintf(e.stderr, "sessionls: warning: no .jsonl files found in %s\n", strings.Join(args, " "))
 	}
 

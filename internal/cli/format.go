@@ -120,6 +120,9 @@ func (t *textFormatter) end(s summary) error {
 		}
 		line = fmt.Sprintf("Found %s in %d of %s.", counts, s.filesWithFindings, plural(s.filesChecked, "file", "files"))
 	}
+	if n := len(s.ioErrors); n > 0 {
+		line = strings.TrimSuffix(line, ".") + "; " + plural(n, "path", "paths") + " could not be read."
+	}
 	_, err := fmt.Fprintln(t.w, line)
 	return err
 }

@@ -285,6 +285,8 @@ func TestTextSummary(t *testing.T) {
 		{summary{filesChecked: 1}, "All checks passed (1 file).\n"},
 		{summary{errors: 3, warnings: 2, filesWithFindings: 1, filesChecked: 4}, "Found 3 errors, 2 warnings in 1 of 4 files.\n"},
 		{summary{infos: 2, filesWithFindings: 2, filesChecked: 2}, "Found 0 errors, 0 warnings, 2 info in 2 of 2 files.\n"},
+		{summary{filesChecked: 1, ioErrors: []string{"x"}}, "All checks passed (1 file); 1 path could not be read.\n"},
+		{summary{errors: 1, filesWithFindings: 1, filesChecked: 3, ioErrors: []string{"x", "y"}}, "Found 1 error, 0 warnings in 1 of 3 files; 2 paths could not be read.\n"},
 	} {
 		var b bytes.Buffer
 		require.NoError(t, (&textFormatter{w: &b}).end(tc.s))
