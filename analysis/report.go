@@ -36,5 +36,8 @@ func (r *Report) UnitOfMessage(i int) int {
 // Kept reports whether message i is inside the budget's cutoff (false when
 // there is no cutoff: no budget, an error, or a file that does not load).
 func (r *Report) Kept(i int) bool {
-	return r.Cutoff != nil && i >= 0 && i <= r.Units[len(r.Units)-1].Last && i >= r.Units[r.Cutoff.FirstUnit].First
+	if r.Cutoff == nil || r.Cutoff.FirstUnit < 0 || r.Cutoff.FirstUnit >= len(r.Units) {
+		return false
+	}
+	return i >= r.Units[r.Cutoff.FirstUnit].First && i <= r.Units[len(r.Units)-1].Last
 }

@@ -152,3 +152,26 @@ func TestAnalyzeReaderBigMatchesAnalyze(t *testing.T) {
 		t.Fatal("AnalyzeReader differs from Analyze on a 3 MB file")
 	}
 }
+
+func FuzzAnalyzeReader(f *testing.F) {
+	f.Add([]byte(jU()+"\n"+jA("a")+"\n\n"+jT("a")), uint8(7), uint8(2))
+	f.Add([]byte("\uFEFF{\r\n\r\n{\"role\":\"tool\"}\n"), uint8(1), uint8(1))
+	f.Add([]byte("\n\n\n"), uint8(3), uint8(3))
+	f.Add([]byte(`{"role":"user","content":"`+strings.Repeat("\\u00e9", 40)+`"}`), uint8(5), uint8(2))
+	f.Fuzz(func(t *testing.T, data []byte, chunk, workers uint8) {
+		e := streamEngine(line.Parse, 1+int(chunk), 1+int(workers%4))
+		opts := Options{Budget: 300}
+		want := e.analyze(data, opts)
+		got, err := e.analyzeReader(context.Background(), bytes.NewReader(data), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("stream report differs from Analyze on %q (chunk %d)", data, 1+int(chunk))
+		}
+		d := NewDocument(string(data), opts)
+		if !reflect.DeepEqual(d.Report(), want) {
+			t.Fatalf("document report differs from Analyze on %q", data)
+		}
+	})
+}
