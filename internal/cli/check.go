@@ -208,11 +208,16 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 	go schedule(ctx, e, targets, results, opts, &bytesRead, &filesDone)
 
 	var sum summary
+	interrupted := false
 	for i, t := range targets {
 		r := results[i]
 		<-r.done
 		results[i] = nil // let the findings go once printed
 		prog.clear()
+		if r.err != nil && ctx.Err() != nil && errors.Is(r.err, ctx.Err()) {
+			interrupted = true
+			continue
+		}
 		if r.err != nil {
 			reason := r.err
 			var pe *fs.PathError
@@ -247,6 +252,12 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 		}
 	}
 	prog.stop()
+	if interrupted {
+		// Not one line per file left unchecked: one line, and no summary
+		// that would read as a verdict on files never checked.
+		fmt.Fprintln(e.stderr, "sessionls: interrupted")
+		return exitError{ExitError}
+	}
 	if err := fm.end(sum); err != nil {
 		return writeFailed(e, err)
 	}

@@ -470,3 +470,17 @@ func TestVersionAndHelp(t *testing.T) {
 	assert.Equal(t, 2, r.code)
 	assert.Contains(t, r.stderr, "invalid --log-level")
 }
+
+func TestCheckInterrupted(t *testing.T) {
+	atRepoRoot(t)
+	e, out, errb := testEnv("", nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	e.analyze = func(c context.Context, r io.Reader, o analysis.Options) (*analysis.Report, error) {
+		cancel() // as if Ctrl-C came while the first file was read
+		return analysis.AnalyzeReader(c, r, o)
+	}
+	code := run(ctx, e, []string{"check", "testdata/sessions"})
+	assert.Equal(t, 2, code)
+	assert.Equal(t, "sessionls: interrupted\n", errb.String())
+	assert.NotContains(t, out.String(), "All checks passed")
+}
