@@ -256,6 +256,13 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 		// Not one line per file left unchecked: one line, and no summary
 		// that would read as a verdict on files never checked.
 		fmt.Fprintln(e.stderr, "sessionls: interrupted")
+		if o.format != formatText {
+			// Close the JSON array or SARIF log: what was checked stays
+			// machine-readable.
+			if err := fm.end(sum); err != nil {
+				return writeFailed(e, err)
+			}
+		}
 		return exitError{ExitError}
 	}
 	if err := fm.end(sum); err != nil {
@@ -285,11 +292,13 @@ func schedule(ctx context.Context, e *env, targets []target, results []*fileResu
 		r := results[i]
 		if t.err != nil {
 			r.err = t.err
+			filesDone.Add(1)
 			close(r.done)
 			continue
 		}
 		if err := ctx.Err(); err != nil {
 			r.err = err
+			filesDone.Add(1)
 			close(r.done)
 			continue
 		}

@@ -483,4 +483,15 @@ func TestCheckInterrupted(t *testing.T) {
 	assert.Equal(t, 2, code)
 	assert.Equal(t, "sessionls: interrupted\n", errb.String())
 	assert.NotContains(t, out.String(), "All checks passed")
+
+	e, out, errb = testEnv("", nil)
+	ctx, cancel = context.WithCancel(context.Background())
+	e.analyze = func(c context.Context, r io.Reader, o analysis.Options) (*analysis.Report, error) {
+		cancel()
+		return analysis.AnalyzeReader(c, r, o)
+	}
+	code = run(ctx, e, []string{"check", "--format", "json", "testdata/sessions"})
+	assert.Equal(t, 2, code)
+	var fs []jsonFinding
+	assert.NoError(t, json.Unmarshal(out.Bytes(), &fs), "an interrupted json run is still one array: %q", out.String())
 }
