@@ -47,8 +47,19 @@ history. Directories are searched recursively for *.jsonl files (sorted);
 "-" reads stdin. Files are checked in parallel; results are printed in
 argument order.
 
-Positions are 1-based lines and 1-based UTF-16 columns; end columns are
-exclusive (the column just after the range), as in SARIF.
+Positions are 1-based lines and 1-based columns counted in UTF-16 code
+units (as editors and LSP count them). endColumn is exclusive: the column
+just after the last character of the range, like ruff's end_location and
+SARIF's endColumn; an empty range has endColumn == column. A finding about
+a whole line (swept-message, budget-cutoff, ...) has column 1 and
+endColumn 1 in text and json, and no columns in github and sarif.
+
+Formats:
+  text    path:line:col: severity[code] message, then a summary line
+          (coloured when stdout is a terminal and NO_COLOR is unset)
+  json    [{"file","line","column","endLine","endColumn","severity","code","message"}, ...]
+  github  ::error|warning|notice file=…,line=…,col=…,endLine=…,endColumn=…,title=sessionls(code)::message
+  sarif   SARIF 2.1.0, one run, a rule per code, relative artifact URIs
 
 Finding codes (each can be turned off with --disable):
 ` + codesHelp() + `

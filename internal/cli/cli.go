@@ -97,6 +97,9 @@ func run(ctx context.Context, e *env, args []string) (code int) {
 		}
 	}()
 	root := newRoot(e)
+	if args == nil {
+		args = []string{} // cobra reads os.Args when given nil
+	}
 	root.SetArgs(args)
 	root.SetIn(e.stdin)
 	root.SetOut(e.stdout)

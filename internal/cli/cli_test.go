@@ -137,6 +137,7 @@ func TestCheckExitCodes(t *testing.T) {
 		{"bad flag", []string{"check", "--frobnicate", sessionPath("clean")}, 2, "unknown flag: --frobnicate"},
 		{"unknown command", []string{"lint", "x"}, 2, `unknown command "lint"`},
 		{"no command", []string{}, 2, "missing command"},
+		{"nil args", nil, 2, "missing command"},
 		{"budget fits", []string{"check", "--budget", "100000", sessionPath("clean")}, 0, ""},
 		{"budget exceeded", []string{"check", "--budget", "10", sessionPath("clean")}, 1, ""},
 		{"missing file", []string{"check", "testdata/sessions/nope.jsonl"}, 2, "sessionls: cannot read testdata/sessions/nope.jsonl: no such file or directory"},
