@@ -141,7 +141,7 @@ func message(r *line.Result, ln int, buf []byte) Message {
 	m := Message{
 		Line: ln, Role: r.Role, Cost: r.Cost,
 		ToolCallID: detach(r.ToolCallID, buf), ToolCallIDSpan: r.ToolCallIDSpan,
-		IsError: r.IsError, Calls: r.Calls,
+		IsError: r.IsError, Calls: r.Calls, Depth: r.Depth,
 	}
 	if buf == nil {
 		return m // the caller's strings are immutable (Document)
