@@ -40,6 +40,8 @@ var costCases = []struct {
 	{"escaped role", `{"role":"\u0075ser","content":"x"}`, 30, 34},
 	{"toolCalls replaced", `{"role":"assistant","content":"x","toolCalls":[1],"toolCalls":[{"id":"a","name":"n","input":"é"}]}`, 83, 98},
 	{"whitespace everywhere", " \t{ \"role\" : \"user\" , \"content\" : \"x\" } \r", 30, 41},
+	{"__proto__ members are own data", `{"role":"assistant","content":"x","toolCalls":[{"id":"a","name":"n","input":1,"__proto__":{"x":[1,2]},"__proto__":5}]}`, 95, 118},
+	{"index-like keys", `{"role":"assistant","content":"x","toolCalls":[{"id":"a","name":"n","input":{"1":1,"01":2,"1":3,"4294967295":4,"toJSON":5}}]}`, 120, 125},
 	{"many calls", `{"role":"assistant","content":"c","toolCalls":[{"id":"1","name":"a","input":{}},{"name":"b","id":"2","input":[],"x":{"y":"\u0000"}}]}`, 134, 133},
 }
 
@@ -164,6 +166,7 @@ var errorCases = []struct {
 	{"name missing", `{"role":"assistant","content":"x","toolCalls":[{"id":"a","input":1}]}`, InvalidRecord, "toolCalls[0].name must be a string", Span{47, 67, 47, 67}},
 	{"name last wins", `{"role":"assistant","content":"x","toolCalls":[{"id":"a","name":"n","input":1,"name":false}]}`, InvalidRecord, "toolCalls[0].name must be a string", Span{78, 90, 78, 90}},
 	{"input missing", `{"role":"assistant","content":"x","toolCalls":[{"id":"a","name":"n"},{"id":"b"}]}`, InvalidRecord, "toolCalls[0] requires an input member", Span{47, 68, 47, 68}},
+	{"input only under __proto__", `{"role":"assistant","content":"x","toolCalls":[{"id":"a","name":"n","__proto__":{"input":1}}]}`, InvalidRecord, "toolCalls[0] requires an input member", Span{47, 92, 47, 92}},
 	{"first failing element wins", `{"role":"assistant","content":"x","toolCalls":[{"id":"a","name":"n","input":1},{"id":"b","name":"n","input":1},{"id":"c"},5]}`, InvalidRecord, "toolCalls[2].name must be a string", Span{111, 121, 111, 121}},
 	{"toolCallId missing", `{"role":"tool","content":"x","isError":true}`, InvalidRecord, "toolCallId must be a string", Span{0, 44, 0, 44}},
 	{"toolCallId number", `{"role":"tool","content":"x","toolCallId":5,"isError":true}`, InvalidRecord, "toolCallId must be a string", Span{29, 43, 29, 43}},
