@@ -174,3 +174,21 @@ func BenchmarkWrite(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestPrefix: a smaller size with the same seed is a prefix of a larger one
+// (bench/compare.sh relies on it to check totals on a readable prefix).
+func TestPrefix(t *testing.T) {
+	var small, big bytes.Buffer
+	if _, err := Write(&small, 300_000, 4); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Write(&big, 2_000_000, 4); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(big.Bytes(), small.Bytes()) {
+		t.Fatal("the 300 kB transcript is not a prefix of the 2 MB one")
+	}
+	if !bytes.HasPrefix(big.Bytes(), Session(50, 4)) {
+		t.Fatal("Session(50) is not a prefix of the transcript of the same seed")
+	}
+}
