@@ -83,14 +83,14 @@ type member struct {
 // keyEntry is one distinct key of an object of the kept message, for the
 // duplicate-key collapsing JSON.parse does (last value wins).
 type keyEntry struct {
-	off, n int32 // the decoded key: b[off:off+n], or arena[^off:^off+n] when off < 0
-	cost   int   // stringify length of the member ("key":value)
-	dup    int32 // while pending: index of the earlier entry with this key, or -1
+	off, n int // the decoded key: b[off:off+n], or arena[^off:^off+n] when off < 0
+	cost   int // stringify length of the member ("key":value)
+	dup    int // while pending: index of the earlier entry with this key, or -1
 }
 
 // objFrame is an open object of the kept message.
 type objFrame struct {
-	keyStart int32          // its entries are keys[keyStart:]
+	keyStart int            // its entries are keys[keyStart:]
 	index    map[string]int // key → entry index, once the object has many keys
 }
 
@@ -257,7 +257,7 @@ func (p *parser) run() {
 				if p.tcActive {
 					p.cost++
 					if obj && p.depth <= dedupDepth {
-						p.objs = append(p.objs, objFrame{keyStart: int32(len(p.keys))})
+						p.objs = append(p.objs, objFrame{keyStart: len(p.keys)})
 					}
 				}
 				i = p.skipWS(i + 1)
@@ -622,23 +622,23 @@ func (p *parser) key(start, startCol, end, cost int, flags uint8) {
 	}
 	// A member of an object of the kept message: find an earlier member
 	// with the same key, whose length the new one will replace.
-	e := keyEntry{off: int32(start + 1), n: int32(len(body)), cost: p.cost, dup: -1}
+	e := keyEntry{off: start + 1, n: len(body), cost: p.cost, dup: -1}
 	kb := body
 	if flags != 0 {
 		o := len(p.arena)
 		p.arena = appendDecoded(p.arena, body)
 		kb = p.arena[o:]
-		e.off, e.n = ^int32(o), int32(len(kb))
+		e.off, e.n = ^o, len(kb)
 	}
 	f := &p.objs[len(p.objs)-1]
 	if f.index != nil {
 		if j, ok := f.index[string(kb)]; ok {
-			e.dup = int32(j)
+			e.dup = j
 		}
 	} else {
-		for j := int(f.keyStart); j < len(p.keys); j++ {
+		for j := f.keyStart; j < len(p.keys); j++ {
 			if string(p.keyBytes(&p.keys[j])) == string(kb) {
-				e.dup = int32(j)
+				e.dup = j
 				break
 			}
 		}
@@ -669,13 +669,13 @@ func (p *parser) memberDone() {
 		return
 	}
 	e.cost, e.dup = memberCost, -1
-	count := len(p.keys) - int(f.keyStart)
+	count := len(p.keys) - f.keyStart
 	switch {
 	case f.index != nil:
 		f.index[string(p.keyBytes(e))] = last
 	case count > indexThreshold:
 		f.index = make(map[string]int, 2*count)
-		for j := int(f.keyStart); j < len(p.keys); j++ {
+		for j := f.keyStart; j < len(p.keys); j++ {
 			f.index[string(p.keyBytes(&p.keys[j]))] = j
 		}
 	}
