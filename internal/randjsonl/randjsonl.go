@@ -146,7 +146,7 @@ func (g *gen) encode(ms []member, odd bool) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, g.ws(odd)...)
-		b = append(b, m.key...)
+		b = append(b, g.escapeKey(m.key)...)
 		b = append(b, g.ws(odd)...)
 		b = append(b, ':')
 		b = append(b, g.ws(odd)...)
@@ -156,6 +156,25 @@ func (g *gen) encode(ms []member, odd bool) []byte {
 	b = append(b, '}')
 	b = append(b, g.ws(odd)...)
 	return b
+}
+
+// escapeKey sometimes writes one letter of a plain key as a \u escape
+// ("\u0074oolCalls"), which JSON.parse decodes to the same key: a checker
+// must compare decoded keys, not bytes.
+func (g *gen) escapeKey(key []byte) []byte {
+	if len(key) < 3 || !g.chance(8) {
+		return key
+	}
+	for _, c := range key[1 : len(key)-1] {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_') {
+			return key
+		}
+	}
+	i := 1 + g.n(len(key)-2)
+	out := append([]byte{}, key[:i]...)
+	out = append(out, `\u00`...)
+	out = append(out, hexDigits(g, key[i])...)
+	return append(out, key[i+1:]...)
 }
 
 var wsValid = []string{" ", "\t", "\r", "  ", " \t\r "}
