@@ -27,6 +27,7 @@ if ! command -v nvim >/dev/null 2>&1; then
       { apt-get update -q >/dev/null 2>&1 &&
         DEBIAN_FRONTEND=noninteractive apt-get install -y -q neovim >/tmp/sessionls-nvim-apt.log 2>&1; } ||
       skip "nvim is missing and apt-get install neovim failed (see /tmp/sessionls-nvim-apt.log)"
+    command -v nvim >/dev/null 2>&1 || skip "nvim still missing after apt-get install neovim"
   else
     skip "nvim is missing and cannot be installed here"
   fi
