@@ -47,21 +47,13 @@ const (
 	CodeFileTooLarge      = "file-too-large"      // warning: more UTF-16 units than readFile can hold in one string
 	CodeBudgetCutoff      = "budget-cutoff"       // info: where the budget cuts
 	CodeBudgetExceeded    = "budget-exceeded"     // error: the runtime's trimContext throws for this budget
-	CodeDeepNesting       = "deep-nesting"        // warning: JSON.stringify may overflow node's stack on the message
 )
-
-// DeepNesting is the message depth (line.Result.Depth) past which the
-// deep-nesting warning is given. Node 20's JSON.stringify overflows its
-// stack at about 4,100 levels in a plain script, fewer in a deeper call
-// stack; the exact point depends on the stack, so this is a warning and the
-// cutoff is still computed as if the message could be measured.
-const DeepNesting = 4000
 
 // Codes lists every code, in a stable order (for --help and docs).
 func Codes() []string {
 	return []string{CodeInvalidJSON, CodeInvalidRecord, CodeOrphanToolResult,
 		CodeMissingToolResult, CodeDuplicateCallID, CodeSweptMessage,
-		CodeFileTooLarge, CodeBudgetCutoff, CodeBudgetExceeded, CodeDeepNesting}
+		CodeFileTooLarge, CodeBudgetCutoff, CodeBudgetExceeded}
 }
 
 // MaxStringLength is V8's limit on one string (node's buffer.constants.
@@ -83,7 +75,7 @@ type Message struct {
 	ToolCallIDSpan line.Span   // tool
 	IsError        bool        // tool
 	Calls          []line.Call // assistant
-	Depth          int         // how deeply JSON.stringify recurses (line.Result.Depth)
+	Depth          int         // how deeply JSON.stringify recurses (line.Result.Depth; node overflows past ~4,100)
 }
 
 // Unit is a group of messages that trimContext keeps or drops together.

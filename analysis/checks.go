@@ -74,12 +74,6 @@ func (l *linker) add(m *Message) node {
 	idx := l.n
 	l.n++
 	nd := node{line: m.Line, cost: m.Cost, owner: -1, role: m.Role}
-	if m.Depth > DeepNesting {
-		l.emit(Finding{
-			Line: m.Line, Severity: SeverityWarning, Code: CodeDeepNesting,
-			Message: fmt.Sprintf("this message is nested %s levels deep: node's JSON.stringify overflows its stack at about 4,100 levels (fewer when called from deeper code), and if it does, estimateContextChars throws (\"message N cannot be serialized: Maximum call stack size exceeded\") and trimContext fails for any budget that reaches this line", thousands(int64(m.Depth))),
-		})
-	}
 	switch m.Role {
 	case line.RoleAssistant:
 		for i := range m.Calls {

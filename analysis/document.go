@@ -422,7 +422,6 @@ func (d *Document) patch() (*Report, bool) {
 // cost and width, may differ).
 func sameShape(a, b *line.Result) bool {
 	if a.Verdict != line.Valid || b.Verdict != line.Valid || a.Role == line.RoleNone || a.Role != b.Role ||
-		(a.Depth > DeepNesting) != (b.Depth > DeepNesting) ||
 		a.ToolCallID != b.ToolCallID || a.ToolCallIDSpan != b.ToolCallIDSpan || len(a.Calls) != len(b.Calls) {
 		return false
 	}

@@ -104,20 +104,3 @@ func TestParseLinesAllocations(t *testing.T) {
 	}
 }
 
-func TestDeepNesting(t *testing.T) {
-	deep := func(n int) string {
-		return `{"role":"assistant","content":"","toolCalls":[{"id":"a","name":"b","input":` + strings.Repeat("[", n) + strings.Repeat("]", n) + `}]}`
-	}
-	text := deep(10) + "\n" + deep(DeepNesting) + "\n" + `{"role":"tool","content":"","toolCallId":"a","isError":false}`
-	r := Analyze([]byte(text), Options{})
-	if got := codes(r); !reflect.DeepEqual(got, []string{"1:missing-tool-result", "2:deep-nesting", "2:duplicate-call-id"}) {
-		t.Fatalf("findings %v\n%s", got, dump(r))
-	}
-	if r.Messages[1].Depth != DeepNesting+3 {
-		t.Fatalf("Depth = %d", r.Messages[1].Depth)
-	}
-	r = Analyze([]byte(text), Options{Disabled: map[string]bool{CodeDeepNesting: true}})
-	if got := codes(r); !reflect.DeepEqual(got, []string{"1:missing-tool-result", "2:duplicate-call-id"}) {
-		t.Fatalf("deep-nesting disabled: findings %v", got)
-	}
-}
