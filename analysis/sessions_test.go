@@ -103,4 +103,3 @@ func TestParseLinesAllocations(t *testing.T) {
 		t.Fatalf("%v allocations per run, %d messages", allocs, len(tl.msgs))
 	}
 }
-
