@@ -74,6 +74,8 @@ class SessionlsExtension implements vscode.Disposable {
   private statusTimer: NodeJS.Timeout | undefined;
   private statusSeq = 0;
   private statusUnsupported = false;
+  /** Marks the running client as on its way out (see the middleware). */
+  private retireClient: (() => void) | undefined;
 
   constructor(private readonly context: vscode.ExtensionContext) {
     this.output = vscode.window.createOutputChannel("sessionls");
@@ -140,6 +142,8 @@ class SessionlsExtension implements vscode.Disposable {
   }
 
   private async doStop(): Promise<void> {
+    this.retireClient?.();
+    this.retireClient = undefined;
     const client = this.client;
     this.client = undefined;
     this.statusItem.hide();
@@ -172,6 +176,12 @@ class SessionlsExtension implements vscode.Disposable {
     const settings = readSettings();
     this.selector = documentSelector(settings.files);
     this.statusUnsupported = false;
+    // A client about to be replaced must not send the configuration change
+    // that replaces it: the notification would race the shutdown and fail.
+    let retired = false;
+    this.retireClient = () => {
+      retired = true;
+    };
 
     const serverOptions: ServerOptions = {
       run: { command, args: ["serve"], transport: TransportKind.stdio },
@@ -186,6 +196,9 @@ class SessionlsExtension implements vscode.Disposable {
       outputChannel: this.output,
       traceOutputChannel: this.output,
       middleware: {
+        workspace: {
+          didChangeConfiguration: (sections, next) => (retired ? Promise.resolve() : next(sections)),
+        },
         executeCommand: async (cmd, args, next) => {
           if (cmd !== SERVER_SET_BUDGET) {
             return next(cmd, args);
@@ -240,6 +253,7 @@ class SessionlsExtension implements vscode.Disposable {
     // The document selector is fixed when the client is created, so new file
     // globs need a new client; a new binary path needs a new server.
     if (e.affectsConfiguration("sessionls.path") || e.affectsConfiguration("sessionls.files")) {
+      this.retireClient?.();
       void this.restart("sessionls.path or sessionls.files changed");
       return;
     }

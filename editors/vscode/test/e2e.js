@@ -51,7 +51,7 @@ function runCli(args) {
   }
 }
 
-const checkJSON = (file) => runCli(["check", "--format", "json", file]);
+const checkJSON = (file, budget) => runCli(["check", "--format", "json", ...(budget ? ["--budget", String(budget)] : []), file]);
 const budgetJSON = (file, n) => runCli(["budget", "--max-chars", String(n), "--format", "json", file]);
 
 const fmt = (n) => new Intl.NumberFormat("en-US").format(n);
@@ -70,7 +70,9 @@ function factsFor(name, text, budget) {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, name);
   fs.writeFileSync(file, text);
-  const findings = checkJSON(file);
+  // With a budget, the server also reports budget-cutoff (info) or
+  // budget-exceeded (error); `check --budget` reports the same.
+  const findings = checkJSON(file, budget);
   const invalid = new Set(findings.filter(isLoadError).map((f) => f.line));
   let unitsFile = file;
   if (invalid.size > 0) {
@@ -300,6 +302,57 @@ async function goToLine(page, line) {
   await sleep(200);
 }
 
+/** Types a budget into the extension's input box, replacing its text. */
+async function answerBudgetBox(page, value) {
+  await waitUntil("the budget input box", async () => ({
+    ok: await page.evaluate(() => {
+      const w = document.querySelector(".quick-input-widget");
+      return !!w && w.style.display !== "none" && (w.textContent || "").includes("Context budget in characters");
+    }),
+    detail: "",
+  }));
+  await chord(page, "Control", "KeyA");
+  await page.keyboard.press("Backspace");
+  await page.keyboard.type(String(value));
+  await page.keyboard.press("Enter");
+}
+
+/** Clicks the code lens whose title starts with `prefix`. */
+async function clickLens(page, prefix) {
+  const handle = await page.evaluateHandle((p) => {
+    for (const a of document.querySelectorAll(".editor-group-container.active .codelens-decoration a")) {
+      if (a.textContent.replace(/\u00a0/g, " ").trim().startsWith(p)) {
+        return a;
+      }
+    }
+    return null;
+  }, prefix);
+  const el = handle.asElement();
+  if (!el) {
+    throw new Error(`no clickable code lens starts with ${JSON.stringify(prefix)}`);
+  }
+  await el.click();
+}
+
+async function clickStatusItem(page) {
+  const handle = await page.evaluateHandle(() => {
+    const items = [...document.querySelectorAll(".statusbar-item")].filter((e) => e.offsetParent !== null);
+    const ours = items.find((e) => (e.id || "").includes("sessionls.status")) || items.find((e) => e.textContent.includes("✂"));
+    return ours ? ours.querySelector("a") || ours : null;
+  });
+  const el = handle.asElement();
+  if (!el) {
+    throw new Error("no sessionls status bar item to click");
+  }
+  await el.click();
+}
+
+async function notificationsText(page) {
+  return page.evaluate(() =>
+    [...document.querySelectorAll(".notifications-toasts .notification-list-item")].map((n) => n.textContent.replace(/\s+/g, " ").trim()).join("\n"),
+  );
+}
+
 let shotNo = 0;
 async function screenshot(page, name) {
   const file = path.join(OUT, `${String(++shotNo).padStart(2, "0")}-${name}.png`);
@@ -421,16 +474,7 @@ async function main() {
 
     // 3. Set the budget through the command palette.
     await runCommand(page, "sessionls: Set Context Budget");
-    await waitUntil("the budget input box", async () => ({
-      ok: await page.evaluate(() => {
-        const w = document.querySelector(".quick-input-widget");
-        return !!w && w.style.display !== "none" && (w.textContent || "").includes("Context budget in characters");
-      }),
-      detail: "",
-    }));
-    await chord(page, "Control", "KeyA");
-    await page.keyboard.type(String(budget));
-    await page.keyboard.press("Enter");
+    await answerBudgetBox(page, budget);
     await checkEditor(page, `demo.jsonl, budget ${budget}`, demoBudget, budget);
     await waitUntil("the budget is stored in the workspace settings", async () => {
       const file = path.join(WORKSPACE, ".vscode", "settings.json");
@@ -443,6 +487,24 @@ async function main() {
     await openFile(page, "clean.jsonl");
     await checkEditor(page, `clean.jsonl, budget ${budget}`, cleanBudget, budget);
     await screenshot(page, "clean-budget");
+
+    // 4b. A click on the budget lens (the server's command, sent without a
+    // number) opens the same input box: a budget smaller than the newest
+    // unit makes trimContext throw.
+    const small = cleanBudget.units[cleanBudget.units.length - 1].chars - 1;
+    const cleanSmall = factsFor("clean.jsonl", cleanText, small);
+    if (!cleanSmall.withBudget.error) {
+      throw new Error(`budget ${small} was expected to be too small for clean.jsonl: ${JSON.stringify(cleanSmall.withBudget)}`);
+    }
+    await clickLens(page, "✂ budget");
+    await answerBudgetBox(page, small);
+    await checkEditor(page, `clean.jsonl, lens click, budget ${small}`, cleanSmall, small);
+    await screenshot(page, "clean-budget-too-small");
+
+    // 4c. A click on the status bar item sets it back.
+    await clickStatusItem(page);
+    await answerBudgetBox(page, budget);
+    await checkEditor(page, `clean.jsonl, status bar click, budget ${budget}`, cleanBudget, budget);
 
     // 5. Fix demo.jsonl by typing: the server follows the edits, the file now
     // loads, and the cutoff lens lands where the CLI cuts the same text.
@@ -462,6 +524,74 @@ async function main() {
     }
     const final = await screenshot(page, "demo-fixed-budget");
     fs.copyFileSync(final, path.join(OUT, "final.png"));
+
+    // 6. Restart Server and Show Output from the palette.
+    await runCommand(page, "sessionls: Restart Server");
+    await runCommand(page, "sessionls: Show Output");
+    await waitUntil("the sessionls output channel shows the restart", async () => {
+      const text = await page.evaluate(() => (document.querySelector(".part.panel .view-lines")?.textContent || "").replace(/\u00a0/g, " "));
+      const after = text.split("restart requested: restarting the server")[1] || "";
+      return { ok: /serve \(found via bundled\)/.test(after), detail: `output view: ${text.slice(-800)}` };
+    });
+    await chord(page, "Control", "KeyJ");
+    // A new server knows the text only from didOpen: an edit proves it is live.
+    await goToLine(page, 12);
+    await page.keyboard.press("End");
+    await page.keyboard.press("Enter");
+    await page.keyboard.type('{"role":"user","content":"one more"}');
+    const moreText = `${fixedText.replace(/\n$/, "")}\n{"role":"user","content":"one more"}\n`;
+    const moreBudget = factsFor("demo-more.jsonl", moreText, budget);
+    await checkEditor(page, "demo.jsonl after sessionls: Restart Server and an edit", moreBudget, budget);
+    await chord(page, "Control", "KeyZ");
+    await chord(page, "Control", "KeyZ");
+    await chord(page, "Control", "KeyS");
+    await checkEditor(page, "demo.jsonl after undo", fixedBudget, budget);
+
+    // 7. A sessionls.path that names nothing: the error notification with
+    // the fix; then the setting is removed and the server comes back.
+    const settingsFile = path.join(WORKSPACE, ".vscode", "settings.json");
+    const settingsBefore = fs.readFileSync(settingsFile, "utf8");
+    const withPath = JSON.parse(settingsBefore);
+    withPath["sessionls.path"] = "/nonexistent/sessionls";
+    fs.writeFileSync(settingsFile, JSON.stringify(withPath, null, 2));
+    await waitUntil("the missing-binary notification", async () => {
+      const text = await notificationsText(page);
+      const ok =
+        text.includes("/nonexistent/sessionls") &&
+        text.includes("go install github.com/sessionls/sessionls/cmd/sessionls@latest") &&
+        text.includes("Open Setting");
+      return { ok, detail: `notifications: ${text}` };
+    });
+    await waitUntil("no lenses without a server", async () => {
+      const n = Object.keys((await readEditor(page)).lenses).length;
+      return { ok: n === 0, detail: `${n} lines still have lenses` };
+    });
+    await screenshot(page, "missing-binary");
+    const button = await page.evaluateHandle(() =>
+      [...document.querySelectorAll(".notifications-toasts .monaco-button")].find((b) => b.textContent.trim() === "Open Setting") || null,
+    );
+    if (!button.asElement()) {
+      throw new Error("the notification has no Open Setting button");
+    }
+    await button.asElement().click();
+    await waitUntil("the settings editor searches sessionls.path", async () => {
+      const ok = await page.evaluate(() => {
+        const tab = document.querySelector(".tabs-container .tab.active")?.getAttribute("aria-label") || "";
+        const search = document.querySelector(".settings-editor .suggest-input-container textarea, .settings-editor .search-container textarea, .settings-editor .search-container input");
+        const value = search ? search.value : "";
+        const shown = [...document.querySelectorAll(".settings-editor .setting-item-contents")].map((e) => e.textContent).join("\n");
+        return tab.includes("Settings") && value.includes("sessionls.path") && shown.includes("SESSIONLS_PATH");
+      });
+      return { ok, detail: "" };
+    });
+    await screenshot(page, "missing-binary-open-setting");
+    fs.writeFileSync(settingsFile, settingsBefore);
+    const failures = (await notificationsText(page)).match(/Sending notification[^\n]*failed/);
+    if (failures) {
+      throw new Error(`a notification reports a failed message: ${failures[0]}`);
+    }
+    await openFile(page, "demo.jsonl");
+    await checkEditor(page, "demo.jsonl after sessionls.path was removed", fixedBudget, budget);
   } catch (err) {
     if (page) {
       await page.screenshot({ path: path.join(OUT, "failure.png") }).catch(() => undefined);
