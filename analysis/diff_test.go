@@ -198,6 +198,10 @@ func compareFile(data []byte, want oracle.File, budgets []int64) []string {
 	if rep.FirstInvalidLine != wantFirst {
 		d = append(d, fmt.Sprintf("FirstInvalidLine: ours %d, node %d (%s)", rep.FirstInvalidLine, wantFirst, want.Budget.Error))
 	}
+	if rep.Width16 != want.Budget.Width || rep.Lines != want.Budget.Physical {
+		d = append(d, fmt.Sprintf("shape: ours %d lines, %d UTF-16 units; node %d lines, %d units",
+			rep.Lines, rep.Width16, want.Budget.Physical, want.Budget.Width))
+	}
 	if rep.Loads() != want.Budget.Loads {
 		d = append(d, fmt.Sprintf("Loads: ours %v, node %v", rep.Loads(), want.Budget.Loads))
 	}
@@ -435,6 +439,10 @@ func TestDiffNodeStream(t *testing.T) {
 			}
 			if !slices.Equal(gotBad, wantBad) {
 				d = append(d, fmt.Sprintf("invalid lines differ: ours %d, node %d", len(gotBad), len(wantBad)))
+			}
+			if rep.Width16 != want.Budget.Width || rep.Lines != want.Budget.Physical {
+				d = append(d, fmt.Sprintf("shape: ours %d lines, %d UTF-16 units; node %d lines, %d units",
+					rep.Lines, rep.Width16, want.Budget.Physical, want.Budget.Width))
 			}
 			if want.Budget.Loads {
 				d = append(d, compareLoaded(rep, want)...)

@@ -182,6 +182,15 @@ function verdicts(text) {
 
 // budget: what loadSession and trimContext do with the file.
 function budget(text, budgets) {
+  const shape = {
+    width: text.length, // UTF-16 units of the whole decoded file
+    // physical lines, counting a last line without "\n"
+    physical: text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0),
+  };
+  return { ...shape, ...load(text, budgets) };
+}
+
+function load(text, budgets) {
   const phys = physicalLines(text);
   let messages;
   try {

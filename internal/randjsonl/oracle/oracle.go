@@ -86,6 +86,11 @@ type Cut struct {
 
 // Budget is what loadSession and trimContext do with a file.
 type Budget struct {
+	// Width is the UTF-16 length of the whole decoded file; Physical the
+	// number of physical lines (a last line without "\n" counts).
+	Width    int64 `json:"width"`
+	Physical int   `json:"physical"`
+
 	Loads bool `json:"loads"`
 	// When the file does not load: loadSession's message, the kind
 	// (invalid-json or invalid-record) and the physical line.
