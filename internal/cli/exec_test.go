@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,22 +82,69 @@ func lspFrame(body string) string {
 	return "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
 }
 
+// readFrame reads one LSP message (Content-Length framing) and returns its body.
+func readFrame(r *bufio.Reader) (string, error) {
+	n := -1
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return "", err
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			break
+		}
+		if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
+			if n, err = strconv.Atoi(v); err != nil {
+				return "", err
+			}
+		}
+	}
+	if n < 0 {
+		return "", errors.New("frame without Content-Length")
+	}
+	body := make([]byte, n)
+	_, err := io.ReadFull(r, body)
+	return string(body), err
+}
+
 // TestBinaryServe drives `sessionls serve --stdio` through a whole
-// initialize/shutdown/exit exchange, as VS Code starts it.
+// initialize/shutdown/exit exchange, as VS Code starts it, waiting for each
+// response before the next request as a client does.
 func TestBinaryServe(t *testing.T) {
 	bin := buildBinary(t)
-	in := lspFrame(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}`) +
-		lspFrame(`{"jsonrpc":"2.0","method":"initialized","params":{}}`) +
-		lspFrame(`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`) +
-		lspFrame(`{"jsonrpc":"2.0","method":"exit"}`)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "serve", "--stdio", "--log-file", filepath.Join(t.TempDir(), "log"))
-	cmd.Stdin = strings.NewReader(in)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	require.NoError(t, err, "serve: stderr %q", errb.String())
-	assert.Contains(t, out.String(), `"capabilities"`)
-	assert.Contains(t, out.String(), `"id":2`)
+	stdin, err := cmd.StdinPipe()
+	require.NoError(t, err)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	require.NoError(t, cmd.Start())
+	out := bufio.NewReader(stdout)
+	// await reads messages until the response with the given id.
+	await := func(id string) string {
+		t.Helper()
+		for {
+			body, err := readFrame(out)
+			require.NoError(t, err, "waiting for response %s; stderr %q", id, errb.String())
+			if strings.Contains(body, `"id":`+id) && !strings.Contains(body, `"method"`) {
+				return body
+			}
+		}
+	}
+	send := func(body string) {
+		t.Helper()
+		_, err := io.WriteString(stdin, lspFrame(body))
+		require.NoError(t, err)
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}`)
+	assert.Contains(t, await("1"), `"capabilities"`)
+	send(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)
+	send(`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`)
+	assert.Contains(t, await("2"), `"result":null`)
+	send(`{"jsonrpc":"2.0","method":"exit"}`)
+	require.NoError(t, cmd.Wait(), "exit after shutdown is status 0; stderr %q", errb.String())
 }

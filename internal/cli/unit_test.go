@@ -17,10 +17,13 @@ import (
 	"github.com/sessionls/sessionls/analysis/line"
 )
 
-func TestRulesCoverEveryCode(t *testing.T) {
+func TestRulesDescribeEveryCode(t *testing.T) {
+	known := describedRules()
 	var got []string
 	for _, r := range rules() {
 		got = append(got, r.code)
+		_, described := known[r.code]
+		assert.True(t, described, "code %s has no description in rules.go", r.code)
 		assert.NotEmpty(t, r.short, r.code)
 		assert.Contains(t, []analysis.Severity{analysis.SeverityError, analysis.SeverityWarning, analysis.SeverityInfo}, r.severity, r.code)
 	}
