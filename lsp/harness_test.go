@@ -48,6 +48,8 @@ type testClient struct {
 	diagnostics map[protocol.DocumentURI][]*protocol.PublishDiagnosticsParams
 	messages    []protocol.ShowMessageParams
 	refreshes   int
+	// published, when set, receives every publication (benchmarks).
+	published chan *protocol.PublishDiagnosticsParams
 	// config answers workspace/configuration (one item: the sessionls section).
 	config any
 }
@@ -62,6 +64,9 @@ func (c *testClient) PublishDiagnostics(_ context.Context, p *protocol.PublishDi
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.diagnostics[p.URI] = append(c.diagnostics[p.URI], p)
+	if c.published != nil {
+		c.published <- p
+	}
 	return nil
 }
 
@@ -132,7 +137,7 @@ func (c *testClient) refreshCount() int {
 // harness is a server running in-process over net.Pipe and a protocol
 // client talking to it.
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	ctx    context.Context
 	conn   jsonrpc2.Conn
 	server protocol.Server
@@ -159,7 +164,7 @@ func defaultCapabilities() map[string]any {
 	}
 }
 
-func startHarness(t *testing.T, opts harnessOptions) *harness {
+func startHarness(t testing.TB, opts harnessOptions) *harness {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	serverSide, clientSide := net.Pipe()

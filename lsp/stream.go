@@ -108,7 +108,16 @@ func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	data, err := json.Marshal(msg)
+	// jsonrpc2's messages marshal themselves; calling MarshalJSON directly
+	// skips json.Marshal's second pass over the output (which costs as
+	// much again on a large reply).
+	var data []byte
+	var err error
+	if m, ok := msg.(json.Marshaler); ok {
+		data, err = m.MarshalJSON()
+	} else {
+		data, err = json.Marshal(msg)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("encoding a JSON-RPC message: %w", err)
 	}

@@ -1,0 +1,138 @@
+package lsp
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sessionls/sessionls/internal/transcript"
+	"github.com/stretchr/testify/require"
+	"go.lsp.dev/protocol"
+)
+
+// benchSize is the transcript size: 50 MB, or SESSIONLS_BENCH_MB.
+func benchSize(b *testing.B) int64 {
+	size := int64(50 << 20)
+	if v := os.Getenv("SESSIONLS_BENCH_MB"); v != "" {
+		mb, err := strconv.Atoi(v)
+		require.NoError(b, err, "SESSIONLS_BENCH_MB")
+		size = int64(mb) << 20
+	}
+	return size
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+func median(ds []time.Duration) float64 {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return float64(s[len(s)/2]) / float64(time.Millisecond)
+}
+
+// BenchmarkLargeSession opens a realistic 50 MB transcript, then edits one
+// line in its middle over and over (inserting a character into a content
+// string, then deleting it). It reports the median time from sending
+// didChange to receiving its publishDiagnostics, the median codeLens
+// response time, and the server's heap over the document's size. Targets:
+// ≤ 10 ms, ≤ 50 ms, ≤ 3×.
+//
+//	go test -run XXX -bench LargeSession -benchtime 20x ./lsp
+func BenchmarkLargeSession(b *testing.B) {
+	before := heapInUse()
+	var buf bytes.Buffer
+	_, err := transcript.Write(&buf, benchSize(b), 1)
+	require.NoError(b, err)
+	text := buf.String()
+	buf = bytes.Buffer{}
+	lines := strings.Split(text, "\n")
+	// The edited line: a user message near the middle.
+	target := -1
+	for i := len(lines) / 2; i < len(lines); i++ {
+		if strings.HasPrefix(lines[i], `{"role":"user","content":"`) {
+			target = i
+			break
+		}
+	}
+	require.GreaterOrEqual(b, target, 0, "no user message in the second half")
+	col := len(`{"role":"user","content":"`)
+	lines = nil
+
+	h := startHarness(b, harnessOptions{initOptions: map[string]any{"budget": 1_000_000}})
+	published := make(chan *protocol.PublishDiagnosticsParams, 16)
+	h.client.mu.Lock()
+	h.client.published = published
+	h.client.mu.Unlock()
+
+	start := time.Now()
+	uri := docURI("large.jsonl")
+	h.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": uri, "languageId": "jsonl", "version": 1, "text": text,
+	}})
+	select {
+	case <-published:
+	case <-time.After(2 * time.Minute):
+		b.Fatal("no diagnostics after opening")
+	}
+	b.Logf("open: %d bytes, first diagnostics after %v", len(text), time.Since(start))
+	size := len(text)
+	text = ""
+	heap := heapInUse() - before
+
+	var change, lens []time.Duration
+	version := 1
+	b.ResetTimer()
+	for i := range b.N {
+		version++
+		r := map[string]any{"start": map[string]any{"line": target, "character": col}}
+		edit := "x"
+		if i%2 == 0 {
+			r["end"] = r["start"]
+		} else {
+			r["end"] = map[string]any{"line": target, "character": col + 1}
+			edit = ""
+		}
+		t0 := time.Now()
+		h.notify("textDocument/didChange", map[string]any{
+			"textDocument":   map[string]any{"uri": uri, "version": version},
+			"contentChanges": []any{map[string]any{"range": r, "text": edit}},
+		})
+		select {
+		case p := <-published:
+			require.Equal(b, uint32(version), p.Version)
+		case <-time.After(time.Minute):
+			b.Fatal("no diagnostics after an edit")
+		}
+		change = append(change, time.Since(t0))
+
+		// Timed until the reply has arrived, not until this test client has
+		// decoded it (decoding 8,000 lenses into Go values costs the client
+		// more than the server spends answering).
+		t1 := time.Now()
+		var raw json.RawMessage
+		h.call("textDocument/codeLens", textDoc(uri), &raw)
+		lens = append(lens, time.Since(t1))
+		if i == 0 {
+			var lenses []protocol.CodeLens
+			require.NoError(b, json.Unmarshal(raw, &lenses))
+			require.NotEmpty(b, lenses)
+			b.Logf("%d lenses, %d bytes", len(lenses), len(raw))
+		}
+	}
+	b.StopTimer()
+	// After ResetTimer, which deletes metrics reported before it.
+	b.ReportMetric(float64(heap)/float64(size), "heap/doc")
+	b.ReportMetric(median(change), "didChange→diagnostics-ms")
+	b.ReportMetric(median(lens), "codeLens-ms")
+}
