@@ -376,8 +376,16 @@ func (d *Document) patch() (*Report, bool) {
 	}
 	ups := make([]update, 0, len(d.before))
 	var width int64
+	invalidChanged := false
 	for i, old := range d.before {
 		now := &d.results[i]
+		width += int64(now.Width16 - old.Width16)
+		if old.Verdict != line.Valid && now.Verdict != line.Valid {
+			// Still invalid (typing on a broken line): the set of invalid
+			// lines is the same, only their findings change.
+			invalidChanged = true
+			continue
+		}
 		if !sameShape(&old, now) {
 			return nil, false
 		}
@@ -386,7 +394,6 @@ func (d *Document) patch() (*Report, bool) {
 			return nil, false
 		}
 		ups = append(ups, update{msg: k, ln: i + 1, delta: now.Cost - old.Cost})
-		width += int64(now.Width16 - old.Width16)
 	}
 	r := *b
 	r.Messages = slices.Clone(b.Messages)
@@ -406,15 +413,40 @@ func (d *Document) patch() (*Report, bool) {
 	for _, f := range b.Findings {
 		switch f.Code {
 		case CodeFileTooLarge, CodeBudgetCutoff, CodeBudgetExceeded:
+		case CodeInvalidJSON, CodeInvalidRecord:
+			if !invalidChanged {
+				fs = append(fs, f)
+			}
 		default:
 			fs = append(fs, f)
 		}
+	}
+	if invalidChanged {
+		// Invalid lines carry no other finding, so appending theirs after
+		// the checks' sorts them as a fresh analysis does.
+		invalidFindings(d.invalidLines(), &fs, d.opts.Disabled)
 	}
 	r.Findings = sizeAndBudget(&r, d.opts, fs)
 	if len(r.Findings) == 0 {
 		r.Findings = nil // as a fresh analysis leaves it
 	}
 	return &r, true
+}
+
+// invalidLines lists the invalid lines, numbered as the report numbers them.
+func (d *Document) invalidLines() []invalidLine {
+	var inv []invalidLine
+	nonEmpty := 0
+	for i, l := range d.lines {
+		if l == "" {
+			continue
+		}
+		nonEmpty++
+		if r := &d.results[i]; r.Verdict != line.Valid {
+			inv = append(inv, invalidLine{line: i + 1, runtimeLine: nonEmpty, verdict: r.Verdict, reason: r.Reason, span: r.Span})
+		}
+	}
+	return inv
 }
 
 // sameShape reports whether two results are valid messages that link and

@@ -115,9 +115,8 @@ func TestDocumentRandomEdits(t *testing.T) {
 }
 
 func TestDocumentPatchedReport(t *testing.T) {
-	lines := []string{jU(), jA("a", "b"), jT("a"), jT("b"), `{"role":"user","content":"typing here"}`}
+	lines := []string{jU(), jA("a", "b"), jT("a"), jT("b"), `{"role":"user","content":"typing here"}`, "{", "[1,", jU()}
 	text := strings.Join(lines, "\n") + "\n"
-	opts := Options{Budget: int64(len(text) - 20)}
 	type edit struct {
 		name  string
 		r     Range
@@ -132,24 +131,38 @@ func TestDocumentPatchedReport(t *testing.T) {
 		{"content of a tool before its id shifts the id's span", Range{Position{2, 30}, Position{2, 31}}, "zzzz", false},
 		{"before a call id shifts its span", Range{Position{1, 30}, Position{1, 30}}, "x", false},
 		{"break the JSON", Range{Position{4, 0}, Position{4, 1}}, "", false},
+		{"type on a broken line", Range{Position{5, 1}, Position{5, 1}}, "x", true},
+		{"fix a broken line", Range{Position{5, 0}, Position{5, 1}}, jU(), false},
+		{"break a broken line differently", Range{Position{5, 0}, Position{5, 1}}, `{"role":"system","content":""}`, true},
+		{"type on the first broken line", Range{Position{6, 0}, Position{6, 0}}, "zz", true},
 		{"add a line", Range{Position{4, col}, Position{4, col}}, "\\n", true},
 		{"split a line", Range{Position{0, 5}, Position{0, 5}}, "\n", false},
 	}
+	loads := strings.Join(lines[:5], "\n") + "\n" // the first five lines load
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			d := NewDocument(text, opts)
-			d.Report()
-			if err := d.Apply([]Change{{Range: &tt.r, Text: tt.text}}); err != nil {
-				t.Fatal(err)
+		for _, text := range []string{text, loads} {
+			if tt.r.End.Line >= strings.Count(text, "\n") {
+				continue
 			}
-			got := d.Report()
-			if (d.patched == 1) != tt.patch {
-				t.Fatalf("patched = %d, want patched %v", d.patched, tt.patch)
-			}
-			if want := Analyze([]byte(d.Text()), opts); !reflect.DeepEqual(got, want) {
-				t.Fatalf("report differs from Analyze's:\ngot  %+v\nwant %+v", got, want)
-			}
-		})
+			opts := Options{Budget: int64(len(text) / 2)} // cuts inside
+			t.Run(tt.name, func(t *testing.T) {
+				d := NewDocument(text, opts)
+				d.Report()
+				if err := d.Apply([]Change{{Range: &tt.r, Text: tt.text}}); err != nil {
+					t.Fatal(err)
+				}
+				got := d.Report()
+				if (d.patched == 1) != tt.patch {
+					t.Fatalf("patched = %d, want patched %v", d.patched, tt.patch)
+				}
+				if want := Analyze([]byte(d.Text()), opts); !reflect.DeepEqual(got, want) {
+					t.Fatalf("report differs from Analyze's:\ngot  %+v\nwant %+v", got, want)
+				}
+				if text == loads && got.Cutoff == nil && got.Loads() {
+					t.Fatalf("no cutoff: %v", got.CutoffErr)
+				}
+			})
+		}
 	}
 }
 
