@@ -175,7 +175,8 @@ its first invalid line; units are then empty) or trimContext throws for this
 budget (error is the runtime's message; units are listed, cutoff is null);
 2 usage or I/O error.`,
 		Example: `  sessionls budget --max-chars 20000 session.jsonl
-  sessionls budget --max-chars 20000 --format json session.jsonl | jq .cutoff`,
+  sessionls budget --max-chars 20000 --format json session.jsonl | jq .cutoff
+  cat session.jsonl | sessionls budget --max-chars 20000 -`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !cmd.Flags().Changed("max-chars") {
@@ -217,8 +218,11 @@ budget (error is the runtime's message; units are listed, cutoff is null);
 	return cmd
 }
 
-// analyzeFile streams one named file through the engine.
+// analyzeFile streams one named file ("-": stdin) through the engine.
 func analyzeFile(ctx context.Context, e *env, path string, opts analysis.Options) (*analysis.Report, error) {
+	if path == "-" {
+		return e.analyze(ctx, e.stdin, opts)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

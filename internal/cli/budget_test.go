@@ -118,6 +118,14 @@ func TestBudgetErrors(t *testing.T) {
 	assert.True(t, strings.HasPrefix(*bj.Error, "invalid session record at line 7"), *bj.Error)
 	assert.Len(t, bj.Units, 0)
 
+	data, err := os.ReadFile(sessionPath("clean"))
+	require.NoError(t, err)
+	e, out, errb := testEnv(string(data), nil)
+	r = runWith(t, e, out, errb, "budget", "--format", "json", "--max-chars", "300", "-")
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stdout, `"file": "-"`)
+	assert.Contains(t, r.stdout, `"firstKeptLine": 6`)
+
 	r = sessionls(t, "budget", "--max-chars", "1000", sessionPath("demo"))
 	assert.Equal(t, 1, r.code)
 	assert.Equal(t, "", r.stdout)
