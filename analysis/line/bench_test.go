@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/sessionls/sessionls/internal/transcript"
 )
 
 // jsonString writes s as a JSON string the way a runtime would (no HTML
@@ -63,5 +65,39 @@ func BenchmarkParse(b *testing.B) {
 func TestBenchLinesAgree(t *testing.T) {
 	for _, c := range benchLines(t) {
 		checkAgainstRef(t, []byte(c.line))
+	}
+}
+
+// transcriptLines is a realistic coding-agent transcript of about size
+// bytes, split into lines.
+func transcriptLines(tb testing.TB, size int64) (lines [][]byte, total int64) {
+	tb.Helper()
+	var buf bytes.Buffer
+	if _, err := transcript.Write(&buf, size, 1); err != nil {
+		tb.Fatalf("writing a transcript: %v", err)
+	}
+	for _, l := range bytes.Split(buf.Bytes(), []byte("\n")) {
+		if len(l) > 0 {
+			lines = append(lines, l)
+			total += int64(len(l)) + 1
+		}
+	}
+	return lines, total
+}
+
+// BenchmarkParseTranscript parses every line of a realistic 8 MB transcript.
+func BenchmarkParseTranscript(b *testing.B) {
+	lines, total := transcriptLines(b, 8<<20)
+	for _, l := range lines {
+		if r := Parse(l); r.Verdict != Valid {
+			b.Fatalf("transcript line is %v: %s", r.Verdict, r.Reason)
+		}
+	}
+	b.SetBytes(total)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, l := range lines {
+			Parse(l)
+		}
 	}
 }

@@ -923,8 +923,9 @@ const (
 )
 
 const (
-	low7  = 0x7F7F7F7F7F7F7F7F
-	magic = 0x0102040810204080 // gathers the high bit of each byte into the top byte
+	oddBits = 0xAAAAAAAAAAAAAAAA
+	low7    = 0x7F7F7F7F7F7F7F7F
+	magic   = 0x0102040810204080 // gathers the high bit of each byte into the top byte
 )
 
 // movemask packs the high bit of each byte of m (only high bits set) into
@@ -950,6 +951,44 @@ func scanBlock(b []byte, i int) (next, status, d, w int, flags uint8) {
 		// A byte is bad if it is >= 0x80 or its low seven bits are < 0x20.
 		badM |= movemask((^(x&low7+0x6060606060606060)|x)&msb) << k
 	}
+	// Fast path, branch-free over the escapes: which backslashes escape
+	// (the start of each odd run, found by subtraction as simdjson does),
+	// hence which quote ends the string; then, if no byte before it needs
+	// the byte-wise scanner, only the escaped characters are looked at.
+	escaper := ((bsM<<1 | oddBits) - bsM ^ oddBits) & bsM
+	limit := 64
+	if q := qM &^ (escaper << 1); q != 0 {
+		limit = bits.TrailingZeros64(q)
+	}
+	below := ^uint64(0)
+	if limit < 64 {
+		below = uint64(1)<<uint(limit) - 1
+	}
+	if badM&below == 0 {
+		var cls, slashes uint
+		for e := escaper << 1 & below; e != 0; e &= e - 1 {
+			k := escClass[blk[bits.TrailingZeros64(e)]]
+			cls |= 1 << k
+			slashes += uint(k>>1) &^ uint(k) & 1 // k == escSlash
+		}
+		if cls&(1<<escU|1<<escBad) == 0 {
+			if escaper&below != 0 {
+				flags |= fEscape
+			}
+			d += int(slashes)
+			switch {
+			case limit < 64:
+				return i + limit, blockEnd, d, w, flags
+			case escaper>>63 == 1:
+				// The last backslash escapes the next block's first byte:
+				// start the next block at that backslash.
+				return i + 63, blockMore, d, w, flags
+			}
+			return i + 64, blockMore, d, w, flags
+		}
+	}
+
+	// Slow path, one event at a time.
 	var escaped uint64 // characters consumed by an escape: not quotes
 	for ev := bsM | badM; ev != 0; {
 		j := bits.TrailingZeros64(ev)
