@@ -324,10 +324,16 @@ local function show_diags(list)
 end
 
 -- `sessionls check` of the buffer's text, with --budget when n is set.
+-- Finding codes the current setup() turns off (mirrored into the CLI).
+local disabled = {}
+
 local function check_json(buf, n, name)
   local args = { "check", "--format", "json" }
   if n then
     vim.list_extend(args, { "--budget", string.format("%d", n) })
+  end
+  if #disabled > 0 then
+    vim.list_extend(args, { "--disable", table.concat(disabled, ",") })
   end
   table.insert(args, buffer_to_file(buf, tmp .. "/" .. (name or "check.jsonl")))
   return cli(args)
@@ -337,6 +343,7 @@ end
 -- the buffer text.
 local function wait_diags(buf, what, n)
   local want = sorted_diags(expected_diags(buf, check_json(buf, n)))
+  ok(#want > 0 or what:find("none expected", 1, true), "%s: the CLI reports nothing: a vacuous comparison", what)
   local done = vim.wait(WAIT, function()
     return same(sorted_diags(diag_list(buf)), want)
   end, 20)
@@ -527,6 +534,30 @@ local function run()
   ok(sessionls.config.budget == n2, "budget is %s after running the lens, want %d", tostring(sessionls.config.budget), n2)
   want, partial = expect(buf, n2)
   wait_lenses(buf, want, partial, "lenses after running the cutoff lens (budget " .. n2 .. ")", since, false)
+
+  -- 11. A new server from setup{ budget, checks }: initializationOptions
+  -- carry the budget and turn a check off.
+  for _, c in ipairs(sessionls.clients()) do
+    c.stop()
+  end
+  ok(vim.wait(WAIT, function()
+    return #sessionls.clients() == 0
+  end, 20), "the sessionls client did not stop")
+  local n3 = n + 1
+  disabled = { "orphan-tool-result" }
+  local old = vim.diagnostic.get(buf)
+  sessionls.setup({ cmd = { bin, "serve" }, budget = n3, checks = disabled })
+  ok(vim.wait(WAIT, function()
+    return #sessionls.clients(buf) == 1
+  end, 20), "setup() did not attach the open jsonl buffer")
+  ok(sessionls.clients(buf)[1].config.init_options.budget == n3, "init_options.budget is not %d", n3)
+  shown = wait_diags(buf, "diagnostics from setup{ budget = " .. n3 .. ", checks = { \"orphan-tool-result\" } }", n3)
+  for _, d in ipairs(shown) do
+    ok(d.code ~= "orphan-tool-result", "orphan-tool-result is still reported")
+  end
+  ok(#old ~= #shown or not same(old, vim.diagnostic.get(buf)), "diagnostics did not change with the new setup")
+  want, partial = expect(buf, n3)
+  wait_lenses(buf, want, partial, "lenses from setup{ budget = " .. n3 .. " } (initializationOptions)", 0, false)
 end
 
 local status, err = xpcall(run, debug.traceback)

@@ -105,7 +105,31 @@ function M.refresh_codelens(bufnr)
   end
 end
 
+-- Buffers each client attached to, to clear its lenses when it exits.
+local attached = {}
+
+-- Drop the lenses a stopped client left: Neovim 0.7-0.9 keep them in the
+-- code lens cache (and on screen) after the client is gone.
+local function clear_lenses(client_id)
+  for bufnr in pairs(attached[client_id] or {}) do
+    if vim.api.nvim_buf_is_valid(bufnr) then
+      if vim.lsp.codelens.clear then
+        pcall(vim.lsp.codelens.clear, client_id, bufnr)
+      else
+        pcall(vim.lsp.codelens.save, {}, bufnr, client_id)
+        local ns = vim.lsp.codelens.__namespaces and vim.lsp.codelens.__namespaces[client_id]
+        if ns then
+          pcall(vim.api.nvim_buf_clear_namespace, bufnr, ns, 0, -1)
+        end
+      end
+    end
+  end
+  attached[client_id] = nil
+end
+
 local function on_attach(client, bufnr)
+  attached[client.id] = attached[client.id] or {}
+  attached[client.id][bufnr] = true
   if M.config.codelens then
     local group = vim.api.nvim_create_augroup(augroup_name .. "_lens_" .. bufnr, { clear = true })
     vim.api.nvim_create_autocmd({ "BufEnter", "BufWritePost", "InsertLeave" }, {
@@ -129,6 +153,11 @@ local function client_config(cfg)
     init_options = init_options(cfg),
     settings = settings(cfg),
     on_attach = on_attach,
+    on_exit = function(_, _, client_id)
+      vim.schedule(function()
+        clear_lenses(client_id)
+      end)
+    end,
     get_language_id = function()
       return "jsonl"
     end,
@@ -224,6 +253,9 @@ function M.set_budget(n, on_done)
   for _, client in ipairs(clients) do
     -- Later starts and didChangeConfiguration see the new value too.
     client.config.settings = settings(M.config)
+    if client.settings ~= nil then -- 0.11+ answers workspace/configuration from here
+      client.settings = settings(M.config)
+    end
     client_request(client, "workspace/executeCommand", {
       command = COMMAND_SET_BUDGET,
       arguments = { budget },
