@@ -197,10 +197,13 @@ CLI needs --max-chars; the units do not depend on it)."
           (if budget (number-to-string budget) "9007199254740992")
           (st-buffer-to-file "budget.jsonl")))
 
+(defvar st-disabled nil "Finding codes turned off by `sessionls-checks' in the test.")
+
 (defun st-check-json (budget &optional name)
   "`sessionls check' JSON of the buffer, with --budget BUDGET when set."
   (apply #'st-cli "check" "--format" "json"
          (append (and budget (list "--budget" (number-to-string budget)))
+                 (and st-disabled (list "--disable" (string-join st-disabled ",")))
                  (list (st-buffer-to-file (or name "check.jsonl"))))))
 
 (defun st-expect (budget)
@@ -424,7 +427,30 @@ characters outside the BMP, that lands on the next line."
         (insert "}")
         (st-check-diags "diagnostics after restoring the }" n)
         (st-ok (not (st-first-invalid-line (st-check-json n))) "line 1 still invalid after the fix")
-        (st-check-lenses "lenses after the fix" (st-expect n) server)))))
+        (st-check-lenses "lenses after the fix" (st-expect n) server)
+
+        ;; 7. A new server started with sessionls-budget and
+        ;; sessionls-checks: they travel as initializationOptions.
+        (eglot-shutdown server)
+        (st-ok (st-wait-for (lambda () (not (eglot-current-server)))) "eglot did not shut down")
+        (let* ((n3 (1+ n))
+               (sessionls-budget n3)
+               (sessionls-checks '("orphan-tool-result")))
+          (setq st-disabled sessionls-checks)
+          (eglot-ensure)
+          (run-hooks 'post-command-hook)
+          (st-ok (st-wait-for (lambda () (eglot-current-server))) "eglot started no second server")
+          (let ((server2 (eglot-current-server)))
+            (st-ok (not (eq server2 server)) "the old server is still current")
+            (let ((want (st-check-diags (format "diagnostics from a server started with budget %d, checks %S"
+                                                n3 sessionls-checks)
+                                        n3)))
+              (st-ok (not (cl-find-if (lambda (d) (string-match-p "orphan-tool-result" (nth 3 d))) want))
+                     "the CLI still reports orphan-tool-result")
+              (st-ok (cl-find-if (lambda (d) (string-match-p "budget-cutoff" (nth 3 d))) want)
+                     "no budget-cutoff finding with budget %d" n3))
+            (st-check-lenses (format "lenses from initializationOptions budget %d" n3)
+                             (st-expect n3) server2)))))))
 
 (let ((status 1))
   (condition-case err
