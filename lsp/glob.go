@@ -30,6 +30,34 @@ func checkGlob(g string) error {
 // when the path is under none of them, any trailing part of the path (so
 // "sessions/*.jsonl" finds .../sessions/a.jsonl).
 func matchGlob(g, p string, roots []string) bool {
+	for _, alt := range expandBraces(g) {
+		if matchOne(alt, p, roots) {
+			return true
+		}
+	}
+	return false
+}
+
+// expandBraces expands "{a,b}" alternatives (as VS Code globs have them):
+// "**/*.{jsonl,log}" → "**/*.jsonl", "**/*.log". Nested braces expand from
+// the innermost out; an unmatched brace stays literal.
+func expandBraces(g string) []string {
+	end := strings.IndexByte(g, '}')
+	if end < 0 {
+		return []string{g}
+	}
+	start := strings.LastIndexByte(g[:end], '{')
+	if start < 0 {
+		return []string{g}
+	}
+	var out []string
+	for _, alt := range strings.Split(g[start+1:end], ",") {
+		out = append(out, expandBraces(g[:start]+alt+g[end+1:])...)
+	}
+	return out
+}
+
+func matchOne(g, p string, roots []string) bool {
 	gs := splitPath(g)
 	ps := splitPath(p)
 	if strings.HasPrefix(g, "/") {

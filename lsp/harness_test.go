@@ -143,6 +143,40 @@ type harness struct {
 	server protocol.Server
 	client *testClient
 	code   chan int
+	reads  *readTimer
+}
+
+// readTimer notes when the client side first receives bytes after arm: the
+// moment the server has finished a reply, before this client decodes it.
+type readTimer struct {
+	net.Conn
+	mu    sync.Mutex
+	armed bool
+	first time.Time
+}
+
+func (r *readTimer) Read(p []byte) (int, error) {
+	n, err := r.Conn.Read(p)
+	if n > 0 {
+		r.mu.Lock()
+		if r.armed {
+			r.armed, r.first = false, time.Now()
+		}
+		r.mu.Unlock()
+	}
+	return n, err
+}
+
+func (r *readTimer) arm() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.armed = true
+}
+
+func (r *readTimer) firstRead() time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.first
 }
 
 type harnessOptions struct {
@@ -175,7 +209,8 @@ func startHarness(t testing.TB, opts harnessOptions) *harness {
 	}()
 
 	tc := newTestClient()
-	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(clientSide))
+	timer := &readTimer{Conn: clientSide}
+	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(timer))
 	extra := func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 		if req.Method() == methodCodeLensRefresh {
 			tc.mu.Lock()
@@ -198,7 +233,7 @@ func startHarness(t testing.TB, opts harnessOptions) *harness {
 		return nil
 	})
 	h := &harness{
-		t: t, ctx: ctx, conn: conn, client: tc, code: code,
+		t: t, ctx: ctx, conn: conn, client: tc, code: code, reads: timer,
 		server: protocol.ServerDispatcher(conn, logger.Named("client")),
 	}
 	t.Cleanup(func() {

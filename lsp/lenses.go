@@ -66,9 +66,21 @@ func cutoffTitle(rep *analysis.Report, c *analysis.Cutoff) string {
 		plural(above, "message", "messages"))
 }
 
+// unitTitle is built without fmt: a large session has thousands of units.
 func unitTitle(u analysis.Unit) string {
-	return fmt.Sprintf("%s chars · %s · %s from newest",
-		thousands(u.Chars), plural(int64(u.Len()), "message", "messages"), thousands(u.FromNewest))
+	b := make([]byte, 0, 64)
+	b = appendThousands(b, u.Chars)
+	b = append(b, " chars · "...)
+	if u.Len() == 1 {
+		b = append(b, "1 message"...)
+	} else {
+		b = appendThousands(b, int64(u.Len()))
+		b = append(b, " messages"...)
+	}
+	b = append(b, " · "...)
+	b = appendThousands(b, u.FromNewest)
+	b = append(b, " from newest"...)
+	return string(b)
 }
 
 func lensAt(line1 int, title, command string) protocol.CodeLens {
@@ -116,25 +128,20 @@ func plural(n int64, one, many string) string {
 }
 
 // thousands renders n with "," between groups of three digits.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := ""
+func thousands(n int64) string { return string(appendThousands(nil, n)) }
+
+func appendThousands(b []byte, n int64) []byte {
+	var digits [24]byte
+	s := strconv.AppendInt(digits[:0], n, 10)
 	if n < 0 {
-		neg, s = "-", s[1:]
+		b = append(b, '-')
+		s = s[1:]
 	}
-	if len(s) <= 3 {
-		return neg + s
-	}
-	out := make([]byte, 0, len(s)+len(s)/3)
-	pre := len(s) % 3
-	if pre > 0 {
-		out = append(out, s[:pre]...)
-	}
-	for i := pre; i < len(s); i += 3 {
-		if len(out) > 0 {
-			out = append(out, ',')
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b = append(b, ',')
 		}
-		out = append(out, s[i:i+3]...)
+		b = append(b, c)
 	}
-	return neg + string(out)
+	return b
 }

@@ -1,0 +1,94 @@
+package lsp
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int64]string{
+		0: "0", 7: "7", 999: "999", 1000: "1,000", 12345: "12,345", 123456: "123,456",
+		1234567: "1,234,567", -1234: "-1,234", -999: "-999",
+		math.MaxInt64: "9,223,372,036,854,775,807", math.MinInt64: "-9,223,372,036,854,775,808",
+	} {
+		require.Equal(t, want, thousands(n), "%d", n)
+	}
+}
+
+func TestPlural(t *testing.T) {
+	require.Equal(t, "1 message", plural(1, "message", "messages"))
+	require.Equal(t, "0 messages", plural(0, "message", "messages"))
+	require.Equal(t, "1,001 lines", plural(1001, "line", "lines"))
+}
+
+func TestPreview(t *testing.T) {
+	require.Equal(t, "(empty)", preview(" \n\t", 40))
+	require.Equal(t, "a b c", preview("a\n b\t\tc", 40))
+	require.Equal(t, "🙏é…", preview("🙏éx", 2))
+	require.Equal(t, "abc", preview("abc", 3))
+}
+
+func TestGlob(t *testing.T) {
+	roots := []string{"/work"}
+	tests := []struct {
+		glob, path string
+		want       bool
+	}{
+		{"**/*.jsonl", "/work/a.jsonl", true},
+		{"**/*.jsonl", "/elsewhere/deep/x/a.jsonl", true},
+		{"**/*.jsonl", "/work/a.json", false},
+		{"logs/*.txt", "/work/logs/b.txt", true},
+		{"logs/*.txt", "/work/x/logs/b.txt", false},
+		{"logs/*.txt", "/other/logs/b.txt", true},
+		{"/abs/**/s-*.log", "/abs/1/2/s-3.log", true},
+		{"/abs/**/s-*.log", "/x/abs/1/s-3.log", false},
+		{"**", "/anything/at/all", true},
+		{"**/*.{jsonl,log}", "/work/a.log", true},
+		{"**/*.{jsonl,log}", "/work/a.txt", false},
+		{"**/{a,b{c,d}}.x", "/work/bd.x", true},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, matchGlob(tt.glob, tt.path, roots), "%s %s", tt.glob, tt.path)
+	}
+	require.Error(t, checkGlob("["))
+	require.Error(t, checkGlob(" "))
+	require.NoError(t, checkGlob("**/*.{jsonl}"))
+}
+
+func TestParseBudget(t *testing.T) {
+	ok := map[any]int64{float64(8000): 8000, "8000": 8000, "8,000": 8000, " 42 ": 42, float64(1e3): 1000}
+	for in, want := range ok {
+		got, err := parseBudget(in, false)
+		require.NoError(t, err, "%v", in)
+		require.Equal(t, want, got)
+	}
+	for _, in := range []any{float64(0), float64(-1), 2.5, "x", "", nil, true, []any{1}, map[string]any{}, float64(1e300)} {
+		_, err := parseBudget(in, false)
+		require.Error(t, err, "%v", in)
+	}
+	got, err := parseBudget(float64(0), true)
+	require.NoError(t, err)
+	require.Zero(t, got)
+}
+
+func TestSettingsSection(t *testing.T) {
+	sec, ok := sessionlsSection(map[string]any{"sessionls": map[string]any{"budget": 5.0}})
+	require.True(t, ok)
+	require.Equal(t, 5.0, sec["budget"])
+	_, ok = sessionlsSection(nil)
+	require.False(t, ok)
+	_, ok = sessionlsSection(map[string]any{"other": 1.0})
+	require.False(t, ok)
+	_, ok = sessionlsSection(map[string]any{"budget": 1.0})
+	require.True(t, ok)
+
+	p, errs := parseSettings(map[string]any{"budget": 10.0, "checks": []any{"swept-message", "nope"}, "files": []any{"*.x"}})
+	require.Len(t, errs, 1)
+	require.Equal(t, int64(10), *p.budget)
+	require.Equal(t, map[string]bool{"swept-message": true}, p.disabled)
+	require.Equal(t, []string{"*.x"}, p.files)
+	_, errs = parseSettings(map[string]any{"checks": "swept-message", "files": []any{"["}})
+	require.Len(t, errs, 2)
+}
