@@ -634,3 +634,20 @@ func TestBlockBoundaries(t *testing.T) {
 		}
 	}
 }
+
+// FuzzStringBlocks puts the fuzzer's bytes deep inside a long string, where
+// the 64-byte block scanner works, and compares with the reference.
+func FuzzStringBlocks(f *testing.F) {
+	for _, s := range []string{`\"\\\n`, `\\\\\"`, `\u00e9\ud83d\ude00`, "é😀\xe2\x82A", `\x`, "\x00", `\/\/\/\/`, `"`, `\`} {
+		f.Add([]byte(strings.Repeat(s, 20)), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, pad uint8) {
+		var sb strings.Builder
+		sb.WriteString(`{"role":"user","content":"`)
+		sb.WriteString(strings.Repeat("a", 24+int(pad%64)))
+		sb.Write(data)
+		sb.WriteString(strings.Repeat("b", 70))
+		sb.WriteString(`"}`)
+		checkAgainstRef(t, []byte(sb.String()))
+	})
+}
