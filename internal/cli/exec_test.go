@@ -120,8 +120,9 @@ func TestBinaryServe(t *testing.T) {
 	require.NoError(t, err)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
+	// Written by exec's copying goroutine while the test reads it.
+	errb := &lockedBuffer{b: &bytes.Buffer{}}
+	cmd.Stderr = errb
 	require.NoError(t, cmd.Start())
 	out := bufio.NewReader(stdout)
 	// await reads messages until the response with the given id.
