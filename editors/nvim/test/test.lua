@@ -558,6 +558,18 @@ local function run()
   ok(#old ~= #shown or not same(old, vim.diagnostic.get(buf)), "diagnostics did not change with the new setup")
   want, partial = expect(buf, n3)
   wait_lenses(buf, want, partial, "lenses from setup{ budget = " .. n3 .. " } (initializationOptions)", 0, false)
+
+  -- 12. A second session file in the same directory shares the server.
+  local second = tmp .. "/second.jsonl"
+  vim.fn.writefile(vim.fn.readfile(file), second)
+  vim.cmd("split " .. vim.fn.fnameescape(second))
+  local buf2 = vim.api.nvim_get_current_buf()
+  ok(buf2 ~= buf and vim.bo[buf2].filetype == "jsonl", "second buffer has filetype %q", vim.bo[buf2].filetype)
+  wait_diags(buf2, "diagnostics of a second file", n3)
+  ok(#sessionls.clients() == 1, "%d sessionls clients for two files in one directory, want 1", #sessionls.clients())
+  ok(#sessionls.clients(buf2) == 1 and sessionls.clients(buf2)[1].id == sessionls.clients(buf)[1].id,
+    "the second buffer is not attached to the first buffer's client")
+  log("ok   a second file shares the client")
 end
 
 local status, err = xpcall(run, debug.traceback)

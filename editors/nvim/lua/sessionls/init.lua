@@ -179,31 +179,34 @@ local function root_dir(bufnr)
   return dir
 end
 
+-- Client ids this plugin started, by root directory. Neovim 0.7 lists a
+-- client as active only once it has initialized: without this, two
+-- buffers opened before that would start two servers.
+local by_root = {}
+
+local function live(id)
+  local c = id and vim.lsp.get_client_by_id(id)
+  return c ~= nil and not c.is_stopped()
+end
+
 -- Start (or reuse) a client for bufnr's root and attach it. Neovim < 0.11.
 function M.attach(bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
-  if #M.clients(bufnr) > 0 then
-    return M.clients(bufnr)[1].id
-  end
   local root = root_dir(bufnr)
-  local id
-  for _, c in ipairs(M.clients()) do
-    if c.config.root_dir == root and not c.is_stopped() then
-      id = c.id
-      break
-    end
-  end
-  if not id then
+  local id = by_root[root]
+  if not live(id) then
     local cfg = client_config(M.config)
     cfg.root_dir = root
     if vim.lsp.start then
-      return vim.lsp.start(cfg, { bufnr = bufnr })
+      id = vim.lsp.start(cfg, { bufnr = bufnr })
+    else
+      id = vim.lsp.start_client(cfg)
     end
-    id = vim.lsp.start_client(cfg)
     if not id then
       notify("could not start " .. table.concat(M.config.cmd, " "), vim.log.levels.ERROR)
       return nil
     end
+    by_root[root] = id
   end
   vim.lsp.buf_attach_client(bufnr, id)
   return id
@@ -354,28 +357,34 @@ function M.setup(opts)
   define_command()
   vim.lsp.commands[COMMAND_SET_BUDGET] = lens_set_budget
 
-  if vim.lsp.config and vim.lsp.enable then
+  local builtin = vim.lsp.config ~= nil and vim.lsp.enable ~= nil
+  if builtin then
     -- Neovim 0.11+: let the built-in machinery start and attach.
     local cfg = client_config(M.config)
     cfg.filetypes = M.config.filetypes
     cfg.root_markers = { ".git" }
     vim.lsp.config(NAME, cfg)
     vim.lsp.enable(NAME)
-    return M
+  else
+    local group = vim.api.nvim_create_augroup(augroup_name .. "_attach", { clear = true })
+    vim.api.nvim_create_autocmd("FileType", {
+      group = group,
+      pattern = M.config.filetypes,
+      callback = function(args)
+        M.attach(args.buf)
+      end,
+    })
   end
-
-  local group = vim.api.nvim_create_augroup(augroup_name .. "_attach", { clear = true })
-  vim.api.nvim_create_autocmd("FileType", {
-    group = group,
-    pattern = M.config.filetypes,
-    callback = function(args)
-      M.attach(args.buf)
-    end,
-  })
-  -- Buffers that were already open when setup() ran.
+  -- Buffers that were already open when setup() ran: a *.jsonl one with
+  -- no filetype yet gets one (FileType then attaches it); one that has
+  -- the filetype already is attached here (before 0.11).
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
-    if vim.api.nvim_buf_is_loaded(b) and vim.tbl_contains(M.config.filetypes, vim.bo[b].filetype) then
-      M.attach(b)
+    if vim.api.nvim_buf_is_loaded(b) then
+      if vim.bo[b].filetype == "" and vim.api.nvim_buf_get_name(b):match("%.jsonl$") then
+        vim.bo[b].filetype = "jsonl"
+      elseif not builtin and vim.tbl_contains(M.config.filetypes, vim.bo[b].filetype) then
+        M.attach(b)
+      end
     end
   end
   return M
