@@ -149,3 +149,24 @@ func TestBinaryServe(t *testing.T) {
 	send(`{"jsonrpc":"2.0","method":"exit"}`)
 	require.NoError(t, cmd.Wait(), "exit after shutdown is status 0; stderr %q", errb.String())
 }
+
+// TestBinaryColorOnATerminal runs the binary under script(1), which gives
+// it a pseudo-terminal: colour there, none with NO_COLOR.
+func TestBinaryColorOnATerminal(t *testing.T) {
+	script, err := exec.LookPath("script")
+	if err != nil {
+		t.Skip("script(1) not installed")
+	}
+	bin := buildBinary(t)
+	for _, tc := range []struct {
+		noColor string
+		want    bool
+	}{{"", true}, {"1", false}} {
+		cmd := exec.Command(script, "-qec", bin+" check testdata/sessions/demo.jsonl", "/dev/null")
+		cmd.Dir = filepath.Join("..", "..")
+		cmd.Env = append(os.Environ(), "NO_COLOR="+tc.noColor)
+		out, _ := cmd.Output()
+		assert.Contains(t, string(out), "testdata/sessions/demo.jsonl", "NO_COLOR=%q: %q", tc.noColor, out)
+		assert.Equal(t, tc.want, strings.Contains(string(out), "\x1b[1;31merror[invalid-record]\x1b[0m"), "NO_COLOR=%q: %q", tc.noColor, out)
+	}
+}
