@@ -271,6 +271,8 @@ local function diag_list(buf)
     table.insert(out, {
       line = d.lnum + 1,
       col = d.col,
+      end_line = d.end_lnum + 1,
+      end_col = d.end_col,
       code = d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code),
       severity = severity_name[d.severity],
       message = d.message,
@@ -280,19 +282,26 @@ local function diag_list(buf)
   return out
 end
 
+-- A 1-based UTF-16 column of a buffer line as Neovim's 0-based byte column.
+local function byte_col(buf, line, col16)
+  local text = vim.api.nvim_buf_get_lines(buf, line - 1, line, false)[1] or ""
+  local okb, col = pcall(vim.str_byteindex, text, col16 - 1, true)
+  if not okb then
+    col = #text
+  end
+  return col
+end
+
 -- The CLI's findings mapped to what Neovim shows: 1-based UTF-16 columns
--- become 0-based byte columns of the buffer line.
+-- (the end one exclusive) become 0-based byte columns of the buffer line.
 local function expected_diags(buf, findings)
   local out = {}
   for _, f in ipairs(findings) do
-    local text = vim.api.nvim_buf_get_lines(buf, f.line - 1, f.line, false)[1] or ""
-    local okb, col = pcall(vim.str_byteindex, text, f.column - 1, true)
-    if not okb then
-      col = #text
-    end
     table.insert(out, {
       line = f.line,
-      col = col,
+      col = byte_col(buf, f.line, f.column),
+      end_line = f.endLine,
+      end_col = byte_col(buf, f.endLine, f.endColumn),
       code = f.code,
       severity = f.severity == "information" and "info" or f.severity,
       message = f.message,
@@ -303,7 +312,8 @@ local function expected_diags(buf, findings)
 end
 
 local function diag_key(d)
-  return string.format("%05d:%05d:%s:%s:%s", d.line, d.col, d.code or "", d.severity or "", d.message or "")
+  return string.format("%05d:%05d:%05d:%05d:%s:%s:%s", d.line, d.col, d.end_line, d.end_col, d.code or "",
+    d.severity or "", d.message or "")
 end
 
 local function sorted_diags(list)
@@ -317,8 +327,8 @@ end
 local function show_diags(list)
   local s = {}
   for _, d in ipairs(list) do
-    table.insert(s, string.format("  %d:%d %s %s [%s] %s", d.line, d.col, d.severity, d.source or "?",
-      d.code or "", d.message))
+    table.insert(s, string.format("  %d:%d-%d:%d %s %s [%s] %s", d.line, d.col, d.end_line, d.end_col, d.severity,
+      d.source or "?", d.code or "", d.message))
   end
   return table.concat(s, "\n")
 end
