@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -111,38 +112,42 @@ func (o budgetOutcome) json(file string, budget int64) budgetJSON {
 	return j
 }
 
-func (o budgetOutcome) text(w io.Writer, file string, budget int64) error {
+func (o budgetOutcome) text(out io.Writer, file string, budget int64) error {
 	if !o.loads {
 		return nil
 	}
+	w := bufio.NewWriter(out)
 	rep := o.rep
 	fmt.Fprintf(w, "%s: %s in %s, %s chars\n", sanitize(file), plural(messageCount(rep), "message", "messages"),
 		plural(len(rep.Units), "unit", "units"), strconv.FormatInt(rep.TotalChars, 10))
 	if len(rep.Units) > 0 {
-		header := []string{"unit", "start line", "end line", "messages", "chars", "from newest"}
-		rows := make([][]string, len(rep.Units))
+		header := [6]string{"unit", "start line", "end line", "messages", "chars", "from newest"}
+		row := func(i int, u analysis.Unit) [6]int64 {
+			return [6]int64{int64(i + 1), int64(u.StartLine), int64(u.EndLine), int64(u.Len()), u.Chars, u.FromNewest}
+		}
+		// Column widths from the widest value, without holding the rows:
+		// a session can have millions of units.
+		var widths [6]int
+		for c, h := range header {
+			widths[c] = len(h)
+		}
 		for i, u := range rep.Units {
-			rows[i] = []string{strconv.Itoa(i + 1), strconv.Itoa(u.StartLine), strconv.Itoa(u.EndLine),
-				strconv.Itoa(u.Len()), strconv.FormatInt(u.Chars, 10), strconv.FormatInt(u.FromNewest, 10)}
-		}
-		widths := make([]int, len(header))
-		for _, r := range append([][]string{header}, rows...) {
-			for c, cell := range r {
-				widths[c] = max(widths[c], len(cell))
+			for c, v := range row(i, u) {
+				widths[c] = max(widths[c], len(strconv.FormatInt(v, 10)))
 			}
 		}
-		writeRow := func(r []string) {
-			for c, cell := range r {
-				fmt.Fprintf(w, "  %*s", widths[c], cell)
-			}
-			fmt.Fprintln(w)
+		for c, h := range header {
+			fmt.Fprintf(w, "  %*s", widths[c], h)
 		}
-		writeRow(header)
-		for i, r := range rows {
+		fmt.Fprintln(w)
+		for i, u := range rep.Units {
 			if o.cutoff != nil && i == o.cutoff.FirstUnit && i > 0 {
 				fmt.Fprintf(w, "  ---- budget %d cuts here: the units below are kept ----\n", budget)
 			}
-			writeRow(r)
+			for c, v := range row(i, u) {
+				fmt.Fprintf(w, "  %*d", widths[c], v)
+			}
+			fmt.Fprintln(w)
 		}
 	}
 	if o.cutoff != nil {
@@ -150,7 +155,7 @@ func (o budgetOutcome) text(w io.Writer, file string, budget int64) error {
 		fmt.Fprintf(w, "budget %d keeps %d of %d units (%s, %d chars) from line %d\n", budget,
 			c.KeptUnits, len(rep.Units), plural(c.KeptMessages, "message", "messages"), c.KeptChars, c.FirstKeptLine)
 	}
-	return nil
+	return w.Flush()
 }
 
 func newBudgetCmd(e *env) *cobra.Command {

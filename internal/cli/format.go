@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -41,11 +42,11 @@ type formatter interface {
 func newFormatter(name string, w io.Writer, color bool, version string) (formatter, error) {
 	switch name {
 	case formatText:
-		return &textFormatter{w: w, color: color}, nil
+		return &textFormatter{w: w, color: color, buf: bufio.NewWriter(w)}, nil
 	case formatJSON:
-		return &jsonFormatter{w: w}, nil
+		return &jsonFormatter{w: w, buf: bufio.NewWriter(w)}, nil
 	case formatGitHub:
-		return &githubFormatter{w: w}, nil
+		return &githubFormatter{w: w, buf: bufio.NewWriter(w)}, nil
 	case formatSARIF:
 		return &sarifFormatter{w: w, version: version}, nil
 	}
@@ -80,7 +81,7 @@ const (
 type textFormatter struct {
 	w     io.Writer
 	color bool
-	buf   bytes.Buffer
+	buf   *bufio.Writer // over w; flushed after each file
 }
 
 func (t *textFormatter) paint(code, s string) string {
@@ -91,7 +92,6 @@ func (t *textFormatter) paint(code, s string) string {
 }
 
 func (t *textFormatter) file(path string, findings []analysis.Finding) error {
-	t.buf.Reset()
 	p := sanitize(path)
 	for _, f := range findings {
 		sev := f.Severity.String()
@@ -102,11 +102,10 @@ func (t *textFormatter) file(path string, findings []analysis.Finding) error {
 		case analysis.SeverityWarning:
 			c = ansiYellow
 		}
-		fmt.Fprintf(&t.buf, "%s:%d:%d: %s %s\n", t.paint(ansiBold, p), f.Line, startCol(f),
+		fmt.Fprintf(t.buf, "%s:%d:%d: %s %s\n", t.paint(ansiBold, p), f.Line, startCol(f),
 			t.paint(c, sev+"["+f.Code+"]"), sanitize(f.Message))
 	}
-	_, err := t.w.Write(t.buf.Bytes())
-	return err
+	return t.buf.Flush()
 }
 
 func (t *textFormatter) end(s summary) error {
@@ -180,7 +179,7 @@ type jsonFinding struct {
 type jsonFormatter struct {
 	w     io.Writer
 	count int
-	buf   bytes.Buffer
+	buf   *bufio.Writer
 }
 
 // marshal is json.Marshal without HTML escaping (messages quote "<" often).
@@ -208,7 +207,6 @@ func marshalIndent(v any) ([]byte, error) {
 // file streams the array one object per line, so a run over many files
 // never holds every finding.
 func (j *jsonFormatter) file(path string, findings []analysis.Finding) error {
-	j.buf.Reset()
 	for _, f := range findings {
 		b, err := marshal(jsonFinding{
 			File: path, Line: f.Line, Column: startCol(f), EndLine: f.Line, EndColumn: endCol(f),
@@ -225,8 +223,7 @@ func (j *jsonFormatter) file(path string, findings []analysis.Finding) error {
 		j.buf.Write(b)
 		j.count++
 	}
-	_, err := j.w.Write(j.buf.Bytes())
-	return err
+	return j.buf.Flush()
 }
 
 func (j *jsonFormatter) end(summary) error {
@@ -243,7 +240,7 @@ func (j *jsonFormatter) end(summary) error {
 
 type githubFormatter struct {
 	w   io.Writer
-	buf bytes.Buffer
+	buf *bufio.Writer
 }
 
 // Workflow commands: the message escapes % CR LF; property values also
@@ -257,7 +254,6 @@ func ghEscapeProperty(s string) string {
 }
 
 func (g *githubFormatter) file(path string, findings []analysis.Finding) error {
-	g.buf.Reset()
 	for _, f := range findings {
 		cmd := "notice"
 		switch f.Severity {
@@ -270,12 +266,11 @@ func (g *githubFormatter) file(path string, findings []analysis.Finding) error {
 		if wholeLine(f) {
 			cols = fmt.Sprintf(",endLine=%d", f.Line)
 		}
-		fmt.Fprintf(&g.buf, "::%s file=%s,line=%d%s,title=%s::%s\n",
+		fmt.Fprintf(g.buf, "::%s file=%s,line=%d%s,title=%s::%s\n",
 			cmd, ghEscapeProperty(filepath.ToSlash(path)), f.Line, cols,
 			ghEscapeProperty("sessionls("+f.Code+")"), ghEscapeData(f.Message))
 	}
-	_, err := g.w.Write(g.buf.Bytes())
-	return err
+	return g.buf.Flush()
 }
 
 func (g *githubFormatter) end(summary) error { return nil }

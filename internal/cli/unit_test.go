@@ -292,7 +292,9 @@ func TestTextSummary(t *testing.T) {
 		{summary{errors: 1, filesWithFindings: 1, filesChecked: 3, ioErrors: []string{"x", "y"}}, "Found 1 error, 0 warnings in 1 of 3 files; 2 paths could not be read.\n"},
 	} {
 		var b bytes.Buffer
-		require.NoError(t, (&textFormatter{w: &b}).end(tc.s))
+		f, err := newFormatter(formatText, &b, false, "")
+		require.NoError(t, err)
+		require.NoError(t, f.end(tc.s))
 		assert.Equal(t, tc.want, b.String())
 	}
 }
