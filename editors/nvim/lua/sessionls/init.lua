@@ -183,6 +183,7 @@ end
 -- client as active only once it has initialized: without this, two
 -- buffers opened before that would start two servers.
 local by_root = {}
+local warned_start = false
 
 local function live(id)
   local c = id and vim.lsp.get_client_by_id(id)
@@ -197,13 +198,15 @@ function M.attach(bufnr)
   if not live(id) then
     local cfg = client_config(M.config)
     cfg.root_dir = root
-    if vim.lsp.start then
-      id = vim.lsp.start(cfg, { bufnr = bufnr })
-    else
-      id = vim.lsp.start_client(cfg)
-    end
+    local started, result = pcall(vim.lsp.start or vim.lsp.start_client, cfg, { bufnr = bufnr })
+    id = started and result or nil
     if not id then
-      notify("could not start " .. table.concat(M.config.cmd, " "), vim.log.levels.ERROR)
+      if not warned_start then
+        warned_start = true
+        notify(string.format("cannot start `%s`%s. Install it with `go install "
+          .. "github.com/sessionls/sessionls/cmd/sessionls@latest` or set `cmd` in setup()",
+          table.concat(M.config.cmd, " "), started and "" or (": " .. tostring(result))), vim.log.levels.ERROR)
+      end
       return nil
     end
     by_root[root] = id
