@@ -942,29 +942,32 @@ func zeroBytes(y uint64) uint64 { return ^((y&low7 + low7) | y) & msb }
 // escape: errors), or at the end of the block. d is the escapes' length
 // adjustment and w the non-ASCII text's (raw bytes minus UTF-16 units).
 func scanBlock(b []byte, i int) (next, status, d, w int, flags uint8) {
-	var bsM, qM, badM uint64
+	// Two bitmaps of the block, bit k for byte k: backslashes, and the
+	// other bytes that are not plain characters (quotes, control
+	// characters, non-ASCII).
+	var bsM, otherM uint64
 	blk := b[i : i+64 : i+64]
 	for k := 0; k < 64; k += 8 {
 		x := binary.LittleEndian.Uint64(blk[k:])
 		bsM |= movemask(zeroBytes(x^'\\'*lsb)) << k
-		qM |= movemask(zeroBytes(x^'"'*lsb)) << k
 		// A byte is bad if it is >= 0x80 or its low seven bits are < 0x20.
-		badM |= movemask((^(x&low7+0x6060606060606060)|x)&msb) << k
+		bad := ^(x&low7 + 0x6060606060606060) | x
+		otherM |= movemask(zeroBytes(x^'"'*lsb)|bad&msb) << k
 	}
 	// Fast path, branch-free over the escapes: which backslashes escape
 	// (the start of each odd run, found by subtraction as simdjson does),
-	// hence which quote ends the string; then, if no byte before it needs
-	// the byte-wise scanner, only the escaped characters are looked at.
+	// hence which quote ends the string; then, if that is the first
+	// unescaped non-plain byte, only the escaped characters are looked at.
 	escaper := ((bsM<<1 | oddBits) - bsM ^ oddBits) & bsM
 	limit := 64
-	if q := qM &^ (escaper << 1); q != 0 {
-		limit = bits.TrailingZeros64(q)
+	if ev := otherM &^ (escaper << 1); ev != 0 {
+		limit = bits.TrailingZeros64(ev)
 	}
-	below := ^uint64(0)
-	if limit < 64 {
-		below = uint64(1)<<uint(limit) - 1
-	}
-	if badM&below == 0 {
+	if limit == 64 || blk[limit] == '"' {
+		below := ^uint64(0)
+		if limit < 64 {
+			below = uint64(1)<<uint(limit) - 1
+		}
 		var cls, slashes uint
 		for e := escaper << 1 & below; e != 0; e &= e - 1 {
 			k := escClass[blk[bits.TrailingZeros64(e)]]
@@ -988,16 +991,16 @@ func scanBlock(b []byte, i int) (next, status, d, w int, flags uint8) {
 		}
 	}
 
-	// Slow path, one event at a time.
-	var escaped uint64 // characters consumed by an escape: not quotes
-	for ev := bsM | badM; ev != 0; {
+	// Slow path, one event at a time in order; an escape or a non-ASCII
+	// run clears the events it covers.
+	for ev := bsM | otherM; ev != 0; {
 		j := bits.TrailingZeros64(ev)
-		if q := qM &^ escaped & (uint64(1)<<uint(j) - 1); q != 0 {
-			return i + bits.TrailingZeros64(q), blockEnd, d, w, flags
-		}
 		pos := i + j
-		c := b[pos]
-		if c >= 0x80 {
+		c := blk[j]
+		switch {
+		case c == '"':
+			return pos, blockEnd, d, w, flags
+		case c >= 0x80:
 			end, dw, invalid := decodeRun(b, pos)
 			w += dw
 			if invalid {
@@ -1008,8 +1011,7 @@ func scanBlock(b []byte, i int) (next, status, d, w int, flags uint8) {
 			}
 			ev &^= uint64(1)<<uint(end-i) - 1
 			continue
-		}
-		if c != '\\' {
+		case c != '\\':
 			return pos, blockSlow, d, w, flags // a control character
 		}
 		flags |= fEscape
@@ -1044,11 +1046,7 @@ func scanBlock(b []byte, i int) (next, status, d, w int, flags uint8) {
 		if j == 63 {
 			return pos + 2, blockMore, d, w, flags
 		}
-		escaped |= 1 << uint(j+1)
 		ev &^= 3 << uint(j)
-	}
-	if q := qM &^ escaped; q != 0 {
-		return i + bits.TrailingZeros64(q), blockEnd, d, w, flags
 	}
 	return i + 64, blockMore, d, w, flags
 }
