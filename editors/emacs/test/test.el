@@ -298,6 +298,7 @@ characters outside the BMP, that lands on the next line."
 (defun st-check-diags (what &optional budget)
   "Wait until flymake shows what `sessionls check [--budget BUDGET]' says."
   (let* ((want (st-expected-diags (st-check-json budget)))
+         (_ (st-ok want "%s: the CLI reports nothing: a vacuous comparison" what))
          (done (st-wait-for (lambda () (equal (st-flymake-diags) want)))))
     (st-ok done "%s: flymake diagnostics differ.\nwant (from sessionls check):\n%s\ngot:\n%s"
            what (st-show-diags want) (st-show-diags (st-flymake-diags)))
