@@ -198,3 +198,22 @@ func TestMalformedMessageSkipped(t *testing.T) {
 	rc.send(1, "initialize", initParams())
 	require.Zero(t, errorCode(rc.response(1)))
 }
+
+// TestExitDrainsQueue: a client that sends everything at once still gets
+// every reply it asked for before exit.
+func TestExitDrainsQueue(t *testing.T) {
+	rc := startRaw(t, nil)
+	rc.send(1, "initialize", initParams())
+	rc.send(nil, "initialized", map[string]any{})
+	rc.send(nil, "textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": "file:///a.jsonl", "languageId": "jsonl", "version": 1, "text": `{"role":"user","content":"hi"}`}})
+	rc.send(2, "sessionls/status", map[string]any{"uri": "file:///a.jsonl"})
+	rc.send(3, "shutdown", nil)
+	rc.send(nil, "exit", nil)
+	require.Zero(t, errorCode(rc.response(1)))
+	st := rc.response(2)
+	require.Zero(t, errorCode(st))
+	require.Equal(t, float64(1), st["result"].(map[string]any)["messages"])
+	require.Zero(t, errorCode(rc.response(3)))
+	require.Equal(t, 0, rc.exitCode())
+}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -71,6 +72,7 @@ type router struct {
 	wake     chan struct{} // capacity 1: the queue is not empty
 	exited   chan struct{} // closed by exit
 	exitOnce sync.Once
+	exiting  bool // exit received: nothing more is queued
 
 	// beforeRun, when set (tests only), is called on the worker before a
 	// message is handled: it can block, or panic to test recovery.
@@ -82,6 +84,7 @@ type job struct {
 	reply jsonrpc2.Replier
 	req   jsonrpc2.Request
 	id    *jsonrpc2.ID // nil for a notification
+	done  chan struct{} // a drain marker: closed when the worker reaches it
 }
 
 func newRouter(logger *zap.Logger, srv *server) *router {
@@ -122,7 +125,12 @@ func (r *router) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 		// by EOF is never lost to the race between the two. Params ({},
 		// null or none) are ignored.
 		r.logger.Info("exit", zap.Bool("after_shutdown", r.shutDown()))
-		r.exitOnce.Do(func() { close(r.exited) })
+		r.exitOnce.Do(func() {
+			r.mu.Lock()
+			r.exiting = true
+			r.mu.Unlock()
+			close(r.exited)
+		})
 		if isCall {
 			return reply(ctx, nil, nil)
 		}
@@ -136,6 +144,10 @@ func (r *router) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 	}
 
 	r.mu.Lock()
+	if r.exiting {
+		r.mu.Unlock()
+		return nil
+	}
 	var refuse error
 	switch {
 	case !isCall:
@@ -223,6 +235,41 @@ func (r *router) cancel(params json.RawMessage) {
 	}
 }
 
+// drain answers what was queued before exit (or EOF) so that no reply a
+// client already asked for is lost. It waits for the worker to reach the
+// end of the queue; past half of timeout it cancels every request still
+// pending (they are moot now, and one may be waiting on the client), and
+// past timeout (or when ctx is done and the worker with it) it gives up.
+func (r *router) drain(ctx context.Context, timeout time.Duration) {
+	done := make(chan struct{})
+	r.mu.Lock()
+	r.exiting = true
+	r.queue = append(r.queue, job{done: done})
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+	select {
+	case <-done:
+		return
+	case <-ctx.Done(): // the worker has stopped
+		return
+	case <-time.After(timeout / 2):
+	}
+	r.mu.Lock()
+	for _, cancel := range r.inflight {
+		cancel()
+	}
+	r.mu.Unlock()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	case <-time.After(timeout / 2):
+		r.logger.Warn("exiting before the queued messages were handled", zap.Duration("waited", timeout))
+	}
+}
+
 // work runs queued messages one at a time until ctx is done.
 func (r *router) work(ctx context.Context) {
 	for {
@@ -240,6 +287,10 @@ func (r *router) work(ctx context.Context) {
 		r.queue[0] = job{}
 		r.queue = r.queue[1:]
 		r.mu.Unlock()
+		if j.done != nil {
+			close(j.done)
+			continue
+		}
 		r.run(j)
 	}
 }
@@ -288,6 +339,13 @@ func (r *router) run(j job) {
 	if j.ctx.Err() != nil {
 		_ = reply(j.ctx, nil, protocol.ErrRequestCancelled)
 		return
+	}
+	if ce := r.logger.Check(zap.DebugLevel, "handling"); ce != nil {
+		start := time.Now()
+		ce.Write(zap.String("method", method))
+		defer func() {
+			r.logger.Debug("handled", zap.String("method", method), zap.Duration("took", time.Since(start)))
+		}()
 	}
 	if r.beforeRun != nil {
 		r.beforeRun(j.ctx, method)

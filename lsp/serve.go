@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.uber.org/zap"
@@ -27,6 +28,9 @@ type Config struct {
 	LogLevel string // debug, info, warn, error
 	Stderr   io.Writer
 }
+
+// drainTimeout bounds how long exit waits for messages queued before it.
+const drainTimeout = 3 * time.Second
 
 // Exit codes of Serve.
 const (
@@ -75,6 +79,9 @@ func serve(ctx context.Context, rwc io.ReadWriteCloser, logger *zap.Logger, befo
 	case <-ctx.Done():
 		logger.Info("context done", zap.Error(ctx.Err()))
 	}
+	r.drain(ctx, drainTimeout)
+	// Exit and EOF give the same code, so the race between an exit and
+	// the EOF right behind it cannot change it.
 	code := exitNoShut
 	if r.shutDown() {
 		code = exitOK
