@@ -83,7 +83,7 @@ type job struct {
 	ctx   context.Context
 	reply jsonrpc2.Replier
 	req   jsonrpc2.Request
-	id    *jsonrpc2.ID // nil for a notification
+	id    *jsonrpc2.ID  // nil for a notification
 	done  chan struct{} // a drain marker: closed when the worker reaches it
 }
 
