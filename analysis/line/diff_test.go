@@ -122,7 +122,9 @@ func compare(got line.Result, w oracle.Line) string {
 	if got.Role.String() != w.Role {
 		d += fmt.Sprintf("  role: ours %q, node %q\n", got.Role, w.Role)
 	}
-	if w.Cost == nil || got.Cost != *w.Cost {
+	if w.CostError != "" {
+		d += fmt.Sprintf("  cost: ours %d, node cannot measure it: %s\n", got.Cost, w.CostError)
+	} else if w.Cost == nil || got.Cost != *w.Cost {
 		d += fmt.Sprintf("  cost: ours %d, node %v\n", got.Cost, deref(w.Cost))
 	}
 	if got.Role == line.RoleAssistant {

@@ -168,11 +168,23 @@ function verdicts(text) {
     if (m === undefined) {
       return { line: n, verdict: "invalid-record", width, cost: null, role: null, ids: null, toolCallId: null };
     }
+    // JSON.stringify recurses: a value nested some 4,000 levels deep
+    // parses, but measuring it throws (RangeError: Maximum call stack size
+    // exceeded), and so would the runtime's trimContext. Say so instead of
+    // crashing the oracle.
+    let cost = null;
+    let costError;
+    try {
+      cost = estimateContextChars([m]);
+    } catch (error) {
+      costError = error.message;
+    }
     return {
       line: n,
       verdict: "valid",
       width,
-      cost: estimateContextChars([m]),
+      cost,
+      costError,
       role: m.role,
       ids: m.role === "assistant" ? m.toolCalls.map((c) => c.id) : null,
       toolCallId: m.role === "tool" ? m.toolCallId : null,
@@ -205,6 +217,17 @@ function load(text, budgets) {
       kind: m[1] === "JSON" ? "invalid-json" : "invalid-record",
       line: phys[runtimeLine - 1].n,
       runtimeLine,
+    };
+  }
+  try {
+    estimateContextChars(messages);
+  } catch (error) {
+    // See verdicts(): loadSession succeeds, every trimContext throws.
+    return {
+      loads: true,
+      messages: messages.length,
+      estimateError: error.message,
+      cuts: budgets.map((b) => ({ budget: b, error: error.message })),
     };
   }
   const lineOf = new Map(messages.map((msg, i) => [msg, phys[i].n]));

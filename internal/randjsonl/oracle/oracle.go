@@ -57,6 +57,10 @@ type Line struct {
 	// units), when it says; Message is that error message.
 	Pos     *int   `json:"pos"`
 	Message string `json:"message"`
+	// CostError is set, and Cost nil, for a valid line that JSON.stringify
+	// cannot measure (a value nested some 4,000 levels deep overflows V8's
+	// stack): the runtime loads it, and every trimContext throws.
+	CostError string `json:"costError"`
 	// IDs and ToolCallID are WTF-8 (lone surrogates kept), like line.Call.ID.
 	IDs        []string `json:"-"`
 	ToolCallID string   `json:"-"`
@@ -98,7 +102,8 @@ type Budget struct {
 	Kind  string `json:"kind"`
 	Line  int    `json:"line"`
 	// When it loads.
-	Messages   int    `json:"messages"`
+	EstimateError string `json:"estimateError"` // see Line.CostError
+	Messages      int    `json:"messages"`
 	TotalChars int64  `json:"totalChars"`
 	Units      []Unit `json:"units"`
 	Cuts       []Cut  `json:"cuts"`
