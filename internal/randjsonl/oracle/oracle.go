@@ -104,9 +104,9 @@ type Budget struct {
 	// When it loads.
 	EstimateError string `json:"estimateError"` // see Line.CostError
 	Messages      int    `json:"messages"`
-	TotalChars int64  `json:"totalChars"`
-	Units      []Unit `json:"units"`
-	Cuts       []Cut  `json:"cuts"`
+	TotalChars    int64  `json:"totalChars"`
+	Units         []Unit `json:"units"`
+	Cuts          []Cut  `json:"cuts"`
 }
 
 // File is the oracle's whole answer for one file.
