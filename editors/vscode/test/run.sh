@@ -69,6 +69,9 @@ log "package the .vsix with $SESSIONLS_BIN"
 VSIX=$(bash "$EXT_DIR/scripts/package.sh" "$SESSIONLS_BIN" | tail -n 1) || fail "packaging failed (see above)"
 [[ -f "$VSIX" ]] || fail "packaging printed no .vsix path"
 
+log "type-check and unit tests of the extension"
+(cd "$EXT_DIR" && npx --no-install tsc --noEmit -p . && npm run --silent test:unit) || fail "type-check or unit tests failed (see above)"
+
 mkdir -p "$WORK/user-data/User" "$WORK/extensions" "$WORK/workspace"
 cp "$REPO/testdata/sessions/demo.jsonl" "$REPO/testdata/sessions/clean.jsonl" "$WORK/workspace/"
 cat >"$WORK/user-data/User/settings.json" <<'EOF'

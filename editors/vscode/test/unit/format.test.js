@@ -1,0 +1,58 @@
+// Unit tests for src/format.ts (compiled to out/unit by `npm run test:unit`).
+"use strict";
+const test = require("node:test");
+const assert = require("node:assert/strict");
+const { statusText, statusTooltip, validateBudget, parseBudget, formatCount } = require("../../out/unit/format.js");
+
+const base = { budget: null, totalChars: 12345, keptChars: null, firstKeptLine: null, messages: 42, loads: true, error: null };
+
+test("statusText", async (t) => {
+  const cases = [
+    ["no budget", {}, "✂ 12,345 chars · no budget"],
+    ["a cut", { budget: 8000, keptChars: 7912, firstKeptLine: 12 }, "✂ 7,912 / 8,000"],
+    ["everything fits", { budget: 1000000, keptChars: 12345, firstKeptLine: 1 }, "✂ 12,345 / 1,000,000"],
+    ["does not load", { budget: 8000, loads: false, error: "invalid session JSON at line 3: x" }, "✂ 12,345 chars · does not load"],
+    ["too small", { budget: 10, error: "context budget cannot contain the smallest consistent message unit" }, "✂ 12,345 / 10 · over budget"],
+    ["no budget, does not load", { loads: false, error: "x" }, "✂ 12,345 chars · no budget"],
+  ];
+  for (const [name, patch, want] of cases) {
+    await t.test(name, () => assert.equal(statusText({ ...base, ...patch }), want));
+  }
+});
+
+test("statusTooltip says why", () => {
+  const tip = statusTooltip({ ...base, budget: 8000, loads: false, error: "invalid session JSON at line 3: x" });
+  assert.match(tip, /42 messages, 12,345 chars in all/);
+  assert.match(tip, /Budget 8,000: invalid session JSON at line 3: x/);
+  assert.match(tip, /refuses to load/);
+  const cut = statusTooltip({ ...base, budget: 8000, keptChars: 1, firstKeptLine: 12, messages: 1, totalChars: 1 });
+  assert.match(cut, /1 message, 1 char in all/);
+  assert.match(cut, /keeps 1 char from line 12/);
+});
+
+test("validateBudget and parseBudget", async (t) => {
+  const ok = [
+    ["8000", 8000],
+    [" 8000 ", 8000],
+    ["8,000", 8000],
+    ["1", 1],
+    ["", null],
+    ["   ", null],
+  ];
+  for (const [text, want] of ok) {
+    await t.test(`accepts ${JSON.stringify(text)}`, () => {
+      assert.equal(validateBudget(text), undefined);
+      assert.equal(parseBudget(text), want);
+    });
+  }
+  for (const text of ["0", "-5", "1.5", "1e3", "abc", "12 34", "99999999999999999999"]) {
+    await t.test(`rejects ${JSON.stringify(text)}`, () => assert.equal(typeof validateBudget(text), "string"));
+  }
+});
+
+test("formatCount uses en-US separators", () => {
+  assert.equal(formatCount(0), "0");
+  assert.equal(formatCount(999), "999");
+  assert.equal(formatCount(1000), "1,000");
+  assert.equal(formatCount(1234567), "1,234,567");
+});
