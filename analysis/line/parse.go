@@ -257,6 +257,10 @@ func (p *parser) run() {
 				if p.tcActive {
 					p.cost++
 					if obj && p.depth <= dedupDepth {
+						if p.objs == nil {
+							p.objs = make([]objFrame, 0, 8)
+							p.keys = make([]keyEntry, 0, 16)
+						}
 						p.objs = append(p.objs, objFrame{keyStart: len(p.keys)})
 					}
 				}
@@ -388,11 +392,6 @@ func (p *parser) openValue(i int, obj bool) {
 			p.elemErr = ""
 			p.calls = p.calls[:0]
 			p.names = p.names[:0]
-			if p.keys == nil {
-				p.keys = make([]keyEntry, 0, 16)
-				p.objs = make([]objFrame, 0, 8)
-				p.names = make([]byte, 0, 64)
-			}
 		}
 	case p.depth == 2 && p.tcActive:
 		p.elemStart, p.elemCol = i, i-p.adj
@@ -532,6 +531,7 @@ func (p *parser) elementDone(k kind, end, endCol int) {
 	default:
 		if p.calls == nil {
 			p.calls = make([]callRef, 0, 4)
+			p.names = make([]byte, 0, 64)
 		}
 		c := callRef{idSpan: p.id.lit, idStart: len(p.names)}
 		p.names = p.appendString(p.names, p.id.lit, p.id.flags)
