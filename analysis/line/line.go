@@ -84,10 +84,16 @@ type Result struct {
 	// `unexpected character "}"`, `toolCalls[2].name must be a string`,
 	// `unknown role "system"`.
 	Reason string
-	// Span is where it is wrong: for invalid JSON it starts at the first
-	// offending character; for an invalid record it covers the member at
-	// fault (key through value) or the whole value when no member is at
-	// fault. For a valid line it covers the line's JSON value.
+	// Span is where it is wrong: for invalid JSON it covers the first
+	// offending character, where V8's "at position N" points (for a bad
+	// escape the character after the backslash, for a leading zero the
+	// digit after it), except that an unterminated string spans from its
+	// opening quote to the end of the line, and an unexpected end of line
+	// is the empty span at the end; for an invalid record it covers the
+	// member at fault (key through value; the last one when the key is
+	// repeated) or, when the member is missing, the whole value (the whole
+	// element for a toolCalls element). For a valid line it covers the
+	// line's JSON value.
 	Span Span
 
 	Role Role

@@ -6,7 +6,10 @@ import (
 )
 
 // Parse decides what the runtime makes of one line (without its '\n').
-// It never panics and never recurses on nesting depth.
+// It never panics, never recurses on nesting depth, keeps no state between
+// calls (safe for concurrent use) and does not retain b. An empty b, which
+// the runtime skips and callers should too, is reported as invalid JSON
+// ("empty line").
 //
 // It is a single pass that validates JSON.parse's grammar with an explicit
 // stack (one bit per nesting level outside the kept message), checks the
