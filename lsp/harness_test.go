@@ -153,15 +153,18 @@ type readTimer struct {
 	mu    sync.Mutex
 	armed bool
 	first time.Time
+	last  time.Time // of any read
 }
 
 func (r *readTimer) Read(p []byte) (int, error) {
 	n, err := r.Conn.Read(p)
 	if n > 0 {
 		r.mu.Lock()
+		now := time.Now()
 		if r.armed {
-			r.armed, r.first = false, time.Now()
+			r.armed, r.first = false, now
 		}
+		r.last = now
 		r.mu.Unlock()
 	}
 	return n, err
@@ -173,10 +176,11 @@ func (r *readTimer) arm() {
 	r.armed = true
 }
 
-func (r *readTimer) firstRead() time.Time {
+// reads returns the times of the first read after arm and of the last read.
+func (r *readTimer) reads() (first, last time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.first
+	return r.first, r.last
 }
 
 type harnessOptions struct {
