@@ -45,6 +45,7 @@ const (
 	CodeDuplicateCallID   = "duplicate-call-id"   // warning: a call id declared a second time
 	CodeSweptMessage      = "swept-message"       // info: a unit carries a message that is not one of its results
 	CodeFileTooLarge      = "file-too-large"      // warning: more UTF-16 units than readFile can hold in one string
+	CodeDeepNesting       = "deep-nesting"        // warning: JSON.stringify may overflow node's stack on the message
 	CodeBudgetCutoff      = "budget-cutoff"       // info: where the budget cuts
 	CodeBudgetExceeded    = "budget-exceeded"     // error: the runtime's trimContext throws for this budget
 )
@@ -53,7 +54,7 @@ const (
 func Codes() []string {
 	return []string{CodeInvalidJSON, CodeInvalidRecord, CodeOrphanToolResult,
 		CodeMissingToolResult, CodeDuplicateCallID, CodeSweptMessage,
-		CodeFileTooLarge, CodeBudgetCutoff, CodeBudgetExceeded}
+		CodeFileTooLarge, CodeDeepNesting, CodeBudgetCutoff, CodeBudgetExceeded}
 }
 
 // MaxStringLength is V8's limit on one string (node's buffer.constants.

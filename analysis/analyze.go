@@ -219,6 +219,9 @@ func (c *collector) reserve(msgs, calls int) {
 
 // addMessage takes the next valid message, with its final line number.
 func (c *collector) addMessage(m *Message) {
+	if tooDeep(m.Depth) && !c.opts.Disabled[CodeDeepNesting] {
+		c.checks = append(c.checks, deepFinding(m))
+	}
 	c.nodes.add(c.link.add(m))
 	c.rep.TotalChars += m.Cost
 	if !c.opts.SkipMessages {

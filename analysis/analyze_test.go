@@ -164,3 +164,53 @@ func TestSplitLines(t *testing.T) {
 		}
 	}
 }
+
+func TestDeepNesting(t *testing.T) {
+	nest := func(n int) string {
+		return `{"role":"assistant","content":"","toolCalls":[{"id":"a","name":"n","input":` +
+			strings.Repeat("[", n) + strings.Repeat("]", n) + `}]}` + "\n" +
+			`{"role":"tool","content":"","toolCallId":"a","isError":false}` + "\n"
+	}
+	tests := []struct {
+		name string
+		text string
+		opts Options
+		want int // deep-nesting findings
+	}{
+		{"shallow", nest(10), Options{}, 0},
+		{"at the limit", nest(DeepNestingLimit - 3), Options{}, 0},
+		{"past the limit", nest(5000), Options{}, 1},
+		{"disabled", nest(5000), Options{Disabled: map[string]bool{CodeDeepNesting: true}}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Analyze([]byte(tt.text), tt.opts)
+			got := 0
+			for _, f := range r.Findings {
+				if f.Code == CodeDeepNesting {
+					got++
+					if f.Line != 1 || f.Severity != SeverityWarning {
+						t.Errorf("finding at line %d severity %v, want line 1 warning", f.Line, f.Severity)
+					}
+				}
+			}
+			if got != tt.want {
+				t.Errorf("%d deep-nesting findings, want %d (findings %+v)", got, tt.want, r.Findings)
+			}
+			if !r.Loads() {
+				t.Errorf("a deeply nested message still loads")
+			}
+		})
+	}
+	// The document's patch path must notice a line crossing the limit.
+	d := NewDocument(nest(10), Options{})
+	_ = d.Report()
+	deep := strings.SplitN(nest(5000), "\n", 2)[0]
+	if err := d.Apply([]Change{{Range: &Range{Start: Position{0, 0}, End: Position{0, len(d.Line(0))}}, Text: deep}}); err != nil {
+		t.Fatal(err)
+	}
+	want := Analyze([]byte(d.Text()), Options{})
+	if !reflect.DeepEqual(d.Report().Findings, want.Findings) {
+		t.Errorf("document findings %+v, want %+v", d.Report().Findings, want.Findings)
+	}
+}

@@ -324,3 +324,19 @@ func tooLargeFinding(width16 int64) Finding {
 			thousands(width16), thousands(MaxStringLength)),
 	}
 }
+
+// DeepNestingLimit is the stringify depth past which deep-nesting warns.
+// node 20's JSON.stringify overflows its stack at about 4,100 levels in a
+// bare script (fewer when called deep inside an agent), and then the
+// runtime's estimateContextChars throws for the message; a transcript has
+// no honest reason to nest a tenth as deep.
+const DeepNestingLimit = 1000
+
+func tooDeep(depth int) bool { return depth > DeepNestingLimit }
+
+func deepFinding(m *Message) Finding {
+	return Finding{
+		Line: m.Line, Severity: SeverityWarning, Code: CodeDeepNesting,
+		Message: fmt.Sprintf("this message nests %s levels deep: node's JSON.stringify overflows its stack at about 4,100 levels, so the runtime's estimateContextChars may throw for it and trimming would fail", thousands(int64(m.Depth))),
+	}
+}

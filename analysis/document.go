@@ -458,7 +458,8 @@ func (d *Document) invalidLines() []invalidLine {
 // cost and width, may differ).
 func sameShape(a, b *line.Result) bool {
 	if a.Verdict != line.Valid || b.Verdict != line.Valid || a.Role == line.RoleNone || a.Role != b.Role ||
-		a.ToolCallID != b.ToolCallID || a.ToolCallIDSpan != b.ToolCallIDSpan || len(a.Calls) != len(b.Calls) {
+		a.ToolCallID != b.ToolCallID || a.ToolCallIDSpan != b.ToolCallIDSpan || len(a.Calls) != len(b.Calls) ||
+		tooDeep(a.Depth) != tooDeep(b.Depth) {
 		return false
 	}
 	for i := range a.Calls {
