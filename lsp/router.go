@@ -30,28 +30,32 @@ const (
 	methodCodeLensRefresh = "workspace/codeLens/refresh"
 )
 
-// served lists every method the server implements; any other request is
-// answered with MethodNotFound (ServerHandler would answer code 0).
-var served = map[string]bool{
-	protocol.MethodInitialize:                      true,
-	protocol.MethodInitialized:                     true,
-	protocol.MethodShutdown:                        true,
-	protocol.MethodExit:                            true,
-	protocol.MethodSetTrace:                        true,
-	protocol.MethodTextDocumentDidOpen:             true,
-	protocol.MethodTextDocumentDidChange:           true,
-	protocol.MethodTextDocumentDidClose:            true,
-	protocol.MethodTextDocumentDidSave:             true,
-	protocol.MethodTextDocumentCodeLens:            true,
-	protocol.MethodTextDocumentHover:               true,
-	protocol.MethodTextDocumentDefinition:          true,
-	protocol.MethodTextDocumentReferences:          true,
-	protocol.MethodTextDocumentDocumentSymbol:      true,
-	protocol.MethodTextDocumentFoldingRange:        true,
-	protocol.MethodTextDocumentCodeAction:          true,
-	protocol.MethodWorkspaceExecuteCommand:         true,
-	protocol.MethodWorkspaceDidChangeConfiguration: true,
-	methodStatus: true,
+// served reports whether the server implements method; any other request
+// is answered with MethodNotFound (ServerHandler would answer code 0).
+func served(method string) bool {
+	switch method {
+	case protocol.MethodInitialize,
+		protocol.MethodInitialized,
+		protocol.MethodShutdown,
+		protocol.MethodExit,
+		protocol.MethodSetTrace,
+		protocol.MethodTextDocumentDidOpen,
+		protocol.MethodTextDocumentDidChange,
+		protocol.MethodTextDocumentDidClose,
+		protocol.MethodTextDocumentDidSave,
+		protocol.MethodTextDocumentCodeLens,
+		protocol.MethodTextDocumentHover,
+		protocol.MethodTextDocumentDefinition,
+		protocol.MethodTextDocumentReferences,
+		protocol.MethodTextDocumentDocumentSymbol,
+		protocol.MethodTextDocumentFoldingRange,
+		protocol.MethodTextDocumentCodeAction,
+		protocol.MethodWorkspaceExecuteCommand,
+		protocol.MethodWorkspaceDidChangeConfiguration,
+		methodStatus:
+		return true
+	}
+	return false
 }
 
 // router is the outermost jsonrpc2 handler. It runs on the connection's
@@ -153,7 +157,7 @@ func (r *router) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 	case !isCall:
 		// Notifications cannot be answered: drop those the state or the
 		// server cannot take.
-		if r.state != stateInitialized || !served[method] {
+		if r.state != stateInitialized || !served(method) {
 			r.mu.Unlock()
 			r.logger.Debug("dropping notification", zap.String("method", method))
 			return nil
@@ -170,7 +174,7 @@ func (r *router) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 	case r.state == stateNew:
 		refuse = jsonrpc2.NewError(jsonrpc2.ServerNotInitialized,
 			fmt.Sprintf("%s: the server is not initialized", method))
-	case !served[method]:
+	case !served(method):
 		refuse = jsonrpc2.NewError(jsonrpc2.MethodNotFound,
 			fmt.Sprintf("method not found: %s", method))
 	case method == protocol.MethodShutdown:
