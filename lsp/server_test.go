@@ -537,3 +537,37 @@ func TestFileSelection(t *testing.T) {
 	require.Error(t, h.callErr("sessionls/status", map[string]any{"uri": docURI("a.session")}, nil))
 	require.Equal(t, 2, h.client.publications(docURI("logs/b.txt")), "still analysed, published again")
 }
+
+// TestRedeclaredCallID: results link to the nearest earlier declaration,
+// as trimContext groups them.
+func TestRedeclaredCallID(t *testing.T) {
+	h := startHarness(t, harnessOptions{})
+	call := `{"role":"assistant","content":"","toolCalls":[{"id":"a","name":"run","input":null}]}`
+	result := `{"role":"tool","toolCallId":"a","isError":false,"content":"ok"}`
+	text := strings.Join([]string{call, result, call, result, result}, "\n")
+	uri := h.open("redeclared.jsonl", "jsonl", text)
+	idCol := strings.Index(call, `"a"`) + 1
+	resCol := strings.Index(result, `"a"`) + 1
+
+	refs := func(line, col int) []uint32 {
+		var locs []protocol.Location
+		p := at(uri, line, col)
+		p["context"] = map[string]any{"includeDeclaration": false}
+		h.call("textDocument/references", p, &locs)
+		var lines []uint32
+		for _, l := range locs {
+			lines = append(lines, l.Range.Start.Line)
+		}
+		return lines
+	}
+	require.Equal(t, []uint32{1}, refs(0, idCol))
+	require.Equal(t, []uint32{3, 4}, refs(2, idCol))
+	require.Equal(t, []uint32{3, 4}, refs(4, resCol), "from a result: the results of its call")
+
+	for line, want := range map[int]uint32{1: 0, 3: 2, 4: 2} {
+		var locs []protocol.Location
+		h.call("textDocument/definition", at(uri, line, resCol), &locs)
+		require.Len(t, locs, 1)
+		require.Equal(t, want, locs[0].Range.Start.Line, "definition from line %d", line)
+	}
+}
