@@ -51,8 +51,10 @@ func (e *engine) analyze(data []byte, opts Options) *Report {
 	tallies := make([]tally, len(pieces))
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var box panicBox
 	for range e.workers {
 		wg.Go(func() {
+			defer box.capture()
 			for {
 				k := int(next.Add(1) - 1)
 				if k >= len(pieces) {
@@ -63,6 +65,7 @@ func (e *engine) analyze(data []byte, opts Options) *Report {
 		})
 	}
 	wg.Wait()
+	box.rethrow()
 	for k := range tallies {
 		c.add(&tallies[k])
 		tallies[k] = tally{}

@@ -94,12 +94,16 @@ func (e *engine) analyzeReader(ctx context.Context, r io.Reader, opts Options) (
 	}()
 
 	var wg sync.WaitGroup
+	var box panicBox
 	for range e.workers {
 		wg.Go(func() {
 			for j := range jobs {
 				j.t = tallies.Get().(*tally)
-				if ctx.Err() == nil {
-					parseLines(e.parse, j.buf, j.t)
+				if ctx.Err() == nil && !box.caught() {
+					func() {
+						defer box.capture()
+						parseLines(e.parse, j.buf, j.t)
+					}()
 				}
 				pool.recycle(j.buf)
 				j.buf = nil
@@ -133,6 +137,9 @@ func (e *engine) analyzeReader(ctx context.Context, r io.Reader, opts Options) (
 			tallies.Put(t)
 			pool.release()
 		}
+	}
+	if err := box.err(); err != nil {
+		return nil, err
 	}
 	if readErr != nil {
 		return nil, readErr
