@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
 # Builds the sessionls .vsix and prints its path on the last line of stdout.
-#   editors/vscode/scripts/package.sh [path-to-sessionls-binary]
+#   editors/vscode/scripts/package.sh [path-to-sessionls-binary [out.vsix]]
 # With a binary, it is bundled as bin/sessionls and the extension uses it
 # when neither sessionls.path nor SESSIONLS_PATH is set.
+# SESSIONLS_VSCE_TARGET (e.g. linux-x64, darwin-arm64) marks the .vsix as
+# platform-specific, as it should be when it carries a binary.
 # Needs node 20+ and the npm registry (npm ci); vsce itself runs offline.
 set -euo pipefail
 
 EXT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BIN=${1:-}
+OUT_VSIX=${2:-}
 cd "$EXT_DIR"
+
+# dist/, bin/ and node_modules/ are shared by every run in this checkout:
+# one packaging at a time (two e2e runs may start together).
+exec 9>"$EXT_DIR/.package.lock"
+flock 9
 
 log() { printf '[package] %s\n' "$*" >&2; }
 
@@ -36,10 +44,17 @@ if [[ -n "$BIN" ]]; then
 fi
 
 version=$(node -p 'require("./package.json").version')
-out="$EXT_DIR/sessionls-$version.vsix"
+target_args=()
+suffix=""
+if [[ -n "${SESSIONLS_VSCE_TARGET:-}" ]]; then
+  target_args=(--target "$SESSIONLS_VSCE_TARGET")
+  suffix="-$SESSIONLS_VSCE_TARGET"
+fi
+out=${OUT_VSIX:-"$EXT_DIR/sessionls$suffix-$version.vsix"}
+case "$out" in /*) ;; *) out="$PWD/$out" ;; esac
 rm -f "$out"
 # vsce runs vscode:prepublish, the esbuild bundle; node_modules stay out.
-npx --no-install vsce package --no-dependencies -o "$out" >&2 || {
+npx --no-install vsce package --no-dependencies "${target_args[@]}" -o "$out" >&2 || {
   log "error: vsce package failed"
   exit 1
 }

@@ -237,11 +237,13 @@ async function waitUntil(what, check, timeout = STEP_TIMEOUT_MS) {
   }
 }
 
+const byLine = (entries) =>
+  entries
+    .sort((a, b) => Number(a[0]) - Number(b[0]))
+    .map(([l, t]) => `line ${l}: ${[...t].sort().join(" | ")}`);
 const sameLenses = (want, got) => {
-  const w = [...want.entries()].map(([l, t]) => `line ${l}: ${t.join(" | ")}`).sort();
-  const g = Object.entries(got)
-    .map(([l, t]) => `line ${l}: ${[...t].sort().join(" | ")}`)
-    .sort();
+  const w = byLine([...want.entries()]);
+  const g = byLine(Object.entries(got));
   return { ok: JSON.stringify(w) === JSON.stringify(g), detail: `want:\n  ${w.join("\n  ")}\ngot:\n  ${g.join("\n  ")}` };
 };
 

@@ -10,14 +10,15 @@
 # serves a workspace holding copies of testdata/sessions/{demo,clean}.jsonl;
 # and checks lenses, squiggles, the Problems panel, the status bar and the
 # budget command against `sessionls check/budget --format json` (test/e2e.js).
-# Screenshots and the log go to editors/vscode/test/out/; with
+# Screenshots and the log go to editors/vscode/test/out/ (or
+# $SESSIONLS_VSCODE_OUT); with
 # UPDATE_DOCS_SCREENSHOT=1 the final screenshot also replaces docs/vscode.png.
 set -euo pipefail
 
 TEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 EXT_DIR=$(cd "$TEST_DIR/.." && pwd)
 REPO=$(cd "$EXT_DIR/../.." && pwd)
-OUT="$TEST_DIR/out"
+OUT=${SESSIONLS_VSCODE_OUT:-"$TEST_DIR/out"}
 start=$(date +%s)
 
 fail() {
@@ -34,8 +35,8 @@ export SESSIONLS_BIN
 
 rm -rf "$OUT"
 mkdir -p "$OUT"
-exec > >(tee "$OUT/test.log") 2>&1
-
+# Everything below runs in main, its output copied to test/out/test.log.
+main() {
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/sessionls-vscode.XXXXXX")
 CS_PID=""
 E2E_PID=""
@@ -66,7 +67,8 @@ log "setup (apt, code-server, puppeteer-core; cached in ${SESSIONLS_CACHE:-$HOME
 CODE_SERVER=$(bash "$TEST_DIR/setup.sh") || fail "setup failed (see above)"
 
 log "package the .vsix with $SESSIONLS_BIN"
-VSIX=$(bash "$EXT_DIR/scripts/package.sh" "$SESSIONLS_BIN" | tail -n 1) || fail "packaging failed (see above)"
+mkdir -p "$WORK"
+VSIX=$(bash "$EXT_DIR/scripts/package.sh" "$SESSIONLS_BIN" "$WORK/sessionls.vsix" | tail -n 1) || fail "packaging failed (see above)"
 [[ -f "$VSIX" ]] || fail "packaging printed no .vsix path"
 
 log "type-check and unit tests of the extension"
@@ -152,3 +154,7 @@ if [[ "${UPDATE_DOCS_SCREENSHOT:-}" == 1 ]]; then
 fi
 log "PASS in $(($(date +%s) - start)) s; screenshots and test.log in $OUT"
 echo "vscode: 1 passed, 0 failed"
+}
+
+main 2>&1 | tee "$OUT/test.log"
+exit "${PIPESTATUS[0]}"

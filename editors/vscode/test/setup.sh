@@ -12,6 +12,11 @@ TEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 log() { printf '[setup %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 
+# Two runs at once (a developer's and CI's) must not install over each other.
+mkdir -p "$CACHE"
+exec 8>"$CACHE/.setup.lock"
+flock 8
+
 need_apt=()
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 command -v rg >/dev/null 2>&1 || need_apt+=(ripgrep)
