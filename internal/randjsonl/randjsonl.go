@@ -638,6 +638,12 @@ func (g *gen) str() []byte {
 	var b []byte
 	b = append(b, '"')
 	for i, n := 0, g.n(7); i < n; i++ {
+		if g.chance(4) {
+			// A plain run of any length first, so the piece after it lands
+			// at every offset of a word-at-a-time scanner.
+			const run = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ -_.:;"
+			b = append(b, run[:g.n(len(run)+1)]...)
+		}
 		b = append(b, g.pick(strPieces)...)
 	}
 	if g.chance(40) {
