@@ -51,7 +51,15 @@ function runCli(args) {
   }
 }
 
-const checkJSON = (file, budget) => runCli(["check", "--format", "json", ...(budget ? ["--budget", String(budget)] : []), file]);
+const checkJSON = (file, budget, disable = []) =>
+  runCli([
+    "check",
+    "--format",
+    "json",
+    ...(budget ? ["--budget", String(budget)] : []),
+    ...(disable.length ? ["--disable", disable.join(",")] : []),
+    file,
+  ]);
 const budgetJSON = (file, n) => runCli(["budget", "--max-chars", String(n), "--format", "json", file]);
 
 const fmt = (n) => new Intl.NumberFormat("en-US").format(n);
@@ -65,14 +73,14 @@ const isLoadError = (f) => f.severity === "error" && (f.code === "invalid-json" 
  * lines, which are exactly the units of the same file with the invalid lines
  * blanked (blank lines are skipped and lines keep their physical numbers).
  */
-function factsFor(name, text, budget) {
+function factsFor(name, text, budget, disable = []) {
   const dir = path.join(OUT, "cli");
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, name);
   fs.writeFileSync(file, text);
   // With a budget, the server also reports budget-cutoff (info) or
   // budget-exceeded (error); `check --budget` reports the same.
-  const findings = checkJSON(file, budget);
+  const findings = checkJSON(file, budget, disable);
   const invalid = new Set(findings.filter(isLoadError).map((f) => f.line));
   let unitsFile = file;
   if (invalid.size > 0) {
@@ -139,10 +147,10 @@ function expectedStatus(facts, budget) {
   return `✂ ${fmt(facts.withBudget.cutoff.keptChars)} / ${fmt(budget)}`;
 }
 
-/** Error and warning lines, as squiggles should mark them. */
+/** Error, warning and info lines, as squiggles should mark them. */
 function expectedSquiggles(findings) {
   const lines = (sev) => [...new Set(findings.filter((f) => f.severity === sev).map((f) => f.line))].sort((a, b) => a - b);
-  return { error: lines("error"), warning: lines("warning") };
+  return { error: lines("error"), warning: lines("warning"), info: lines("info") };
 }
 
 // ---------------------------------------------------------------- the page
@@ -369,9 +377,9 @@ async function checkEditor(page, label, facts, budget) {
   const lenses = expectedLenses(facts, budget);
   await waitUntil(`${label}: code lenses`, async () => sameLenses(lenses, (await readEditor(page)).lenses));
   const want = expectedSquiggles(facts.findings);
-  await waitUntil(`${label}: error and warning squiggles on lines ${JSON.stringify(want)}`, async () => {
+  await waitUntil(`${label}: squiggles on lines ${JSON.stringify(want)}`, async () => {
     const got = (await readEditor(page)).squiggles;
-    const ok = JSON.stringify(got.error) === JSON.stringify(want.error) && JSON.stringify(got.warning) === JSON.stringify(want.warning);
+    const ok = JSON.stringify(got) === JSON.stringify(want);
     return { ok, detail: `want ${JSON.stringify(want)}\ngot ${JSON.stringify(got)}` };
   });
   const status = expectedStatus(facts, budget);
@@ -588,12 +596,21 @@ async function main() {
     });
     await screenshot(page, "missing-binary-open-setting");
     fs.writeFileSync(settingsFile, settingsBefore);
+    await openFile(page, "demo.jsonl");
+    await checkEditor(page, "demo.jsonl after sessionls.path was removed", fixedBudget, budget);
+
+    // 8. sessionls.checks applies without a restart.
+    const withChecks = JSON.parse(settingsBefore);
+    withChecks["sessionls.checks"] = ["orphan-tool-result", "budget-cutoff"];
+    fs.writeFileSync(settingsFile, JSON.stringify(withChecks, null, 2));
+    const fixedQuiet = factsFor("demo-fixed.jsonl", fixedText, budget, withChecks["sessionls.checks"]);
+    await checkEditor(page, "demo.jsonl with sessionls.checks turning two checks off", fixedQuiet, budget);
+    fs.writeFileSync(settingsFile, settingsBefore);
+    await checkEditor(page, "demo.jsonl with every check back on", fixedBudget, budget);
     const failures = (await notificationsText(page)).match(/Sending notification[^\n]*failed/);
     if (failures) {
       throw new Error(`a notification reports a failed message: ${failures[0]}`);
     }
-    await openFile(page, "demo.jsonl");
-    await checkEditor(page, "demo.jsonl after sessionls.path was removed", fixedBudget, budget);
   } catch (err) {
     if (page) {
       await page.screenshot({ path: path.join(OUT, "failure.png") }).catch(() => undefined);
