@@ -184,6 +184,14 @@ func (g *gen) ws(odd bool) string {
 	if odd && g.chance(12) {
 		return g.pick(wsOdd)
 	}
+	if g.chance(40) {
+		// A long run of valid whitespace, of any length.
+		b := make([]byte, g.n(40))
+		for i := range b {
+			b[i] = " \t\r "[g.n(4)]
+		}
+		return string(b)
+	}
 	if g.chance(6) {
 		return g.pick(wsValid)
 	}
