@@ -607,6 +607,18 @@ async function main() {
     await checkEditor(page, "demo.jsonl with sessionls.checks turning two checks off", fixedQuiet, budget);
     fs.writeFileSync(settingsFile, settingsBefore);
     await checkEditor(page, "demo.jsonl with every check back on", fixedBudget, budget);
+    // 9. The status bar item is only for session files.
+    await openFile(page, "settings.json");
+    await waitUntil("no sessionls status bar item on settings.json", async () => {
+      const got = await statusBarText(page);
+      return { ok: got === null, detail: `status bar: ${got}` };
+    });
+    await openFile(page, "demo.jsonl");
+    await waitUntil("the status bar item is back on demo.jsonl", async () => {
+      const got = await statusBarText(page);
+      return { ok: got === expectedStatus(fixedBudget, budget), detail: `status bar: ${got}` };
+    });
+
     const failures = (await notificationsText(page)).match(/Sending notification[^\n]*failed/);
     if (failures) {
       throw new Error(`a notification reports a failed message: ${failures[0]}`);
