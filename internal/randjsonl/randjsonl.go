@@ -516,9 +516,25 @@ func (g *gen) value(depth int) []byte {
 		}
 		return append(b, ']')
 	default:
+		n := g.n(4)
+		if g.chance(25) {
+			// A wide object: many members, keys from a small set, so most
+			// are repeated and the last value (of any length) must win
+			// while the first position stays.
+			n = 10 + g.n(300)
+		}
 		var ms []member
-		for i, n := 0, g.n(4); i < n; i++ {
-			ms = append(ms, member{g.key(), g.value(depth + 1)})
+		for i := 0; i < n; i++ {
+			var v []byte
+			switch {
+			case n <= 10:
+				v = g.value(depth + 1)
+			case g.chance(2): // scalars only, so the size stays bounded
+				v = g.num()
+			default:
+				v = g.str()
+			}
+			ms = append(ms, member{g.key(), v})
 		}
 		return g.encode(ms, false)
 	}
