@@ -748,6 +748,9 @@ func (g *gen) structured(open *[]int, next *int) []byte {
 		return g.encode(g.record(0), false)
 	case k < 40: // an assistant declaring new (or sometimes reused) calls
 		n := g.n(4)
+		if g.chance(30) {
+			n = 10 + g.n(100) // a wide fan-out
+		}
 		var elems [][]byte
 		for i := 0; i < n; i++ {
 			id := *next
