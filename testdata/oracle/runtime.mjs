@@ -219,17 +219,17 @@ function load(text, budgets) {
       runtimeLine,
     };
   }
-  try {
-    estimateContextChars(messages);
-  } catch (error) {
-    // See verdicts(): loadSession succeeds, every trimContext throws.
-    return {
-      loads: true,
-      messages: messages.length,
-      estimateError: error.message,
-      cuts: budgets.map((b) => ({ budget: b, error: error.message })),
-    };
-  }
+  // See verdicts(): a message JSON.stringify cannot measure loads, and
+  // makes trimContext throw once packing reaches its unit (the cuts below
+  // then carry that error); totals and unit chars that include it are null.
+  const measure = (msgs) => {
+    try {
+      return [estimateContextChars(msgs), undefined];
+    } catch (error) {
+      return [null, error.message];
+    }
+  };
+  const [totalChars, estimateError] = measure(messages);
   const lineOf = new Map(messages.map((msg, i) => [msg, phys[i].n]));
   const units = buildUnits(messages);
   const cuts = budgets.map((b) => {
@@ -255,12 +255,13 @@ function load(text, budgets) {
   return {
     loads: true,
     messages: messages.length,
-    totalChars: estimateContextChars(messages),
+    totalChars,
+    estimateError,
     units: units.map((u) => ({
       startLine: lineOf.get(u[0]),
       endLine: lineOf.get(u[u.length - 1]),
       messages: u.length,
-      chars: estimateContextChars(u),
+      chars: measure(u)[0],
     })),
     cuts,
   };

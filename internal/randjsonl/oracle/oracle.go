@@ -102,7 +102,7 @@ type Budget struct {
 	Kind  string `json:"kind"`
 	Line  int    `json:"line"`
 	// When it loads.
-	EstimateError string `json:"estimateError"` // see Line.CostError
+	EstimateError string `json:"estimateError"` // see Line.CostError; TotalChars is then 0
 	Messages      int    `json:"messages"`
 	TotalChars    int64  `json:"totalChars"`
 	Units         []Unit `json:"units"`
