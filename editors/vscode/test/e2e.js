@@ -427,6 +427,10 @@ async function main() {
   }
   log(`budget ${budget}; the CLI cuts the fixed demo at line ${fixedBudget.withBudget.cutoff.firstKeptLine}`);
 
+  // For step 10; written before the workbench starts so that quick open
+  // indexes it.
+  fs.writeFileSync(path.join(WORKSPACE, "session.log"), cleanText);
+
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM,
     headless: true,
@@ -617,6 +621,26 @@ async function main() {
     await waitUntil("the status bar item is back on demo.jsonl", async () => {
       const got = await statusBarText(page);
       return { ok: got === expectedStatus(fixedBudget, budget), detail: `status bar: ${got}` };
+    });
+
+    // 10. sessionls.files: a .log file becomes a session file (the client
+    // restarts with the new document selector; the server gets the globs).
+    await openFile(page, "session.log");
+    await sleep(1500);
+    const before = await readEditor(page);
+    if (Object.keys(before.lenses).length !== 0 || (await statusBarText(page)) !== null) {
+      throw new Error(`session.log is not a session file yet, but shows lenses ${JSON.stringify(before.lenses)} or a status`);
+    }
+    const withFiles = JSON.parse(settingsBefore);
+    withFiles["sessionls.files"] = ["**/*.jsonl", "**/*.log"];
+    fs.writeFileSync(settingsFile, JSON.stringify(withFiles, null, 2));
+    await checkEditor(page, "session.log once sessionls.files names *.log", factsFor("session.log", cleanText, budget), budget);
+    await screenshot(page, "session-log");
+    fs.writeFileSync(settingsFile, settingsBefore);
+    await waitUntil("session.log is no session file once the glob is gone", async () => {
+      const n = Object.keys((await readEditor(page)).lenses).length;
+      const status = await statusBarText(page);
+      return { ok: n === 0 && status === null, detail: `${n} lines with lenses, status ${status}` };
     });
 
     const failures = (await notificationsText(page)).match(/Sending notification[^\n]*failed/);
