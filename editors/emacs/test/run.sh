@@ -47,7 +47,7 @@ out=$(cd "$tmp" && HOME=$tmp SESSIONLS_BIN=$bin SESSIONLS_EL_DIR=$repo/editors/e
   SESSIONLS_FILE=$tmp/session.jsonl SESSIONLS_TMP=$tmp \
   timeout -k 5 120 emacs --batch -l "$here/test.el" </dev/null 2>"$tmp/stderr")
 rc=$?
-secs=$(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo "?")
+secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 echo "$out"
 if [ $rc -eq 0 ] && echo "$out" | grep -q '^ALL OK: '; then
   echo "PASS emacs: $(echo "$out" | grep '^ALL OK: ' | sed 's/^ALL OK: //') in ${secs}s"

@@ -43,7 +43,7 @@ out=$(cd "$tmp" && XDG_CACHE_HOME=$tmp/cache XDG_STATE_HOME=$tmp/state XDG_DATA_
   SESSIONLS_BIN=$bin SESSIONLS_PLUGIN=$repo/editors/nvim SESSIONLS_FILE=$tmp/session.jsonl SESSIONLS_TMP=$tmp \
   timeout -k 5 120 nvim --headless -u NONE -i NONE -n -c "luafile $here/test.lua" </dev/null 2>"$tmp/stderr")
 rc=$?
-secs=$(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo "?")
+secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 echo "$out"
 if [ $rc -eq 0 ] && echo "$out" | grep -q '^ALL OK: '; then
   echo "PASS nvim: $(echo "$out" | grep '^ALL OK: ' | sed 's/^ALL OK: //') in ${secs}s"
