@@ -81,7 +81,7 @@ func TestTooLarge(t *testing.T) {
 	if r.Loads() || len(r.Findings) != 1 || r.Findings[0].Code != CodeFileTooLarge || r.Cutoff != nil || r.CutoffErr != nil {
 		t.Fatalf("Loads=%v findings=%v", r.Loads(), codes(r))
 	}
-	want := "the file is 536,870,889 UTF-16 code units long, more than node's maximum string length of 536,870,888: readFile(path, \"utf8\") would throw ERR_STRING_TOO_LONG and the session would not load"
+	want := "the file is 536,870,889 UTF-16 code units long, more than node's maximum string length of 536,870,888: the runtime's readFile(path, \"utf8\") would throw RangeError: Invalid string length and the session would not load"
 	if got := r.Findings[0].Message; got != want {
 		t.Fatalf("got %q\nwant %q", got, want)
 	}

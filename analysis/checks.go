@@ -320,7 +320,7 @@ func thousands(n int64) string {
 func tooLargeFinding(width16 int64) Finding {
 	return Finding{
 		Line: 1, Severity: SeverityWarning, Code: CodeFileTooLarge,
-		Message: fmt.Sprintf("the file is %s UTF-16 code units long, more than node's maximum string length of %s: readFile(path, \"utf8\") would throw ERR_STRING_TOO_LONG and the session would not load",
+		Message: fmt.Sprintf("the file is %s UTF-16 code units long, more than node's maximum string length of %s: the runtime's readFile(path, \"utf8\") would throw RangeError: Invalid string length and the session would not load",
 			thousands(width16), thousands(MaxStringLength)),
 	}
 }

@@ -14,9 +14,11 @@ import (
 	"github.com/sessionls/sessionls/analysis"
 )
 
-// errStringTooLong is node's message when readFile(path, "utf8") is asked
-// for a string longer than MaxStringLength: loadSession rethrows it.
-var errStringTooLong = errors.New("Cannot create a string longer than 0x1fffffe8 characters") //nolint:staticcheck // node's message, verbatim
+// errStringTooLong is what loadSession rethrows when the file decodes to more
+// than MaxStringLength UTF-16 units: node 20's fs/promises readFile(path,
+// "utf8") throws a RangeError "Invalid string length" (the synchronous
+// readFileSync words it differently; the runtime is async).
+var errStringTooLong = errors.New(`RangeError: Invalid string length (the file is longer than node's maximum string of 0x1fffffe8 UTF-16 units, so readFile(path, "utf8") throws)`)
 
 // budgetJSON is `budget --format json`; keys and order are the interface.
 type budgetJSON struct {

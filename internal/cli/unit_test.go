@@ -394,7 +394,7 @@ func TestBudgetOutcomeJSON(t *testing.T) {
 
 	huge := &analysis.Report{Width16: analysis.MaxStringLength + 1}
 	b, _ = marshal(outcome(huge, 5).json("f.jsonl", 5))
-	assert.Equal(t, `{"file":"f.jsonl","messages":0,"totalChars":0,"units":[],"budget":5,"cutoff":null,"error":"Cannot create a string longer than 0x1fffffe8 characters"}`, string(b))
+	assert.Equal(t, `{"file":"f.jsonl","messages":0,"totalChars":0,"units":[],"budget":5,"cutoff":null,"error":"RangeError: Invalid string length (the file is longer than node's maximum string of 0x1fffffe8 UTF-16 units, so readFile(path, \"utf8\") throws)"}`, string(b))
 }
 
 type oneByteReader struct{ r io.Reader }
