@@ -224,6 +224,8 @@ async function problemsText(page) {
   });
 }
 
+let checksPassed = 0;
+
 /** Polls check() until it returns {ok: true}; fails with its last detail. */
 async function waitUntil(what, check, timeout = STEP_TIMEOUT_MS) {
   const end = Date.now() + timeout;
@@ -235,6 +237,7 @@ async function waitUntil(what, check, timeout = STEP_TIMEOUT_MS) {
       last = { ok: false, detail: `error: ${err.message}` };
     }
     if (last.ok) {
+      checksPassed++;
       log(`ok: ${what}`);
       return last;
     }
@@ -675,7 +678,7 @@ const overall = setTimeout(() => {
 main().then(
   () => {
     clearTimeout(overall);
-    log("PASS");
+    log(`PASS: ${checksPassed} checks`);
   },
   (err) => {
     clearTimeout(overall);
