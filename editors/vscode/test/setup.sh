@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Installs what the real-VS-Code test needs, idempotently, and prints nothing
-# but progress on stderr. Sourced by run.sh; usable alone:
-#   editors/vscode/test/setup.sh        # installs, then prints the code-server path
+# Installs what the real-VS-Code test needs, idempotently; progress goes to
+# stderr, and stdout gets one line: code-server's entry point. run.sh runs it;
+# usable alone:
+#   editors/vscode/test/setup.sh
 # Cache: ${SESSIONLS_CACHE:-$HOME/.cache/sessionls-ci}
 set -euo pipefail
 
@@ -67,9 +68,12 @@ if [[ ! -f "$CS_ROOT/.complete" ]]; then
   touch "$CS_ROOT/.complete"
 fi
 
-if [[ ! -f "$TEST_DIR/node_modules/puppeteer-core/package.json" ]]; then
+# puppeteer-core only drives the Debian Chromium: it downloads no browser.
+lock_sum=$(sha256sum "$TEST_DIR/package-lock.json" | cut -d' ' -f1)
+if [[ "$(cat "$TEST_DIR/node_modules/.sessionls-lock-sum" 2>/dev/null)" != "$lock_sum" ]]; then
   log "npm ci in $TEST_DIR (puppeteer-core)"
   (cd "$TEST_DIR" && PUPPETEER_SKIP_DOWNLOAD=1 npm ci --no-audit --no-fund >&2)
+  echo "$lock_sum" >"$TEST_DIR/node_modules/.sessionls-lock-sum"
 fi
 
 CODE_SERVER="$CS_ROOT/node_modules/code-server/out/node/entry.js"
@@ -77,6 +81,4 @@ if [[ ! -f "$CODE_SERVER" ]]; then
   log "code-server entry point $CODE_SERVER is missing; remove $CS_ROOT and retry"
   exit 1
 fi
-if [[ "${BASH_SOURCE[0]}" == "$0" ]]; then
-  echo "$CODE_SERVER"
-fi
+echo "$CODE_SERVER"
