@@ -63,7 +63,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-log "setup (apt, code-server, puppeteer-core; cached in ${SESSIONLS_CACHE:-$HOME/.cache/sessionls-ci})"
+log "setup (apt, code-server, puppeteer-core; cached in ${SESSIONLS_CACHE:-${HOME:-/root}/.cache/sessionls-ci})"
 CODE_SERVER=$(bash "$TEST_DIR/setup.sh") || fail "setup failed (see above)"
 
 log "package the .vsix with $SESSIONLS_BIN"

@@ -7,7 +7,7 @@
 set -euo pipefail
 
 CODE_SERVER_VERSION=4.100.3
-CACHE=${SESSIONLS_CACHE:-$HOME/.cache/sessionls-ci}
+CACHE=${SESSIONLS_CACHE:-${HOME:-/root}/.cache/sessionls-ci}
 CS_ROOT="$CACHE/code-server-$CODE_SERVER_VERSION"
 TEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
