@@ -646,6 +646,27 @@ async function main() {
       return { ok: n === 0 && status === null, detail: `${n} lines with lenses, status ${status}` };
     });
 
+    // 11. The server's code action trims the lines above the cutoff.
+    await openFile(page, "demo.jsonl");
+    const first = fixedBudget.withBudget.cutoff.firstKeptLine;
+    await goToLine(page, first);
+    await runCommand(page, "Refactor...");
+    const actionTitle = `Trim ${plural(first - 1, "line", "lines")} above the budget cutoff`;
+    await waitUntil(`the refactor menu offers "${actionTitle}"`, async () => {
+      const text = await page.evaluate(() => [...document.querySelectorAll(".action-widget")].map((e) => e.textContent).join("\n"));
+      return { ok: text.includes(actionTitle), detail: `menu: ${text}` };
+    });
+    await page.keyboard.press("Enter");
+    const trimmedText = fixed.slice(first - 1).join("\n");
+    const trimmed = factsFor("demo-trimmed.jsonl", trimmedText, budget);
+    await checkEditor(page, "demo.jsonl after the trim code action", trimmed, budget);
+    await chord(page, "Control", "KeyS");
+    await waitUntil("the trimmed demo.jsonl is saved", async () => {
+      const saved = fs.readFileSync(demoPath, "utf8");
+      return { ok: saved === trimmedText, detail: `saved:\n${saved}` };
+    });
+    await screenshot(page, "demo-trimmed");
+
     const failures = (await notificationsText(page)).match(/Sending notification[^\n]*failed/);
     if (failures) {
       throw new Error(`a notification reports a failed message: ${failures[0]}`);
