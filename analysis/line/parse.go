@@ -823,20 +823,19 @@ func (p *parser) scanString(start int) (end, cost int, flags uint8) {
 		// that a dense run of \n \t \" costs no mispredicted branches.
 		// It hands over to the byte-wise scanner below at anything else.
 		if i >= slowUntil && i+64 < n {
-			next, st, d, w, f := scanBlock(b, i)
+			next, st, d, w, f := scanBlocks(b, i)
 			eadj += d
 			wadj += w
 			flags |= f
+			i = next
 			switch st {
 			case blockEnd:
 				p.adj += wadj
 				return next + 1, next + 1 - start - wadj - eadj, flags
-			case blockMore:
-				i = next
-				continue
+			case blockSlow:
+				// The byte-wise scanner reports the error there.
+				slowUntil = next + 8
 			}
-			i = next // the byte-wise scanner reports the error there
-			slowUntil = next + 8
 		}
 		// Find the next byte that is not a plain character: eight at a
 		// time while eight remain, then one at a time.
@@ -938,65 +937,254 @@ func movemask(m uint64) uint64 { return (m >> 7) * magic >> 56 }
 // zeroBytes has the high bit set exactly in the bytes of y that are zero.
 func zeroBytes(y uint64) uint64 { return ^((y&low7 + low7) | y) & msb }
 
-// scanBlock scans the 64 string bytes b[i:i+64] (with i+64 < len(b)) that
-// follow a character boundary outside any escape. It processes the escapes
-// and non-ASCII runs it meets in order and stops at the closing quote, at
-// a byte the byte-wise scanner must see (a control character or a bad
-// escape: errors), or at the end of the block. d is the escapes' length
-// adjustment and w the non-ASCII text's (raw bytes minus UTF-16 units).
-func scanBlock(b []byte, i int) (next, status, d, w int, flags uint8) {
-	// Two bitmaps of the block, bit k for byte k: backslashes, and the
-	// other bytes that are not plain characters (quotes, control
-	// characters, non-ASCII).
-	var bsM, otherM uint64
-	blk := b[i : i+64 : i+64]
-	for k := 0; k < 64; k += 8 {
-		x := binary.LittleEndian.Uint64(blk[k:])
-		bsM |= movemask(zeroBytes(x^'\\'*lsb)) << k
-		// A byte is bad if it is >= 0x80 or its low seven bits are < 0x20.
-		bad := ^(x&low7 + 0x6060606060606060) | x
-		otherM |= movemask(zeroBytes(x^'"'*lsb)|bad&msb) << k
-	}
-	// Fast path, branch-free over the escapes: which backslashes escape
-	// (the start of each odd run, found by subtraction as simdjson does),
-	// hence which quote ends the string; then, if that is the first
-	// unescaped non-plain byte, only the escaped characters are looked at.
-	escaper := ((bsM<<1 | oddBits) - bsM ^ oddBits) & bsM
-	limit := 64
-	if ev := otherM &^ (escaper << 1); ev != 0 {
-		limit = bits.TrailingZeros64(ev)
-	}
-	if limit == 64 || blk[limit] == '"' {
-		below := ^uint64(0)
-		if limit < 64 {
-			below = uint64(1)<<uint(limit) - 1
-		}
-		var cls, slashes uint
-		for e := escaper << 1 & below; e != 0; e &= e - 1 {
-			k := escClass[blk[bits.TrailingZeros64(e)]]
-			cls |= 1 << k
-			slashes += uint(k>>1) &^ uint(k) & 1 // k == escSlash
-		}
-		if cls&(1<<escU|1<<escBad) == 0 {
-			if escaper&below != 0 {
-				flags |= fEscape
-			}
-			d += int(slashes)
-			switch {
-			case limit < 64:
-				return i + limit, blockEnd, d, w, flags
-			case escaper>>63 == 1:
-				// The last backslash escapes the next block's first byte:
-				// start the next block at that backslash.
-				return i + 63, blockMore, d, w, flags
-			}
-			return i + 64, blockMore, d, w, flags
-		}
-	}
+// blockMasks returns, bit k for byte k of the 64 bytes, the backslashes and
+// the quotes and control characters, and a word whose high bits are set if
+// any byte is non-ASCII. Unrolled, so every shift is a constant; the masks
+// are gathered inverted, which saves a NOT per word.
+func blockMasks(blk *[64]byte) (bs, stop, hi uint64) {
+	x := binary.LittleEndian.Uint64(blk[0:8])
+	nb, ns := wordMasks(x)
+	hi = x
+	x = binary.LittleEndian.Uint64(blk[8:16])
+	b, s := wordMasks(x)
+	nb, ns, hi = nb|b<<8, ns|s<<8, hi|x
+	x = binary.LittleEndian.Uint64(blk[16:24])
+	b, s = wordMasks(x)
+	nb, ns, hi = nb|b<<16, ns|s<<16, hi|x
+	x = binary.LittleEndian.Uint64(blk[24:32])
+	b, s = wordMasks(x)
+	nb, ns, hi = nb|b<<24, ns|s<<24, hi|x
+	x = binary.LittleEndian.Uint64(blk[32:40])
+	b, s = wordMasks(x)
+	nb, ns, hi = nb|b<<32, ns|s<<32, hi|x
+	x = binary.LittleEndian.Uint64(blk[40:48])
+	b, s = wordMasks(x)
+	nb, ns, hi = nb|b<<40, ns|s<<40, hi|x
+	x = binary.LittleEndian.Uint64(blk[48:56])
+	b, s = wordMasks(x)
+	nb, ns, hi = nb|b<<48, ns|s<<48, hi|x
+	x = binary.LittleEndian.Uint64(blk[56:64])
+	b, s = wordMasks(x)
+	nb, ns, hi = nb|b<<56, ns|s<<56, hi|x
+	return ^nb, ^ns, hi & msb
+}
 
-	// Slow path, one event at a time in order; an escape or a non-ASCII
-	// run clears the events it covers.
-	for ev := bsM | otherM; ev != 0; {
+// wordMasks has bit k set for each byte k of x that is NOT a backslash
+// (nb), and for each that is NOT a quote or a control character (ns).
+// Both are exact: no carry crosses bytes.
+func wordMasks(x uint64) (nb, ns uint64) {
+	x7 := x & low7
+	// A byte is a backslash when its low seven bits are 0x5C and its high
+	// bit is clear: adding 0x7F to the difference sets the high bit
+	// otherwise.
+	nb = ((x7 ^ '\\'*lsb) + low7 | x) & msb
+	// x^2 maps '"' to 0x20 and keeps control characters below 0x20, so
+	// one comparison (< 0x21, by adding 0x5F) finds both.
+	ns = ((x7 ^ 0x02*lsb) + 0x5F*lsb | x) & msb
+	// magic>>7 gathers the high bits as magic gathers the low ones.
+	return nb * (magic >> 7) >> 56, ns * (magic >> 7) >> 56
+}
+
+// nonASCIIMasks has bit k set for each byte k of the block that is >= 0x80
+// (na), and for each that is >= 0xC0 (leads: not a continuation byte).
+func nonASCIIMasks(blk *[64]byte) (na, leads uint64) {
+	for k := 0; k < 64; k += 8 {
+		x := binary.LittleEndian.Uint64(blk[k : k+8])
+		na |= (x & msb >> 7) * magic >> 56 << uint(k)
+		leads |= (x & (x << 1) & msb >> 7) * magic >> 56 << uint(k)
+	}
+	return na, leads
+}
+
+// escAdj is, for the byte after an escaping backslash, how much shorter
+// JSON.stringify writes the escape than its raw bytes (\/ becomes /), or
+// escSlow for the escapes a block leaves to the event loop (\u, errors).
+var escAdj = func() (t [256]uint8) {
+	for c := range t {
+		t[c] = escSlow
+	}
+	for _, c := range `"\\bfnrt` {
+		t[c] = 0
+	}
+	t['/'] = 1
+	return t
+}()
+
+// escSum adds up escAdj over the escaped bytes (bits of esc) of the block
+// that starts at b[i] (with i+64 < len(b)). The first four are summed
+// without branches, so that the varying number of escapes per block costs
+// no mispredicted loop exit: once esc is empty, TrailingZeros64 gives 64,
+// which reads the byte after the block; those reads are subtracted. The
+// four positions are found before any byte is read because BSF, which
+// TrailingZeros64 compiles to for older CPUs, waits for the old value of
+// its destination register, which could otherwise chain each read to the
+// previous one.
+func escSum(b []byte, i int, esc uint64) uint {
+	blk := (*[65]byte)(b[i : i+65])
+	e1 := esc & (esc - 1)
+	e2 := e1 & (e1 - 1)
+	e3 := e2 & (e2 - 1)
+	t0 := bits.TrailingZeros64(esc)
+	t1 := bits.TrailingZeros64(e1)
+	t2 := bits.TrailingZeros64(e2)
+	t3 := bits.TrailingZeros64(e3)
+	adj := uint(escAdj[blk[t0]]) + uint(escAdj[blk[t1]]) + uint(escAdj[blk[t2]]) + uint(escAdj[blk[t3]])
+	if rest := e3 & (e3 - 1); rest != 0 {
+		for ; rest != 0; rest &= rest - 1 {
+			adj += uint(escAdj[blk[bits.TrailingZeros64(rest)]])
+		}
+	} else {
+		// Reads past the last escape, all of the byte after the block.
+		adj -= uint(max(0, 4-bits.OnesCount64(esc))) * uint(escAdj[blk[64]])
+	}
+	return adj
+}
+
+// escSlow is above any sum of escAdj over the at most 32 escapes of a block.
+const escSlow = 64
+
+// scanBlocks scans string bytes 64 at a time from b[i], a character
+// boundary outside any escape, while a whole block and the byte after it
+// remain. It processes the escapes and non-ASCII characters it meets in
+// order and stops at the closing quote (blockEnd), at a byte the byte-wise
+// scanner must see (a control character or a bad escape: blockSlow), or
+// near the end of b (blockMore). d is the escapes' length adjustment and w
+// the non-ASCII text's (raw bytes minus UTF-16 units).
+func scanBlocks(b []byte, i int) (next, status, d, w int, flags uint8) {
+	for i+64 < len(b) {
+		blk := (*[64]byte)(b[i : i+64])
+		bsM, stopM, hi := blockMasks(blk)
+		// Fast path: which backslashes escape (the start of each odd run,
+		// found by subtraction as simdjson does), hence which quote ends
+		// the string; the escaped characters are only summed through a
+		// table, and valid UTF-8 is measured from its lead bytes without
+		// decoding.
+		escaper := ((bsM<<1 | oddBits) - bsM ^ oddBits) & bsM
+		escaped := escaper << 1
+		limit := bits.TrailingZeros64(stopM &^ escaped) // 64 when there is no stop
+		var naM, leadM uint64
+		if hi != 0 {
+			naM, leadM = nonASCIIMasks(blk)
+		}
+		if limit == 64 || blk[limit&63] == '"' {
+			below := uint64(1)<<uint(limit) - 1 // all ones for 64
+			esc := escaped & below
+			if adj := escSum(b, i, esc); adj < escSlow {
+				if esc != 0 {
+					flags |= fEscape
+				}
+				d += int(adj)
+				next := i + 64
+				if escaper>>63 == 1 {
+					// The last backslash escapes the next block's first
+					// byte: start the next block at that backslash.
+					next = i + 63
+				}
+				// Escaped non-ASCII bytes were bad escapes, so every byte
+				// of naM below limit starts or continues a character
+				// outside escapes.
+				if na := naM & below; na != 0 {
+					end, dw, invalid := blockUTF8(b, i, na, leadM&below)
+					w += dw
+					if invalid {
+						flags |= fInvalid
+					}
+					// Only when nothing stops the block can the last
+					// character go on into the next one.
+					next = max(next, end)
+				}
+				if limit < 64 {
+					return i + limit, blockEnd, d, w, flags
+				}
+				i = next
+				continue
+			}
+		}
+		// Slow path, one event at a time in order.
+		next, st, dd, dw, f := blockEvents(b, i, bsM|stopM|naM)
+		d += dd
+		w += dw
+		flags |= f
+		if st != blockMore {
+			return next, st, d, w, flags
+		}
+		i = next
+	}
+	return i, blockMore, d, w, flags
+}
+
+// blockUTF8 measures the non-ASCII bytes na of the block at b[i:], whose
+// lead bytes are leads, and returns the end of the last character (which
+// may lie past the block), their bytes minus UTF-16 units, and whether an
+// invalid sequence was decoded as U+FFFD.
+func blockUTF8(b []byte, i int, na, leads uint64) (end, w int, invalid bool) {
+	// A few characters among ASCII text are measured without branches;
+	// runs of text in other scripts go faster through decodeRun, whose
+	// branches predict well there.
+	if bits.OnesCount64(leads) <= 4 {
+		if end, w, ok := utf8Block(b, i, na, leads); ok {
+			return end, w, false
+		}
+	}
+	for na != 0 {
+		e, dw, inv := decodeRun(b, i+bits.TrailingZeros64(na))
+		w += dw
+		invalid = invalid || inv
+		end = e
+		if e-i >= 64 {
+			break
+		}
+		na &^= uint64(1)<<uint(e-i) - 1
+	}
+	return end, w, invalid
+}
+
+// utf8Block measures the non-ASCII bytes na (bits of the block at b[i:])
+// when they are all valid UTF-8, whose lead bytes (>= 0xC0) are leads. It
+// returns the end of the last character (which may lie past the block),
+// the bytes minus UTF-16 units of them all, and ok; ok is false when any
+// sequence is invalid, and the caller must decode the slow way. Each lead
+// is checked on its own, without a chain of lengths from one character to
+// the next, and a count rules out stray continuation bytes: together the
+// characters cover as many bytes as there are non-ASCII ones.
+func utf8Block(b []byte, i int, na, leads uint64) (end, w int, ok bool) {
+	if leads == 0 {
+		return 0, 0, false // only continuation bytes
+	}
+	// The last lead is checked here so the loop need not: a four-byte
+	// load at each lead must stay in b.
+	last := i + 63 - bits.LeadingZeros64(leads)
+	if last+4 > len(b) {
+		return 0, 0, false
+	}
+	var bad uint64
+	covered := 0
+	for l := leads; l != 0; l &= l - 1 {
+		// Nothing here feeds the next iteration's position, which keeps
+		// the iterations independent of each other's loads.
+		x := binary.LittleEndian.Uint32(b[i+bits.TrailingZeros64(l):])
+		info := utf8Lead[byte(x)]
+		// The second byte within [lo, lo+span]: both differences >= 0.
+		dd := int64(x>>8&0xFF) - int64(info.lo)
+		bad |= uint64(dd|(int64(info.span)-dd)) >> 63
+		bad |= uint64(x&contMask[info.n&7] ^ contWant[info.n&7])
+		w += int(info.w)
+		covered += int(info.n)
+	}
+	end = last + int(utf8Lead[b[last]].n)
+	// Bytes of the last character past the block are not in na.
+	beyond := max(0, end-(i+64))
+	if bad != 0 || covered != bits.OnesCount64(na)+beyond {
+		return 0, 0, false
+	}
+	return end, w, true
+}
+
+// blockEvents scans the block b[i:i+64] the slow way, one event (a bit of
+// ev: a backslash or another non-plain byte) at a time, for scanBlock.
+func blockEvents(b []byte, i int, ev uint64) (next, status, d, w int, flags uint8) {
+	blk := b[i : i+64 : i+64]
+	for ev != 0 {
 		j := bits.TrailingZeros64(ev)
 		pos := i + j
 		c := blk[j]
@@ -1053,6 +1241,41 @@ func scanBlock(b []byte, i int) (next, status, d, w int, flags uint8) {
 	}
 	return i + 64, blockMore, d, w, flags
 }
+
+// leadInfo describes a byte as the start of a valid UTF-8 sequence: its
+// length n (0 if it cannot start one), the range [lo, lo+span] of valid
+// second bytes, and w, the sequence's bytes minus its UTF-16 units.
+type leadInfo struct{ n, lo, span, w uint8 }
+
+var utf8Lead = func() (t [256]leadInfo) {
+	for c := 0xC2; c <= 0xF4; c++ {
+		switch {
+		case c <= 0xDF:
+			t[c] = leadInfo{n: 2, lo: 0x80, span: 0x3F, w: 1}
+		case c == 0xE0:
+			t[c] = leadInfo{n: 3, lo: 0xA0, span: 0x1F, w: 2}
+		case c == 0xED: // not the surrogates
+			t[c] = leadInfo{n: 3, lo: 0x80, span: 0x1F, w: 2}
+		case c <= 0xEF:
+			t[c] = leadInfo{n: 3, lo: 0x80, span: 0x3F, w: 2}
+		case c == 0xF0:
+			t[c] = leadInfo{n: 4, lo: 0x90, span: 0x2F, w: 2}
+		case c == 0xF4:
+			t[c] = leadInfo{n: 4, lo: 0x80, span: 0x0F, w: 2}
+		default:
+			t[c] = leadInfo{n: 4, lo: 0x80, span: 0x3F, w: 2}
+		}
+	}
+	return t
+}()
+
+// contMask and contWant check, for a sequence of length n loaded as a
+// little-endian word, that its third and fourth bytes are continuation
+// bytes as needed; for n == 0 they demand a lead byte of 0, never true.
+var (
+	contMask = [8]uint32{0: 0xFF, 2: 0, 3: 0xC00000, 4: 0xC0C00000}
+	contWant = [8]uint32{0: 0, 2: 0, 3: 0x800000, 4: 0x80800000}
+)
 
 // decodeRun decodes the run of non-ASCII bytes starting at b[i] the way
 // readFile does and returns where it ends, its raw bytes minus its UTF-16
