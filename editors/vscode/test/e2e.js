@@ -197,8 +197,8 @@ async function readEditor(page) {
       const set = new Set();
       for (const s of editor.querySelectorAll(`.view-overlays .squiggly-${sev}`)) {
         const r = s.getBoundingClientRect();
-        const l = lineAt(r.top + r.height / 2 - 9) ?? lineAt(r.top);
-        set.add(l);
+        // A squiggle fills its line's overlay row: same top as the line.
+        set.add(lineAt(r.top));
       }
       squiggles[sev] = [...set].sort((a, b) => a - b);
     }
