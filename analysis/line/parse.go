@@ -990,8 +990,8 @@ func wordMasks(x uint64) (nb, ns uint64) {
 func nonASCIIMasks(blk *[64]byte) (na, leads uint64) {
 	for k := 0; k < 64; k += 8 {
 		x := binary.LittleEndian.Uint64(blk[k : k+8])
-		na |= (x & msb >> 7) * magic >> 56 << uint(k)
-		leads |= (x & (x << 1) & msb >> 7) * magic >> 56 << uint(k)
+		na |= (x & msb) * (magic >> 7) >> 56 << uint(k)
+		leads |= (x & (x << 1) & msb) * (magic >> 7) >> 56 << uint(k)
 	}
 	return na, leads
 }
@@ -1010,32 +1010,12 @@ var escAdj = func() (t [256]uint8) {
 	return t
 }()
 
-// escSum adds up escAdj over the escaped bytes (bits of esc) of the block
-// that starts at b[i] (with i+64 < len(b)). The first four are summed
-// without branches, so that the varying number of escapes per block costs
-// no mispredicted loop exit: once esc is empty, TrailingZeros64 gives 64,
-// which reads the byte after the block; those reads are subtracted. The
-// four positions are found before any byte is read because BSF, which
-// TrailingZeros64 compiles to for older CPUs, waits for the old value of
-// its destination register, which could otherwise chain each read to the
-// previous one.
-func escSum(b []byte, i int, esc uint64) uint {
-	blk := (*[65]byte)(b[i : i+65])
-	e1 := esc & (esc - 1)
-	e2 := e1 & (e1 - 1)
-	e3 := e2 & (e2 - 1)
-	t0 := bits.TrailingZeros64(esc)
-	t1 := bits.TrailingZeros64(e1)
-	t2 := bits.TrailingZeros64(e2)
-	t3 := bits.TrailingZeros64(e3)
-	adj := uint(escAdj[blk[t0]]) + uint(escAdj[blk[t1]]) + uint(escAdj[blk[t2]]) + uint(escAdj[blk[t3]])
-	if rest := e3 & (e3 - 1); rest != 0 {
-		for ; rest != 0; rest &= rest - 1 {
-			adj += uint(escAdj[blk[bits.TrailingZeros64(rest)]])
-		}
-	} else {
-		// Reads past the last escape, all of the byte after the block.
-		adj -= uint(max(0, 4-bits.OnesCount64(esc))) * uint(escAdj[blk[64]])
+// escSumRest adds up escAdj over the escaped bytes (bits of esc) of the
+// block after the first four.
+func escSumRest(blk *[64]byte, esc uint64) uint {
+	var adj uint
+	for ; esc != 0; esc &= esc - 1 {
+		adj += uint(escAdj[blk[bits.TrailingZeros64(esc)]])
 	}
 	return adj
 }
@@ -1069,7 +1049,30 @@ func scanBlocks(b []byte, i int) (next, status, d, w int, flags uint8) {
 		if limit == 64 || blk[limit&63] == '"' {
 			below := uint64(1)<<uint(limit) - 1 // all ones for 64
 			esc := escaped & below
-			if adj := escSum(b, i, esc); adj < escSlow {
+			// escSum, inlined: the escaped characters summed through
+			// escAdj, the first four without branches, so that the
+			// varying number of escapes per block costs no mispredicted
+			// loop exit. Once esc is exhausted, TrailingZeros64 gives 64,
+			// which reads the byte after the block; those reads are
+			// subtracted. The positions are found before any byte is
+			// read because BSF, which TrailingZeros64 compiles to for
+			// older CPUs, waits for the old value of its destination
+			// register, which could otherwise chain one read to the last.
+			blk65 := (*[65]byte)(b[i : i+65])
+			e1 := esc & (esc - 1)
+			e2 := e1 & (e1 - 1)
+			e3 := e2 & (e2 - 1)
+			t0 := bits.TrailingZeros64(esc)
+			t1 := bits.TrailingZeros64(e1)
+			t2 := bits.TrailingZeros64(e2)
+			t3 := bits.TrailingZeros64(e3)
+			adj := uint(escAdj[blk65[t0]]) + uint(escAdj[blk65[t1]]) + uint(escAdj[blk65[t2]]) + uint(escAdj[blk65[t3]])
+			if rest := e3 & (e3 - 1); rest != 0 {
+				adj += escSumRest(blk, rest)
+			} else {
+				adj -= uint(max(0, 4-bits.OnesCount64(esc))) * uint(escAdj[blk65[64]])
+			}
+			if adj < escSlow {
 				if esc != 0 {
 					flags |= fEscape
 				}
