@@ -987,13 +987,37 @@ func wordMasks(x uint64) (nb, ns uint64) {
 
 // nonASCIIMasks has bit k set for each byte k of the block that is >= 0x80
 // (na), and for each that is >= 0xC0 (leads: not a continuation byte).
+// Each word's high bits are packed into one bit column of an 8x8 bit
+// matrix (byte j of word k at bit 8j+k), transposed at the end.
 func nonASCIIMasks(blk *[64]byte) (na, leads uint64) {
-	for k := 0; k < 64; k += 8 {
-		x := binary.LittleEndian.Uint64(blk[k : k+8])
-		na |= (x & msb) * (magic >> 7) >> 56 << uint(k)
-		leads |= (x & (x << 1) & msb) * (magic >> 7) >> 56 << uint(k)
-	}
-	return na, leads
+	x := binary.LittleEndian.Uint64(blk[0:8])
+	na, leads = x&msb>>7, x&(x<<1)&msb>>7
+	x = binary.LittleEndian.Uint64(blk[8:16])
+	na, leads = na|x&msb>>6, leads|x&(x<<1)&msb>>6
+	x = binary.LittleEndian.Uint64(blk[16:24])
+	na, leads = na|x&msb>>5, leads|x&(x<<1)&msb>>5
+	x = binary.LittleEndian.Uint64(blk[24:32])
+	na, leads = na|x&msb>>4, leads|x&(x<<1)&msb>>4
+	x = binary.LittleEndian.Uint64(blk[32:40])
+	na, leads = na|x&msb>>3, leads|x&(x<<1)&msb>>3
+	x = binary.LittleEndian.Uint64(blk[40:48])
+	na, leads = na|x&msb>>2, leads|x&(x<<1)&msb>>2
+	x = binary.LittleEndian.Uint64(blk[48:56])
+	na, leads = na|x&msb>>1, leads|x&(x<<1)&msb>>1
+	x = binary.LittleEndian.Uint64(blk[56:64])
+	na, leads = na|x&msb, leads|x&(x<<1)&msb
+	return transpose8(na), transpose8(leads)
+}
+
+// transpose8 transposes the 8x8 bit matrix whose row j is byte j of x
+// (Hacker's Delight, 7-3): bit 8j+k moves to bit 8k+j.
+func transpose8(x uint64) uint64 {
+	t := (x ^ x>>7) & 0x00AA00AA00AA00AA
+	x ^= t ^ t<<7
+	t = (x ^ x>>14) & 0x0000CCCC0000CCCC
+	x ^= t ^ t<<14
+	t = (x ^ x>>28) & 0x00000000F0F0F0F0
+	return x ^ t ^ t<<28
 }
 
 // escAdj is, for the byte after an escaping backslash, how much shorter
