@@ -917,7 +917,7 @@ func (p *parser) scanString(start int) (end, cost int, flags uint8) {
 	}
 }
 
-// Results of scanBlock.
+// Results of scanBlocks and blockEvents.
 const (
 	blockEnd  = iota // the closing quote is at next
 	blockMore        // continue at next
@@ -927,15 +927,8 @@ const (
 const (
 	oddBits = 0xAAAAAAAAAAAAAAAA
 	low7    = 0x7F7F7F7F7F7F7F7F
-	magic   = 0x0102040810204080 // gathers the high bit of each byte into the top byte
+	magic   = 0x0102040810204080 // times the low bit of each byte, gathers them into the top byte
 )
-
-// movemask packs the high bit of each byte of m (only high bits set) into
-// eight bits, byte 0 → bit 0.
-func movemask(m uint64) uint64 { return (m >> 7) * magic >> 56 }
-
-// zeroBytes has the high bit set exactly in the bytes of y that are zero.
-func zeroBytes(y uint64) uint64 { return ^((y&low7 + low7) | y) & msb }
 
 // blockMasks returns, bit k for byte k of the 64 bytes, the backslashes and
 // the quotes and control characters, and a word whose high bits are set if
@@ -1208,7 +1201,7 @@ func utf8Block(b []byte, i int, na, leads uint64) (end, w int, ok bool) {
 }
 
 // blockEvents scans the block b[i:i+64] the slow way, one event (a bit of
-// ev: a backslash or another non-plain byte) at a time, for scanBlock.
+// ev: a backslash or another non-plain byte) at a time, for scanBlocks.
 func blockEvents(b []byte, i int, ev uint64) (next, status, d, w int, flags uint8) {
 	blk := b[i : i+64 : i+64]
 	for ev != 0 {

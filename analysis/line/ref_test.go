@@ -623,6 +623,14 @@ func TestBlockBoundaries(t *testing.T) {
 	pieces := []string{
 		`\"`, `\\`, `\\\"`, `\\\\"`, `\/`, `\n\t`, `\u00e9`, `\ud83d\ude00`, `\ud800\ud800\udc00`,
 		`\ud83d`, `\x`, `\u12`, "é", "😀", "\xe2\x82A", "\xf0\x9f\x98", "\x00", "\t", `"`, `\`,
+		// UTF-8 at the edges of validity, for the lead-byte check of
+		// utf8Block: valid extremes, overlong forms, surrogates, values
+		// above U+10FFFF, stray and missing continuation bytes, and runs
+		// long enough for decodeRun.
+		"\xc2\x80", "\xdf\xbf", "\xe0\xa0\x80", "\xed\x9f\xbf", "\xee\x80\x80", "\xf0\x90\x80\x80", "\xf4\x8f\xbf\xbf",
+		"\xc0\xaf", "\xc1\xbf", "\xe0\x80\x80", "\xe0\x9f\xbf", "\xed\xa0\x80", "\xf0\x80\x80\x80", "\xf0\x8f\xbf\xbf",
+		"\xf4\x90\x80\x80", "\xf5\x80\x80\x80", "\xff", "\x80", "\xbf\xbf", "é\x80", "\xe2\x82", "a\xc3", "\xc3\xa9\xc3",
+		"😀😀😀😀😀", "日本語のテキスト", "é\\n😀\\\"ü", "é\\uü",
 		`\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\\"`,
 	}
 	for _, piece := range pieces {
