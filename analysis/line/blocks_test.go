@@ -27,6 +27,9 @@ func TestWordMasks(t *testing.T) {
 				for k, v := range w {
 					isBS := nb>>k&1 == 0
 					isStop := ns>>k&1 == 0
+					if v >= 0x80 {
+						continue // arbitrary, cleared by the caller
+					}
 					if isBS != (v == '\\') || isStop != (v == '"' || v < 0x20) {
 						t.Fatalf("word % x, byte %d (%#x): backslash %v, quote or control %v", w, k, v, isBS, isStop)
 					}
@@ -47,6 +50,7 @@ func TestBlockMasks(t *testing.T) {
 		}
 		bs, stop, hi := blockMasks(&blk)
 		na, leads := nonASCIIMasks(&blk)
+		bs, stop = bs&^na, stop&^na
 		var wantBS, wantStop, wantNA, wantLeads uint64
 		for k, v := range blk {
 			if v == '\\' {

@@ -932,7 +932,8 @@ const (
 
 // blockMasks returns, bit k for byte k of the 64 bytes, the backslashes and
 // the quotes and control characters, and a word whose high bits are set if
-// any byte is non-ASCII. Unrolled, so every shift is a constant; the masks
+// any byte is non-ASCII; when it is not zero, the bits of the non-ASCII
+// bytes in the two masks are arbitrary and must be cleared. Unrolled, so every shift is a constant; the masks
 // are gathered inverted, which saves a NOT per word.
 func blockMasks(blk *[64]byte) (bs, stop, hi uint64) {
 	x := binary.LittleEndian.Uint64(blk[0:8])
@@ -963,17 +964,18 @@ func blockMasks(blk *[64]byte) (bs, stop, hi uint64) {
 }
 
 // wordMasks has bit k set for each byte k of x that is NOT a backslash
-// (nb), and for each that is NOT a quote or a control character (ns).
-// Both are exact: no carry crosses bytes.
+// (nb), and for each that is NOT a quote or a control character (ns),
+// exactly for the ASCII bytes; the bits of non-ASCII bytes are arbitrary
+// (callers clear them when a block has such bytes), which saves two
+// operations per word. No carry crosses bytes.
 func wordMasks(x uint64) (nb, ns uint64) {
 	x7 := x & low7
-	// A byte is a backslash when its low seven bits are 0x5C and its high
-	// bit is clear: adding 0x7F to the difference sets the high bit
-	// otherwise.
-	nb = ((x7 ^ '\\'*lsb) + low7 | x) & msb
+	// A byte is a backslash when its seven bits are 0x5C: adding 0x7F to
+	// the difference sets the high bit otherwise.
+	nb = ((x7 ^ '\\'*lsb) + low7) & msb
 	// x^2 maps '"' to 0x20 and keeps control characters below 0x20, so
 	// one comparison (< 0x21, by adding 0x5F) finds both.
-	ns = ((x7 ^ 0x02*lsb) + 0x5F*lsb | x) & msb
+	ns = ((x7 ^ 0x02*lsb) + 0x5F*lsb) & msb
 	// magic>>7 gathers the high bits as magic gathers the low ones.
 	return nb * (magic >> 7) >> 56, ns * (magic >> 7) >> 56
 }
@@ -1051,6 +1053,12 @@ func scanBlocks(b []byte, i int) (next, status, d, w int, flags uint8) {
 	for i+64 < len(b) {
 		blk := (*[64]byte)(b[i : i+64])
 		bsM, stopM, hi := blockMasks(blk)
+		var naM, leadM uint64
+		if hi != 0 {
+			naM, leadM = nonASCIIMasks(blk)
+			bsM &^= naM
+			stopM &^= naM
+		}
 		// Fast path: which backslashes escape (the start of each odd run,
 		// found by subtraction as simdjson does), hence which quote ends
 		// the string; the escaped characters are only summed through a
@@ -1059,10 +1067,6 @@ func scanBlocks(b []byte, i int) (next, status, d, w int, flags uint8) {
 		escaper := ((bsM<<1 | oddBits) - bsM ^ oddBits) & bsM
 		escaped := escaper << 1
 		limit := bits.TrailingZeros64(stopM &^ escaped) // 64 when there is no stop
-		var naM, leadM uint64
-		if hi != 0 {
-			naM, leadM = nonASCIIMasks(blk)
-		}
 		if limit == 64 || blk[limit&63] == '"' {
 			below := uint64(1)<<uint(limit) - 1 // all ones for 64
 			esc := escaped & below
