@@ -521,16 +521,18 @@ func (p *parser) elementDone(k kind, end, endCol int) {
 		}
 		return m.span
 	}
-	prefix := "toolCalls[" + itoa(idx) + "]"
+	// The prefix is built only for a failing element: valid ones are the
+	// common case and should not allocate.
+	prefix := func() string { return "toolCalls[" + itoa(idx) + "]" }
 	switch {
 	case k != kObject:
-		p.elemErr, p.elemErrSpan = prefix+" must be an object", whole
+		p.elemErr, p.elemErrSpan = prefix()+" must be an object", whole
 	case p.id.kind != kString:
-		p.elemErr, p.elemErrSpan = prefix+".id must be a string", at(p.id)
+		p.elemErr, p.elemErrSpan = prefix()+".id must be a string", at(p.id)
 	case p.name.kind != kString:
-		p.elemErr, p.elemErrSpan = prefix+".name must be a string", at(p.name)
+		p.elemErr, p.elemErrSpan = prefix()+".name must be a string", at(p.name)
 	case !p.hasInput:
-		p.elemErr, p.elemErrSpan = prefix+" requires an input member", whole
+		p.elemErr, p.elemErrSpan = prefix()+" requires an input member", whole
 	default:
 		if p.calls == nil {
 			p.calls = make([]callRef, 0, 4)
