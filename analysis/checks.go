@@ -3,6 +3,7 @@ package analysis
 import (
 	"cmp"
 	"fmt"
+	"github.com/sessionls/sessionls/internal/textfmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -260,68 +261,34 @@ func budgetFinding(units []Unit, nmsgs int, c Cutoff, err error) Finding {
 	if err != nil {
 		f := Finding{Line: 1, Severity: SeverityError, Code: CodeBudgetExceeded}
 		if len(units) == 0 {
-			f.Message = fmt.Sprintf("%s (budget %s; the session has no messages)", err, thousands(c.Budget))
+			f.Message = fmt.Sprintf("%s (budget %s; the session has no messages)", err, textfmt.Thousands(c.Budget))
 			return f
 		}
 		u := units[len(units)-1]
 		f.Line = u.StartLine
-		f.Message = fmt.Sprintf("%s (budget %s; the newest unit, %s, needs %s chars)", err, thousands(c.Budget), lineRange(u.StartLine, u.EndLine), thousands(u.Chars))
+		f.Message = fmt.Sprintf("%s (budget %s; the newest unit, %s, needs %s chars)", err, textfmt.Thousands(c.Budget), textfmt.LineRange(u.StartLine, u.EndLine), textfmt.Thousands(u.Chars))
 		return f
 	}
 	f := Finding{Line: c.FirstKeptLine, Severity: SeverityInfo, Code: CodeBudgetCutoff}
 	last := units[len(units)-1].EndLine
-	kept := fmt.Sprintf("%s, %s chars", plural(c.KeptUnits, "unit", "units"), thousands(c.KeptChars))
+	kept := fmt.Sprintf("%s, %s chars", textfmt.Plural(c.KeptUnits, "unit", "units"), textfmt.Thousands(c.KeptChars))
 	if dropped := nmsgs - c.KeptMessages; dropped > 0 {
 		verb := "are"
 		if dropped == 1 {
 			verb = "is"
 		}
-		f.Message = fmt.Sprintf("budget %s keeps %s: %s; %s above %s trimmed", thousands(c.Budget), lineRange(c.FirstKeptLine, last), kept, plural(dropped, "message", "messages"), verb)
+		f.Message = fmt.Sprintf("budget %s keeps %s: %s; %s above %s trimmed", textfmt.Thousands(c.Budget), textfmt.LineRange(c.FirstKeptLine, last), kept, textfmt.Plural(dropped, "message", "messages"), verb)
 	} else {
-		f.Message = fmt.Sprintf("budget %s keeps every message (%s): %s", thousands(c.Budget), lineRange(c.FirstKeptLine, last), kept)
+		f.Message = fmt.Sprintf("budget %s keeps every message (%s): %s", textfmt.Thousands(c.Budget), textfmt.LineRange(c.FirstKeptLine, last), kept)
 	}
 	return f
-}
-
-func lineRange(a, b int) string {
-	if a == b {
-		return "line " + strconv.Itoa(a)
-	}
-	return fmt.Sprintf("lines %d–%d", a, b)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return thousands(int64(n)) + " " + many
-}
-
-// thousands formats n with comma separators: 8000 → "8,000".
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := n < 0
-	if neg {
-		s = s[1:]
-	}
-	out := make([]byte, 0, len(s)+len(s)/3+1)
-	if neg {
-		out = append(out, '-')
-	}
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
-	return string(out)
 }
 
 func tooLargeFinding(width16 int64) Finding {
 	return Finding{
 		Line: 1, Severity: SeverityWarning, Code: CodeFileTooLarge,
 		Message: fmt.Sprintf("the file is %s UTF-16 code units long, more than node's maximum string length of %s: the runtime's readFile(path, \"utf8\") would throw RangeError: Invalid string length and the session would not load",
-			thousands(width16), thousands(MaxStringLength)),
+			textfmt.Thousands(width16), textfmt.Thousands(MaxStringLength)),
 	}
 }
 
@@ -337,6 +304,6 @@ func tooDeep(depth int) bool { return depth > DeepNestingLimit }
 func deepFinding(m *Message) Finding {
 	return Finding{
 		Line: m.Line, Severity: SeverityWarning, Code: CodeDeepNesting,
-		Message: fmt.Sprintf("this message nests %s levels deep: node's JSON.stringify overflows its stack at about 4,100 levels, so the runtime's estimateContextChars may throw for it and trimming would fail", thousands(int64(m.Depth))),
+		Message: fmt.Sprintf("this message nests %s levels deep: node's JSON.stringify overflows its stack at about 4,100 levels, so the runtime's estimateContextChars may throw for it and trimming would fail", textfmt.Thousands(int64(m.Depth))),
 	}
 }

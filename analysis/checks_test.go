@@ -3,6 +3,7 @@ package analysis
 import (
 	"errors"
 	"fmt"
+	"github.com/sessionls/sessionls/internal/textfmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -177,8 +178,8 @@ func TestBudgetFindings(t *testing.T) {
 		line    int
 		wantErr error
 	}{
-		{"cut", text, above + c(u), fmt.Sprintf("budget %s keeps lines 2–5: 3 units, %s chars; 1 message above is trimmed", thousands(above+c(u)), thousands(above+c(u))), 2, nil},
-		{"cut before a unit that does not fit", text, above + c(u) - 1, fmt.Sprintf("budget %s keeps lines 3–5: 2 units, %s chars; 2 messages above are trimmed", thousands(above+c(u)-1), thousands(above)), 3, nil},
+		{"cut", text, above + c(u), fmt.Sprintf("budget %s keeps lines 2–5: 3 units, %s chars; 1 message above is trimmed", textfmt.Thousands(above+c(u)), textfmt.Thousands(above+c(u))), 2, nil},
+		{"cut before a unit that does not fit", text, above + c(u) - 1, fmt.Sprintf("budget %s keeps lines 3–5: 2 units, %s chars; 2 messages above are trimmed", textfmt.Thousands(above+c(u)-1), textfmt.Thousands(above)), 3, nil},
 		{"all", text, 10_000, fmt.Sprintf("budget 10,000 keeps every message (lines 1–5): 4 units, %d chars", above+2*c(u)), 1, nil},
 		{"too small", text, newest - 1, fmt.Sprintf("context budget cannot contain the smallest consistent message unit (budget %d; the newest unit, line 5, needs %d chars)", newest-1, newest), 5, ErrBudgetTooSmall},
 		{"too small for a round", strings.Join([]string{u, a, ta}, "\n"), 100, fmt.Sprintf("context budget cannot contain the smallest consistent message unit (budget 100; the newest unit, lines 2–3, needs %d chars)", c(a)+c(ta)), 2, ErrBudgetTooSmall},
@@ -208,13 +209,5 @@ func TestBudgetFindings(t *testing.T) {
 	r := fakeAnalyze("{\n"+text, Options{Budget: 100})
 	if r.Cutoff != nil || r.CutoffErr != nil {
 		t.Errorf("a file that does not load got a cutoff: %+v %v", r.Cutoff, r.CutoffErr)
-	}
-}
-
-func TestThousands(t *testing.T) {
-	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 8000: "8,000", 1234567: "1,234,567", -1234: "-1,234", 536870888: "536,870,888"} {
-		if got := thousands(n); got != want {
-			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
-		}
 	}
 }

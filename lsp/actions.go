@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"fmt"
+	"github.com/sessionls/sessionls/internal/textfmt"
 	"strings"
 
 	"github.com/sessionls/sessionls/analysis"
@@ -30,7 +31,7 @@ func (s *server) CodeAction(ctx context.Context, p *protocol.CodeActionParams) (
 	}
 	n := int64(c.FirstKeptLine - 1)
 	action := protocol.CodeAction{
-		Title:       fmt.Sprintf("Trim %s above the budget cutoff", plural(n, "line", "lines")),
+		Title:       fmt.Sprintf("Trim %s above the budget cutoff", textfmt.Plural(n, "line", "lines")),
 		Kind:        protocol.RefactorRewrite,
 		Diagnostics: cutoffDiagnostics(f.uri, rep),
 		Edit:        trimEdit(f, cut, s.currentCaps().documentChanges),

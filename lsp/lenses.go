@@ -3,7 +3,7 @@ package lsp
 import (
 	"errors"
 	"fmt"
-	"strconv"
+	"github.com/sessionls/sessionls/internal/textfmt"
 
 	"github.com/sessionls/sessionls/analysis"
 	"go.lsp.dev/protocol"
@@ -34,15 +34,15 @@ func codeLenses(rep *analysis.Report, budget int64) []protocol.CodeLens {
 	switch {
 	case budget <= 0:
 		setBudget(1, fmt.Sprintf("Σ %s chars · %s · set a context budget",
-			thousands(rep.TotalChars), plural(int64(len(rep.Messages)), "message", "messages")))
+			textfmt.Thousands(rep.TotalChars), textfmt.Plural(int64(len(rep.Messages)), "message", "messages")))
 	case !rep.Loads():
-		setBudget(1, fmt.Sprintf("✂ budget %s: %s", thousands(budget), notLoading(rep)))
+		setBudget(1, fmt.Sprintf("✂ budget %s: %s", textfmt.Thousands(budget), notLoading(rep)))
 	case rep.CutoffErr != nil:
 		l := 1
 		if n := len(rep.Units); n > 0 {
 			l = rep.Units[n-1].StartLine
 		}
-		setBudget(l, fmt.Sprintf("✂ budget %s: %s", thousands(budget), runtimeError(rep.CutoffErr)))
+		setBudget(l, fmt.Sprintf("✂ budget %s: %s", textfmt.Thousands(budget), runtimeError(rep.CutoffErr)))
 	case rep.Cutoff != nil:
 		c := rep.Cutoff
 		setBudget(c.FirstKeptLine, cutoffTitle(rep, c))
@@ -62,23 +62,23 @@ func cutoffTitle(rep *analysis.Report, c *analysis.Cutoff) string {
 	}
 	above := int64(max(len(rep.Messages)-c.KeptMessages, 0))
 	return fmt.Sprintf("✂ budget %s · keeps %s · %s chars · %s above trimmed",
-		thousands(c.Budget), lineRange(c.FirstKeptLine, last), thousands(c.KeptChars),
-		plural(above, "message", "messages"))
+		textfmt.Thousands(c.Budget), textfmt.LineRange(c.FirstKeptLine, last), textfmt.Thousands(c.KeptChars),
+		textfmt.Plural(above, "message", "messages"))
 }
 
 // unitTitle is built without fmt: a large session has thousands of units.
 func unitTitle(u analysis.Unit) string {
 	b := make([]byte, 0, 64)
-	b = appendThousands(b, u.Chars)
+	b = textfmt.AppendThousands(b, u.Chars)
 	b = append(b, " chars · "...)
 	if u.Len() == 1 {
 		b = append(b, "1 message"...)
 	} else {
-		b = appendThousands(b, int64(u.Len()))
+		b = textfmt.AppendThousands(b, int64(u.Len()))
 		b = append(b, " messages"...)
 	}
 	b = append(b, " · "...)
-	b = appendThousands(b, u.FromNewest)
+	b = textfmt.AppendThousands(b, u.FromNewest)
 	b = append(b, " from newest"...)
 	return string(b)
 }
@@ -108,40 +108,5 @@ func notLoading(rep *analysis.Report) string {
 		return fmt.Sprintf("the file does not load (line %d is invalid)", rep.FirstInvalidLine)
 	}
 	return fmt.Sprintf("the file does not load (%s UTF-16 units, more than readFile can hold in one string)",
-		thousands(rep.Width16))
-}
-
-// lineRange renders "line 3" or "lines 3–7".
-func lineRange(a, b int) string {
-	if a == b {
-		return "line " + strconv.Itoa(a)
-	}
-	return fmt.Sprintf("lines %d–%d", a, b)
-}
-
-// plural renders "1 message" / "2 messages" with thousands separators.
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return thousands(n) + " " + many
-}
-
-// thousands renders n with "," between groups of three digits.
-func thousands(n int64) string { return string(appendThousands(nil, n)) }
-
-func appendThousands(b []byte, n int64) []byte {
-	var digits [24]byte
-	s := strconv.AppendInt(digits[:0], n, 10)
-	if n < 0 {
-		b = append(b, '-')
-		s = s[1:]
-	}
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b = append(b, ',')
-		}
-		b = append(b, c)
-	}
-	return b
+		textfmt.Thousands(rep.Width16))
 }

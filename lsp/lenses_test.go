@@ -1,27 +1,10 @@
 package lsp
 
 import (
-	"math"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
-
-func TestThousands(t *testing.T) {
-	for n, want := range map[int64]string{
-		0: "0", 7: "7", 999: "999", 1000: "1,000", 12345: "12,345", 123456: "123,456",
-		1234567: "1,234,567", -1234: "-1,234", -999: "-999",
-		math.MaxInt64: "9,223,372,036,854,775,807", math.MinInt64: "-9,223,372,036,854,775,808",
-	} {
-		require.Equal(t, want, thousands(n), "%d", n)
-	}
-}
-
-func TestPlural(t *testing.T) {
-	require.Equal(t, "1 message", plural(1, "message", "messages"))
-	require.Equal(t, "0 messages", plural(0, "message", "messages"))
-	require.Equal(t, "1,001 lines", plural(1001, "line", "lines"))
-}
 
 func TestPreview(t *testing.T) {
 	require.Equal(t, "(empty)", preview(" \n\t", 40))

@@ -3,6 +3,7 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/sessionls/sessionls/internal/textfmt"
 	"strings"
 	"unicode"
 
@@ -93,7 +94,7 @@ func hoverText(doc *analysis.Document, rep *analysis.Report, i int) string {
 		return fmt.Sprintf("line %d is empty: the runtime skips it", line1)
 	}
 	msg := rep.Messages[m]
-	fmt.Fprintf(&b, "**%s** message · line %d · %s chars", msg.Role, line1, thousands(msg.Cost))
+	fmt.Fprintf(&b, "**%s** message · line %d · %s chars", msg.Role, line1, textfmt.Thousands(msg.Cost))
 	switch msg.Role {
 	case line.RoleTool:
 		status := "result"
@@ -120,8 +121,8 @@ func hoverText(doc *analysis.Document, rep *analysis.Report, i int) string {
 	}
 	unit := rep.Units[u]
 	fmt.Fprintf(&b, "\n\nunit %s · %s · %s chars · %s chars from the newest",
-		lineRange(unit.StartLine, unit.EndLine), plural(int64(unit.Len()), "message", "messages"),
-		thousands(unit.Chars), thousands(unit.FromNewest))
+		textfmt.LineRange(unit.StartLine, unit.EndLine), textfmt.Plural(int64(unit.Len()), "message", "messages"),
+		textfmt.Thousands(unit.Chars), textfmt.Thousands(unit.FromNewest))
 	b.WriteString("\n\n")
 	b.WriteString(budgetVerdict(rep, m))
 	return b.String()
@@ -137,10 +138,10 @@ func budgetVerdict(rep *analysis.Report, m int) string {
 	case rep.Cutoff == nil:
 		return "No context budget is set."
 	case rep.Kept(m):
-		return fmt.Sprintf("**kept** under the budget of %s chars.", thousands(rep.Cutoff.Budget))
+		return fmt.Sprintf("**kept** under the budget of %s chars.", textfmt.Thousands(rep.Cutoff.Budget))
 	default:
 		return fmt.Sprintf("**trimmed** under the budget of %s chars (the cutoff keeps from line %d).",
-			thousands(rep.Cutoff.Budget), rep.Cutoff.FirstKeptLine)
+			textfmt.Thousands(rep.Cutoff.Budget), rep.Cutoff.FirstKeptLine)
 	}
 }
 
@@ -167,8 +168,8 @@ func documentSymbols(doc *analysis.Document, rep *analysis.Report) []protocol.Do
 		first := lineRangeOf(doc, u.StartLine-1)
 		last := lineRangeOf(doc, u.EndLine-1)
 		sym := protocol.DocumentSymbol{
-			Name:           fmt.Sprintf("%s · %s chars", lineRange(u.StartLine, u.EndLine), thousands(u.Chars)),
-			Detail:         plural(int64(u.Len()), "message", "messages"),
+			Name:           fmt.Sprintf("%s · %s chars", textfmt.LineRange(u.StartLine, u.EndLine), textfmt.Thousands(u.Chars)),
+			Detail:         textfmt.Plural(int64(u.Len()), "message", "messages"),
 			Kind:           protocol.SymbolKindNamespace,
 			Range:          protocol.Range{Start: first.Start, End: last.End},
 			SelectionRange: first,
@@ -179,7 +180,7 @@ func documentSymbols(doc *analysis.Document, rep *analysis.Report) []protocol.Do
 			r := lineRangeOf(doc, msg.Line-1)
 			sym.Children = append(sym.Children, protocol.DocumentSymbol{
 				Name:           messageName(doc, msg),
-				Detail:         thousands(msg.Cost) + " chars",
+				Detail:         textfmt.Thousands(msg.Cost) + " chars",
 				Kind:           messageKind(msg.Role),
 				Range:          r,
 				SelectionRange: r,

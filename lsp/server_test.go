@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"fmt"
+	"github.com/sessionls/sessionls/internal/textfmt"
 	"strings"
 	"testing"
 	"time"
@@ -191,7 +192,7 @@ func TestCodeLenses(t *testing.T) {
 			rep := analysis.Analyze([]byte(tt.text), analysis.Options{Budget: int64(b)})
 			for _, u := range rep.Units {
 				require.Contains(t, got, fmt.Sprintf("%d: %s []", u.StartLine-1, unitTitle(u)))
-				require.Contains(t, unitTitle(u), thousands(u.Chars)+" chars")
+				require.Contains(t, unitTitle(u), textfmt.Thousands(u.Chars)+" chars")
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sessionls/sessionls/internal/textfmt"
 	"io"
 	"os"
 	"strconv"
@@ -120,8 +121,8 @@ func (o budgetOutcome) text(out io.Writer, file string, budget int64) error {
 	}
 	w := bufio.NewWriter(out)
 	rep := o.rep
-	fmt.Fprintf(w, "%s: %s in %s, %s chars\n", sanitize(file), plural(messageCount(rep), "message", "messages"),
-		plural(len(rep.Units), "unit", "units"), strconv.FormatInt(rep.TotalChars, 10))
+	fmt.Fprintf(w, "%s: %s in %s, %s chars\n", sanitize(file), textfmt.Plural(messageCount(rep), "message", "messages"),
+		textfmt.Plural(len(rep.Units), "unit", "units"), strconv.FormatInt(rep.TotalChars, 10))
 	if len(rep.Units) > 0 {
 		header := [6]string{"unit", "start line", "end line", "messages", "chars", "from newest"}
 		row := func(i int, u analysis.Unit) [6]int64 {
@@ -155,7 +156,7 @@ func (o budgetOutcome) text(out io.Writer, file string, budget int64) error {
 	if o.cutoff != nil {
 		c := o.cutoff
 		fmt.Fprintf(w, "budget %d keeps %d of %d units (%s, %d chars) from line %d\n", budget,
-			c.KeptUnits, len(rep.Units), plural(c.KeptMessages, "message", "messages"), c.KeptChars, c.FirstKeptLine)
+			c.KeptUnits, len(rep.Units), textfmt.Plural(c.KeptMessages, "message", "messages"), c.KeptChars, c.FirstKeptLine)
 	}
 	return w.Flush()
 }

@@ -5,10 +5,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/sessionls/sessionls/internal/textfmt"
 	"io"
 	"net/url"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -111,26 +111,19 @@ func (t *textFormatter) file(path string, findings []analysis.Finding) error {
 func (t *textFormatter) end(s summary) error {
 	var line string
 	if s.errors+s.warnings+s.infos == 0 {
-		line = t.paint(ansiGreen, "All checks passed") + fmt.Sprintf(" (%s).", plural(s.filesChecked, "file", "files"))
+		line = t.paint(ansiGreen, "All checks passed") + fmt.Sprintf(" (%s).", textfmt.Plural(s.filesChecked, "file", "files"))
 	} else {
-		counts := plural(s.errors, "error", "errors") + ", " + plural(s.warnings, "warning", "warnings")
+		counts := textfmt.Plural(s.errors, "error", "errors") + ", " + textfmt.Plural(s.warnings, "warning", "warnings")
 		if s.infos > 0 {
-			counts += ", " + plural(s.infos, "info", "info")
+			counts += ", " + textfmt.Plural(s.infos, "info", "info")
 		}
-		line = fmt.Sprintf("Found %s in %d of %s.", counts, s.filesWithFindings, plural(s.filesChecked, "file", "files"))
+		line = fmt.Sprintf("Found %s in %d of %s.", counts, s.filesWithFindings, textfmt.Plural(s.filesChecked, "file", "files"))
 	}
 	if n := len(s.ioErrors); n > 0 {
-		line = strings.TrimSuffix(line, ".") + "; " + plural(n, "path", "paths") + " could not be read."
+		line = strings.TrimSuffix(line, ".") + "; " + textfmt.Plural(n, "path", "paths") + " could not be read."
 	}
 	_, err := fmt.Fprintln(t.w, line)
 	return err
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }
 
 // sanitize makes a path or message safe to print on a terminal: control

@@ -2,7 +2,7 @@ package cli
 
 import (
 	"fmt"
-	"strconv"
+	"github.com/sessionls/sessionls/internal/textfmt"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -100,18 +100,5 @@ func progressLine(done, total int, bytes int64, elapsed time.Duration) string {
 	if s := elapsed.Seconds(); s > 0 {
 		rate = float64(bytes) / 1e6 / s
 	}
-	return fmt.Sprintf("checked %s/%s files · %s MB/s", thousands(int64(done)), thousands(int64(total)), thousands(int64(rate+0.5)))
-}
-
-// thousands writes n with comma separators: 3400 → "3,400".
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := ""
-	if n < 0 {
-		neg, s = "-", s[1:]
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return neg + s
+	return fmt.Sprintf("checked %s/%s files · %s MB/s", textfmt.Thousands(int64(done)), textfmt.Thousands(int64(total)), textfmt.Thousands(int64(rate+0.5)))
 }

@@ -1,0 +1,43 @@
+package textfmt
+
+import (
+	"math"
+	"testing"
+)
+
+func TestThousands(t *testing.T) {
+	tests := []struct {
+		n    int64
+		want string
+	}{
+		{0, "0"}, {7, "7"}, {999, "999"}, {1000, "1,000"}, {12345, "12,345"},
+		{100000, "100,000"}, {1234567, "1,234,567"}, {-1234, "-1,234"}, {-999, "-999"},
+		{math.MaxInt64, "9,223,372,036,854,775,807"}, {math.MinInt64, "-9,223,372,036,854,775,808"},
+	}
+	for _, tt := range tests {
+		if got := Thousands(tt.n); got != tt.want {
+			t.Errorf("Thousands(%d) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+	if got := string(AppendThousands([]byte("x="), 4096)); got != "x=4,096" {
+		t.Errorf("AppendThousands = %q", got)
+	}
+}
+
+func TestPluralAndLineRange(t *testing.T) {
+	if got := Plural(1, "message", "messages"); got != "1 message" {
+		t.Errorf("Plural(1) = %q", got)
+	}
+	if got := Plural(int64(0), "message", "messages"); got != "0 messages" {
+		t.Errorf("Plural(0) = %q", got)
+	}
+	if got := Plural(2048, "unit", "units"); got != "2,048 units" {
+		t.Errorf("Plural(2048) = %q", got)
+	}
+	if got := LineRange(3, 3); got != "line 3" {
+		t.Errorf("LineRange(3, 3) = %q", got)
+	}
+	if got := LineRange(3, 7); got != "lines 3–7" {
+		t.Errorf("LineRange(3, 7) = %q", got)
+	}
+}
