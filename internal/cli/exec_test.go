@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"io"
 	"os"
 	"os/exec"
