@@ -216,7 +216,7 @@ func (c *collector) reserve(msgs, calls int) {
 		c.rep.Messages = slices.Grow(c.rep.Messages, msgs)
 	}
 	if c.link.decls == nil && calls > 0 {
-		c.link.decls = make(map[string]decl, calls)
+		c.link.decls = newDeclTable(calls)
 	}
 }
 

@@ -53,7 +53,7 @@ func (s span32) span() line.Span {
 // later result belongs to the nearer declaration), so whether it got a
 // result is known at that moment; the rest are known at the end.
 type linker struct {
-	decls  map[string]decl
+	decls  *declTable
 	firsts map[string]Related // first declaration, for ids declared more than once
 	n      int32              // messages seen
 	// findings receives the checks' findings; nil when only owners are wanted.
@@ -70,7 +70,7 @@ func (l *linker) emit(f Finding) {
 // add links the next message and returns its node.
 func (l *linker) add(m *Message) node {
 	if l.decls == nil {
-		l.decls = make(map[string]decl)
+		l.decls = newDeclTable(0)
 	}
 	idx := l.n
 	l.n++
@@ -79,34 +79,35 @@ func (l *linker) add(m *Message) node {
 	case line.RoleAssistant:
 		for i := range m.Calls {
 			c := &m.Calls[i]
-			d, seen := l.decls[c.ID]
-			if seen {
-				l.duplicate(m, c, d)
-				if d.msg == idx {
-					// Repeated inside one message: a result answers both
-					// alike, so keep tracking the first.
-					continue
-				}
-				if !d.answered {
-					l.missing(c.ID, d, m.Line)
-				}
+			nw := decl{msg: idx, line: m.Line, span: toSpan32(c.IDSpan)}
+			e, h, slot := l.decls.find(c.ID)
+			if e == nil {
+				l.decls.insert(c.ID, h, slot, nw)
+				continue
 			}
-			l.decls[c.ID] = decl{msg: idx, line: m.Line, span: toSpan32(c.IDSpan)}
+			d := e.d
+			l.duplicate(m, c, d)
+			if d.msg == idx {
+				// Repeated inside one message: a result answers both
+				// alike, so keep tracking the first.
+				continue
+			}
+			if !d.answered {
+				l.missing(c.ID, d, m.Line)
+			}
+			e.d = nw
 		}
 	case line.RoleTool:
-		d, ok := l.decls[m.ToolCallID]
-		if !ok {
+		e, _, _ := l.decls.find(m.ToolCallID)
+		if e == nil {
 			l.emit(Finding{
 				Line: m.Line, Span: m.ToolCallIDSpan, Severity: SeverityWarning, Code: CodeOrphanToolResult,
 				Message: fmt.Sprintf("no earlier assistant declares toolCallId %s: the runtime keeps this tool result as a unit of its own", strconv.Quote(m.ToolCallID)),
 			})
 			break
 		}
-		nd.owner = d.msg
-		if !d.answered {
-			d.answered = true
-			l.decls[m.ToolCallID] = d
-		}
+		nd.owner = e.d.msg
+		e.d.answered = true
 	}
 	return nd
 }
@@ -158,12 +159,14 @@ func (l *linker) finish() {
 		d  decl
 	}
 	var left []open
-	for id, d := range l.decls {
-		if !d.answered {
-			left = append(left, open{id, d})
+	if l.decls != nil {
+		for k := range l.decls.len() {
+			if e := l.decls.at(k); !e.d.answered {
+				left = append(left, open{l.decls.key(e), e.d})
+			}
 		}
 	}
-	// Map order is random; report in file order so reports are repeatable.
+	// The table holds ids in first-declaration order; report in file order.
 	slices.SortFunc(left, func(a, b open) int {
 		if a.d.line != b.d.line {
 			return cmp.Compare(a.d.line, b.d.line)
