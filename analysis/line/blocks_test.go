@@ -39,18 +39,31 @@ func TestWordMasks(t *testing.T) {
 	}
 }
 
-// TestBlockMasks compares the gathered masks of blocks with a byte loop.
+// TestBlockMasks compares the masks of blocks, portable and (on amd64)
+// assembly, with a byte loop: random blocks over the interesting bytes, and
+// every byte value in every position among random neighbours.
 func TestBlockMasks(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	alphabet := []byte("ab\\\"\x00\x1f \x7f\x80\xbf\xc3\xe2\xf0\xff")
-	for trial := 0; trial < 2000; trial++ {
+	var blocks [][64]byte
+	for range 2000 {
 		var blk [64]byte
 		for k := range blk {
 			blk[k] = alphabet[r.IntN(len(alphabet))]
 		}
-		bs, stop, hi := blockMasks(&blk)
-		na, leads := nonASCIIMasks(&blk)
-		bs, stop = bs&^na, stop&^na
+		blocks = append(blocks, blk)
+	}
+	for c := range 256 {
+		for pos := range 64 {
+			var blk [64]byte
+			for k := range blk {
+				blk[k] = byte(r.Uint32())
+			}
+			blk[pos] = byte(c)
+			blocks = append(blocks, blk)
+		}
+	}
+	for _, blk := range blocks {
 		var wantBS, wantStop, wantNA, wantLeads uint64
 		for k, v := range blk {
 			if v == '\\' {
@@ -66,9 +79,15 @@ func TestBlockMasks(t *testing.T) {
 				wantLeads |= 1 << k
 			}
 		}
-		if bs != wantBS || stop != wantStop || na != wantNA || leads != wantLeads || (hi != 0) != (wantNA != 0) {
-			t.Fatalf("block %q:\nbs    %064b want %064b\nstop  %064b want %064b\nna    %064b want %064b\nleads %064b want %064b\nhi %x",
-				blk, bs, wantBS, stop, wantStop, na, wantNA, leads, wantLeads, hi)
+		for _, f := range []struct {
+			name  string
+			masks func(*[64]byte) (bs, stop, na, leads uint64)
+		}{{"allMasks", allMasks}, {"allMasksGeneric", allMasksGeneric}} {
+			bs, stop, na, leads := f.masks(&blk)
+			if bs != wantBS || stop != wantStop || na != wantNA || leads != wantLeads {
+				t.Fatalf("%s of block %q:\nbs    %064b want %064b\nstop  %064b want %064b\nna    %064b want %064b\nleads %064b want %064b",
+					f.name, blk, bs, wantBS, stop, wantStop, na, wantNA, leads, wantLeads)
+			}
 		}
 	}
 }

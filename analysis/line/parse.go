@@ -965,6 +965,19 @@ func blockMasks(blk *[64]byte) (bs, stop, hi uint64) {
 	return ^nb, ^ns, hi & msb
 }
 
+// allMasksGeneric is allMasks in portable Go: blockMasks, and for a block
+// with non-ASCII bytes their masks, which also clear the arbitrary bits of
+// those bytes.
+func allMasksGeneric(blk *[64]byte) (bs, stop, na, leads uint64) {
+	bs, stop, hi := blockMasks(blk)
+	if hi != 0 {
+		na, leads = nonASCIIMasks(blk)
+		bs &^= na
+		stop &^= na
+	}
+	return bs, stop, na, leads
+}
+
 // wordMasks has bit k set for each byte k of x that is NOT a backslash
 // (nb), and for each that is NOT a quote or a control character (ns),
 // exactly for the ASCII bytes; the bits of non-ASCII bytes are arbitrary
@@ -1054,13 +1067,7 @@ const escSlow = 64
 func scanBlocks(b []byte, i int) (next, status, d, w int, flags uint8) {
 	for i+64 < len(b) {
 		blk := (*[64]byte)(b[i : i+64])
-		bsM, stopM, hi := blockMasks(blk)
-		var naM, leadM uint64
-		if hi != 0 {
-			naM, leadM = nonASCIIMasks(blk)
-			bsM &^= naM
-			stopM &^= naM
-		}
+		bsM, stopM, naM, leadM := allMasks(blk)
 		// Fast path: which backslashes escape (the start of each odd run,
 		// found by subtraction as simdjson does), hence which quote ends
 		// the string; the escaped characters are only summed through a
