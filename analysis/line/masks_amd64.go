@@ -1,3 +1,5 @@
+//go:build !purego
+
 package line
 
 // allMasks returns, bit k for byte k of the block, the backslashes, the

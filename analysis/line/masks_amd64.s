@@ -1,3 +1,5 @@
+//go:build !purego
+
 #include "textflag.h"
 
 // func allMasks(blk *[64]byte) (bs, stop, na, leads uint64)

@@ -1,4 +1,8 @@
-//go:build !amd64
+//go:build !amd64 || purego
+
+// The portable block classifier: every architecture but amd64, and amd64
+// too with -tags purego (the Go convention for "no assembly"), which CI runs
+// so that both paths stay tested on the same machine.
 
 package line
 
