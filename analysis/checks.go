@@ -3,12 +3,12 @@ package analysis
 import (
 	"cmp"
 	"fmt"
-	"github.com/sessionls/sessionls/internal/textfmt"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/sessionls/sessionls/analysis/line"
+	"github.com/sessionls/sessionls/internal/textfmt"
 )
 
 // decl is the latest declaration of one call id, as the linker tracks it.

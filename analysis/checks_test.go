@@ -3,10 +3,11 @@ package analysis
 import (
 	"errors"
 	"fmt"
-	"github.com/sessionls/sessionls/internal/textfmt"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/sessionls/sessionls/internal/textfmt"
 )
 
 // Test lines for the fake parser.

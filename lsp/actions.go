@@ -3,10 +3,10 @@ package lsp
 import (
 	"context"
 	"fmt"
-	"github.com/sessionls/sessionls/internal/textfmt"
 	"strings"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/internal/textfmt"
 	"go.lsp.dev/protocol"
 )
 
@@ -33,7 +33,7 @@ func (s *server) CodeAction(ctx context.Context, p *protocol.CodeActionParams) (
 	action := protocol.CodeAction{
 		Title:       fmt.Sprintf("Trim %s above the budget cutoff", textfmt.Plural(n, "line", "lines")),
 		Kind:        protocol.RefactorRewrite,
-		Diagnostics: cutoffDiagnostics(f.uri, rep),
+		Diagnostics: cutoffDiagnostics(f.uri, f.doc, rep),
 		Edit:        trimEdit(f, cut, s.currentCaps().documentChanges),
 	}
 	return append(out, action), nil
@@ -59,11 +59,11 @@ func trimEdit(f *file, cut uint32, versioned bool) *protocol.WorkspaceEdit {
 }
 
 // cutoffDiagnostics are the budget-cutoff diagnostics the action resolves.
-func cutoffDiagnostics(uri protocol.DocumentURI, rep *analysis.Report) []protocol.Diagnostic {
+func cutoffDiagnostics(uri protocol.DocumentURI, doc *analysis.Document, rep *analysis.Report) []protocol.Diagnostic {
 	var out []protocol.Diagnostic
 	for _, fd := range rep.Findings {
 		if fd.Code == analysis.CodeBudgetCutoff {
-			out = append(out, toDiagnostic(uri, fd))
+			out = append(out, toDiagnostic(uri, doc, fd))
 		}
 	}
 	return out

@@ -17,19 +17,19 @@ type publishDiagnosticsParams struct {
 	Diagnostics []protocol.Diagnostic `json:"diagnostics"`
 }
 
-// toDiagnostics converts every finding of rep. It never returns nil: a nil
-// slice would be published as null.
-func toDiagnostics(uri protocol.DocumentURI, rep *analysis.Report) []protocol.Diagnostic {
+// toDiagnostics converts every finding of rep, a report on doc. It never
+// returns nil: a nil slice would be published as null.
+func toDiagnostics(uri protocol.DocumentURI, doc *analysis.Document, rep *analysis.Report) []protocol.Diagnostic {
 	out := make([]protocol.Diagnostic, 0, len(rep.Findings))
 	for _, f := range rep.Findings {
-		out = append(out, toDiagnostic(uri, f))
+		out = append(out, toDiagnostic(uri, doc, f))
 	}
 	return out
 }
 
-func toDiagnostic(uri protocol.DocumentURI, f analysis.Finding) protocol.Diagnostic {
+func toDiagnostic(uri protocol.DocumentURI, doc *analysis.Document, f analysis.Finding) protocol.Diagnostic {
 	d := protocol.Diagnostic{
-		Range:    spanRange(f.Line, f.Span),
+		Range:    findingRange(doc, f.Line, f.Span),
 		Severity: toSeverity(f.Severity),
 		Code:     f.Code,
 		Source:   diagnosticSource,
@@ -37,7 +37,7 @@ func toDiagnostic(uri protocol.DocumentURI, f analysis.Finding) protocol.Diagnos
 	}
 	for _, r := range f.Related {
 		d.RelatedInformation = append(d.RelatedInformation, protocol.DiagnosticRelatedInformation{
-			Location: protocol.Location{URI: uri, Range: spanRange(r.Line, r.Span)},
+			Location: protocol.Location{URI: uri, Range: findingRange(doc, r.Line, r.Span)},
 			Message:  r.Message,
 		})
 	}
@@ -63,4 +63,21 @@ func spanRange(line1 int, s line.Span) protocol.Range {
 		Start: protocol.Position{Line: l, Character: uint32(max(s.StartCol, 0))},
 		End:   protocol.Position{Line: l, Character: uint32(max(s.EndCol, s.StartCol, 0))},
 	}
+}
+
+// findingRange is spanRange, except that a finding about a whole line (the
+// engine gives it the zero Span; the CLI prints column 1 to 1) covers the
+// line's text, so an editor underlines the line rather than its first
+// character. A trailing '\r' is left out: LSP clients do not count it.
+func findingRange(doc *analysis.Document, line1 int, s line.Span) protocol.Range {
+	r := spanRange(line1, s)
+	if s != (line.Span{}) || line1 < 1 || line1 > doc.LineCount() {
+		return r
+	}
+	w := doc.LineResult(line1 - 1).Width16
+	if text := doc.Line(line1 - 1); len(text) > 0 && text[len(text)-1] == '\r' {
+		w--
+	}
+	r.End.Character = uint32(max(w, 0))
+	return r
 }

@@ -3,9 +3,9 @@ package lsp
 import (
 	"errors"
 	"fmt"
-	"github.com/sessionls/sessionls/internal/textfmt"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/internal/textfmt"
 	"go.lsp.dev/protocol"
 )
 

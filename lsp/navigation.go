@@ -3,12 +3,12 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/sessionls/sessionls/internal/textfmt"
 	"strings"
 	"unicode"
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/line"
+	"github.com/sessionls/sessionls/internal/textfmt"
 	"go.lsp.dev/protocol"
 )
 

@@ -493,7 +493,7 @@ func (s *server) Request(ctx context.Context, method string, params any) (any, e
 func (s *server) publish(f *file) {
 	rep := f.doc.Report()
 	s.notify(protocol.MethodTextDocumentPublishDiagnostics, &publishDiagnosticsParams{
-		URI: f.uri, Version: f.version, Diagnostics: toDiagnostics(f.uri, rep),
+		URI: f.uri, Version: f.version, Diagnostics: toDiagnostics(f.uri, f.doc, rep),
 	})
 }
 

@@ -2,12 +2,14 @@ package lsp
 
 import (
 	"fmt"
-	"github.com/sessionls/sessionls/internal/textfmt"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/line"
+	"github.com/sessionls/sessionls/internal/textfmt"
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/protocol"
 )
@@ -23,9 +25,12 @@ func at(uri protocol.DocumentURI, line, char int) map[string]any {
 	}
 }
 
-// wantDiagnostics converts an analysis report the way a client should see it.
-func requireDiagnosticsMatch(t *testing.T, uri protocol.DocumentURI, rep *analysis.Report, got []protocol.Diagnostic) {
+// requireDiagnosticsMatch checks that got is rep, a report on text, as a
+// client should see it. A whole-line finding (zero span) covers the line's
+// text, less a trailing '\r'.
+func requireDiagnosticsMatch(t *testing.T, uri protocol.DocumentURI, text string, rep *analysis.Report, got []protocol.Diagnostic) {
 	t.Helper()
+	lines := strings.Split(text, "\n")
 	require.NotNil(t, got, "diagnostics must be [], never null")
 	require.Len(t, got, len(rep.Findings))
 	for i, f := range rep.Findings {
@@ -36,7 +41,11 @@ func requireDiagnosticsMatch(t *testing.T, uri protocol.DocumentURI, rep *analys
 		require.Equal(t, uint32(f.Line-1), d.Range.Start.Line, f.Code)
 		require.Equal(t, uint32(f.Line-1), d.Range.End.Line, f.Code)
 		require.Equal(t, uint32(f.Span.StartCol), d.Range.Start.Character, f.Code)
-		require.Equal(t, uint32(f.Span.EndCol), d.Range.End.Character, f.Code)
+		wantEnd := f.Span.EndCol
+		if f.Span == (line.Span{}) {
+			wantEnd = len(utf16.Encode([]rune(strings.TrimSuffix(lines[f.Line-1], "\r"))))
+		}
+		require.Equal(t, uint32(wantEnd), d.Range.End.Character, f.Code)
 		wantSev := map[analysis.Severity]protocol.DiagnosticSeverity{
 			analysis.SeverityError:   protocol.DiagnosticSeverityError,
 			analysis.SeverityWarning: protocol.DiagnosticSeverityWarning,
@@ -60,7 +69,7 @@ func TestDiagnostics(t *testing.T) {
 	require.Equal(t, uint32(1), pub.Version)
 	rep := analysis.Analyze([]byte(demo), analysis.Options{})
 	require.NotEmpty(t, rep.Findings, "the demo session has problems to report")
-	requireDiagnosticsMatch(t, uri, rep, pub.Diagnostics)
+	requireDiagnosticsMatch(t, uri, demo, rep, pub.Diagnostics)
 
 	// Fix line 8 (the unterminated object) with an incremental edit.
 	lines := strings.Split(demo, "\n")
@@ -77,7 +86,7 @@ func TestDiagnostics(t *testing.T) {
 	pub = h.client.lastDiagnostics(uri)
 	require.Equal(t, uint32(2), pub.Version)
 	lines[7] += "}"
-	requireDiagnosticsMatch(t, uri, analysis.Analyze([]byte(strings.Join(lines, "\n")), analysis.Options{}), pub.Diagnostics)
+	requireDiagnosticsMatch(t, uri, strings.Join(lines, "\n"), analysis.Analyze([]byte(strings.Join(lines, "\n")), analysis.Options{}), pub.Diagnostics)
 
 	// A full-text change (no range) replaces everything.
 	clean := readSession(t, "clean.jsonl")
@@ -215,14 +224,14 @@ func TestBudgetRoutes(t *testing.T) {
 		"budget": float64(300), "totalChars": float64(719), "keptChars": float64(181), "firstKeptLine": float64(6),
 		"messages": float64(7), "loads": true, "error": nil,
 	}, st, "initializationOptions.budget")
-	requireDiagnosticsMatch(t, uri, analysis.Analyze([]byte(clean), analysis.Options{Budget: 300}), h.client.lastDiagnostics(uri).Diagnostics)
+	requireDiagnosticsMatch(t, uri, clean, analysis.Analyze([]byte(clean), analysis.Options{Budget: 300}), h.client.lastDiagnostics(uri).Diagnostics)
 
 	// workspace/didChangeConfiguration with settings.sessionls.budget.
 	n, r := h.client.publications(uri), h.client.refreshCount()
 	h.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sessionls": map[string]any{"budget": 100}}})
 	require.Eventually(t, func() bool { return h.client.publications(uri) > n }, wait, time.Millisecond)
 	require.Equal(t, float64(100), statusOf(h, uri)["budget"])
-	requireDiagnosticsMatch(t, uri, analysis.Analyze([]byte(clean), analysis.Options{Budget: 100}), h.client.lastDiagnostics(uri).Diagnostics)
+	requireDiagnosticsMatch(t, uri, clean, analysis.Analyze([]byte(clean), analysis.Options{Budget: 100}), h.client.lastDiagnostics(uri).Diagnostics)
 	require.Eventually(t, func() bool { return h.client.refreshCount() > r }, wait, time.Millisecond, "codeLens refresh")
 
 	// null: no budget.
@@ -244,7 +253,7 @@ func TestBudgetRoutes(t *testing.T) {
 	require.Equal(t, "context budget cannot contain the smallest consistent message unit", st["error"])
 	require.Nil(t, st["keptChars"])
 	rep := analysis.Analyze([]byte(clean), analysis.Options{Budget: 42})
-	requireDiagnosticsMatch(t, uri, rep, h.client.lastDiagnostics(uri).Diagnostics)
+	requireDiagnosticsMatch(t, uri, clean, rep, h.client.lastDiagnostics(uri).Diagnostics)
 	require.Equal(t, analysis.CodeBudgetExceeded, rep.Findings[len(rep.Findings)-1].Code)
 
 	// Bad budgets: an error message, and the budget stays.
@@ -467,7 +476,7 @@ func TestAstralEdit(t *testing.T) {
 	want := prefix + `ß🎉"}` + "\n" + `{"role":"user","content":"ok"}`
 	rep := analysis.Analyze([]byte(want), analysis.Options{Budget: 10000})
 	require.True(t, rep.Loads())
-	requireDiagnosticsMatch(t, uri, rep, h.client.lastDiagnostics(uri).Diagnostics)
+	requireDiagnosticsMatch(t, uri, want, rep, h.client.lastDiagnostics(uri).Diagnostics)
 	var lenses []protocol.CodeLens
 	h.call("textDocument/codeLens", textDoc(uri), &lenses)
 	require.Contains(t, lensTitles(lenses), fmt.Sprintf("0: %s []", unitTitle(rep.Units[0])))

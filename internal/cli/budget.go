@@ -5,11 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/sessionls/sessionls/internal/textfmt"
 	"io"
 	"os"
 	"strconv"
 
+	"github.com/sessionls/sessionls/internal/textfmt"
 	"github.com/spf13/cobra"
 
 	"github.com/sessionls/sessionls/analysis"

@@ -52,7 +52,8 @@ units (as editors and LSP count them). endColumn is exclusive: the column
 just after the last character of the range, like ruff's end_location and
 SARIF's endColumn; an empty range has endColumn == column. A finding about
 a whole line (swept-message, budget-cutoff, ...) has column 1 and
-endColumn 1 in text and json, and no columns in github and sarif.
+endColumn 1 in text and json, and no columns in github and sarif (the
+language server underlines the whole line).
 
 Formats:
   text    path:line:col: severity[code] message, then a summary line

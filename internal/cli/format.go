@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/sessionls/sessionls/internal/textfmt"
 	"io"
 	"net/url"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/line"
+	"github.com/sessionls/sessionls/internal/textfmt"
 )
 
 // Output formats of `check`.

@@ -2,10 +2,11 @@ package cli
 
 import (
 	"fmt"
-	"github.com/sessionls/sessionls/internal/textfmt"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/sessionls/sessionls/internal/textfmt"
 )
 
 // progress shows `checked 120/3,400 files · 412 MB/s` on stderr while a

@@ -297,11 +297,18 @@ end
 local function expected_diags(buf, findings)
   local out = {}
   for _, f in ipairs(findings) do
+    local end_col = byte_col(buf, f.endLine, f.endColumn)
+    if f.line == f.endLine and f.column == 1 and f.endColumn == 1 then
+      -- A finding about a whole line (the CLI prints column 1 to 1): the
+      -- server underlines the line's text.
+      local text = vim.api.nvim_buf_get_lines(buf, f.line - 1, f.line, false)[1] or ""
+      end_col = #(text:gsub("\r$", ""))
+    end
     table.insert(out, {
       line = f.line,
       col = byte_col(buf, f.line, f.column),
       end_line = f.endLine,
-      end_col = byte_col(buf, f.endLine, f.endColumn),
+      end_col = end_col,
       code = f.code,
       severity = f.severity == "information" and "info" or f.severity,
       message = f.message,
