@@ -166,6 +166,22 @@ func budgets(r *rand.Rand, units []oracle.Unit) []int64 {
 
 // compareFile returns the disagreements between our analysis of data and
 // the oracle's answer.
+// invalidLines lists the invalid lines as "line:kind", ours (from the
+// report's invalid-json/invalid-record findings) and node's.
+func invalidLines(rep *analysis.Report, want oracle.File) (got, node []string) {
+	for _, l := range want.Lines {
+		if l.Verdict != "valid" {
+			node = append(node, fmt.Sprintf("%d:%s", l.Line, l.Verdict))
+		}
+	}
+	for _, f := range rep.Findings {
+		if f.Code == analysis.CodeInvalidJSON || f.Code == analysis.CodeInvalidRecord {
+			got = append(got, fmt.Sprintf("%d:%s", f.Line, f.Code))
+		}
+	}
+	return got, node
+}
+
 func compareFile(data []byte, want oracle.File, budgets []int64) []string {
 	var d []string
 	rep, err := analyzeSafely(func() (*analysis.Report, error) { return analysis.Analyze(data, analysis.Options{}), nil })
@@ -174,17 +190,7 @@ func compareFile(data []byte, want oracle.File, budgets []int64) []string {
 	}
 
 	// Invalid lines and their kinds.
-	var wantBad, gotBad []string
-	for _, l := range want.Lines {
-		if l.Verdict != "valid" {
-			wantBad = append(wantBad, fmt.Sprintf("%d:%s", l.Line, l.Verdict))
-		}
-	}
-	for _, f := range rep.Findings {
-		if f.Code == analysis.CodeInvalidJSON || f.Code == analysis.CodeInvalidRecord {
-			gotBad = append(gotBad, fmt.Sprintf("%d:%s", f.Line, f.Code))
-		}
-	}
+	gotBad, wantBad := invalidLines(rep, want)
 	if !slices.Equal(gotBad, wantBad) {
 		d = append(d, fmt.Sprintf("invalid lines: ours %v, node %v", gotBad, wantBad))
 	}
@@ -426,17 +432,7 @@ func TestDiffNodeStream(t *testing.T) {
 				t.Fatalf("file %d: %v", i, err)
 			}
 			var d []string
-			var wantBad, gotBad []string
-			for _, l := range want.Lines {
-				if l.Verdict != "valid" {
-					wantBad = append(wantBad, fmt.Sprintf("%d:%s", l.Line, l.Verdict))
-				}
-			}
-			for _, f := range rep.Findings {
-				if f.Code == analysis.CodeInvalidJSON || f.Code == analysis.CodeInvalidRecord {
-					gotBad = append(gotBad, fmt.Sprintf("%d:%s", f.Line, f.Code))
-				}
-			}
+			gotBad, wantBad := invalidLines(rep, want)
 			if !slices.Equal(gotBad, wantBad) {
 				d = append(d, fmt.Sprintf("invalid lines differ: ours %d, node %d", len(gotBad), len(wantBad)))
 			}
