@@ -36,26 +36,20 @@ func (s Severity) String() string {
 	return "unknown"
 }
 
-// Stable finding codes. Every one can be turned off with Options.Disabled.
+// Stable finding codes. Every one can be turned off with Options.Disabled;
+// the registry in rules.go holds each one's severity, summary and docs.
 const (
-	CodeInvalidJSON       = "invalid-json"        // error: JSON.parse throws on the line
-	CodeInvalidRecord     = "invalid-record"      // error: parseSessionMessage rejects the line
-	CodeOrphanToolResult  = "orphan-tool-result"  // warning: no earlier assistant declares the toolCallId
-	CodeMissingToolResult = "missing-tool-result" // warning: a declared call never gets its result
-	CodeDuplicateCallID   = "duplicate-call-id"   // warning: a call id declared a second time
-	CodeSweptMessage      = "swept-message"       // info: a unit carries a message that is not one of its results
-	CodeFileTooLarge      = "file-too-large"      // warning: more UTF-16 units than readFile can hold in one string
-	CodeDeepNesting       = "deep-nesting"        // warning: JSON.stringify may overflow node's stack on the message
-	CodeBudgetCutoff      = "budget-cutoff"       // info: where the budget cuts
-	CodeBudgetExceeded    = "budget-exceeded"     // error: the runtime's trimContext throws for this budget
+	CodeInvalidJSON       = "invalid-json"        // JSON.parse throws on the line
+	CodeInvalidRecord     = "invalid-record"      // parseSessionMessage rejects the line
+	CodeOrphanToolResult  = "orphan-tool-result"  // no earlier assistant declares the toolCallId
+	CodeMissingToolResult = "missing-tool-result" // a declared call never gets its result
+	CodeDuplicateCallID   = "duplicate-call-id"   // a call id declared a second time
+	CodeSweptMessage      = "swept-message"       // a unit carries a message that is not one of its results
+	CodeFileTooLarge      = "file-too-large"      // more UTF-16 units than readFile can hold in one string
+	CodeDeepNesting       = "deep-nesting"        // JSON.stringify may overflow node's stack on the message
+	CodeBudgetCutoff      = "budget-cutoff"       // where the budget cuts
+	CodeBudgetExceeded    = "budget-exceeded"     // the runtime's trimContext throws for this budget
 )
-
-// Codes lists every code, in a stable order (for --help and docs).
-func Codes() []string {
-	return []string{CodeInvalidJSON, CodeInvalidRecord, CodeOrphanToolResult,
-		CodeMissingToolResult, CodeDuplicateCallID, CodeSweptMessage,
-		CodeFileTooLarge, CodeDeepNesting, CodeBudgetCutoff, CodeBudgetExceeded}
-}
 
 // MaxStringLength is V8's limit on one string (node's buffer.constants.
 // MAX_STRING_LENGTH on 64-bit): readFile(path, "utf8") throws past it.
@@ -149,6 +143,9 @@ type Report struct {
 	// Cutoff and CutoffErr are set when Options.Budget > 0 and the file loads.
 	Cutoff    *Cutoff
 	CutoffErr error
+	// loadMessage is the first invalid line's finding message, kept even
+	// when its code is disabled (LoadFailure reads it).
+	loadMessage string
 }
 
 // Loads reports whether loadSession would return the messages.

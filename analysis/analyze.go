@@ -240,6 +240,7 @@ func (c *collector) finish() *Report {
 	r.InvalidLines = len(c.invalid)
 	if len(c.invalid) > 0 {
 		r.FirstInvalidLine = c.invalid[0].line
+		r.loadMessage = loadMessage(c.invalid)
 	}
 	r.Units = buildUnits(&c.nodes)
 

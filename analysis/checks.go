@@ -101,7 +101,7 @@ func (l *linker) add(m *Message) node {
 		e, _, _ := l.decls.find(m.ToolCallID)
 		if e == nil {
 			l.emit(Finding{
-				Line: m.Line, Span: m.ToolCallIDSpan, Severity: SeverityWarning, Code: CodeOrphanToolResult,
+				Line: m.Line, Span: m.ToolCallIDSpan, Severity: severityOf(CodeOrphanToolResult), Code: CodeOrphanToolResult,
 				Message: fmt.Sprintf("no earlier assistant declares toolCallId %s: the runtime keeps this tool result as a unit of its own", strconv.Quote(m.ToolCallID)),
 			})
 			break
@@ -130,7 +130,7 @@ func (l *linker) duplicate(m *Message, c *line.Call, d decl) {
 		where = "earlier in this message"
 	}
 	l.emit(Finding{
-		Line: m.Line, Span: c.IDSpan, Severity: SeverityWarning, Code: CodeDuplicateCallID,
+		Line: m.Line, Span: c.IDSpan, Severity: severityOf(CodeDuplicateCallID), Code: CodeDuplicateCallID,
 		Message: fmt.Sprintf("call id %s is already declared %s; a tool result with this id belongs to the nearest declaration before it", strconv.Quote(c.ID), where),
 		Related: []Related{first},
 	})
@@ -143,7 +143,7 @@ func (l *linker) missing(id string, d decl, shadowLine int) {
 	if shadowLine > 0 {
 		msg += fmt.Sprintf(" before it is declared again at line %d (later results with this id belong to that declaration)", shadowLine)
 	}
-	l.emit(Finding{Line: d.line, Span: d.span.span(), Severity: SeverityWarning, Code: CodeMissingToolResult, Message: msg})
+	l.emit(Finding{Line: d.line, Span: d.span.span(), Severity: severityOf(CodeMissingToolResult), Code: CodeMissingToolResult, Message: msg})
 }
 
 // finish reports the declarations still unanswered at the end, and lets
@@ -202,7 +202,7 @@ func sweptFindings(units []Unit, nodes *nodeList, out *[]Finding) {
 				}
 			}
 			*out = append(*out, Finding{
-				Line: nd.line, Severity: SeverityInfo, Code: CodeSweptMessage,
+				Line: nd.line, Severity: severityOf(CodeSweptMessage), Code: CodeSweptMessage,
 				Message: fmt.Sprintf("%s is swept into the unit of the assistant at line %d and is kept or dropped with it", what, u.StartLine),
 			})
 		}
@@ -224,6 +224,33 @@ func (v *invalidLine) code() string {
 	return CodeInvalidRecord
 }
 
+// message is the line's finding message; first says it is where the
+// runtime stops, and then the message is also what loadSession throws.
+func (v *invalidLine) message(first bool) string {
+	kind := "JSON"
+	if v.verdict != line.InvalidJSON {
+		kind = "record"
+	}
+	where := strconv.Itoa(v.line)
+	if v.runtimeLine != v.line {
+		where += fmt.Sprintf(" (the runtime's line %d)", v.runtimeLine)
+	}
+	msg := fmt.Sprintf("invalid session %s at line %s: %s", kind, where, v.reason)
+	if first {
+		msg += "; the runtime refuses to load the file here"
+	}
+	return msg
+}
+
+// loadMessage is what loadSession throws for the invalid lines inv, or ""
+// when there are none.
+func loadMessage(inv []invalidLine) string {
+	if len(inv) == 0 {
+		return ""
+	}
+	return inv[0].message(true)
+}
+
 // maxRelated caps the Related list of the first invalid line.
 const maxRelated = 100
 
@@ -235,20 +262,11 @@ func invalidFindings(inv []invalidLine, out *[]Finding, disabled map[string]bool
 		if disabled[v.code()] {
 			continue
 		}
-		kind := "JSON"
-		if v.verdict != line.InvalidJSON {
-			kind = "record"
-		}
-		where := strconv.Itoa(v.line)
-		if v.runtimeLine != v.line {
-			where += fmt.Sprintf(" (the runtime's line %d)", v.runtimeLine)
-		}
 		f := Finding{
-			Line: v.line, Span: v.span, Severity: SeverityError, Code: v.code(),
-			Message: fmt.Sprintf("invalid session %s at line %s: %s", kind, where, v.reason),
+			Line: v.line, Span: v.span, Severity: severityOf(v.code()), Code: v.code(),
+			Message: v.message(k == 0),
 		}
 		if k == 0 {
-			f.Message += "; the runtime refuses to load the file here"
 			for r := 1; r < len(inv) && r <= maxRelated; r++ {
 				f.Related = append(f.Related, Related{Line: inv[r].line, Span: inv[r].span, Message: "line " + strconv.Itoa(inv[r].line) + " is invalid too: " + inv[r].reason})
 			}
@@ -262,7 +280,7 @@ func invalidFindings(inv []invalidLine, out *[]Finding, disabled map[string]bool
 // budgetFinding describes the cutoff (or its error) for budget.
 func budgetFinding(units []Unit, nmsgs int, c Cutoff, err error) Finding {
 	if err != nil {
-		f := Finding{Line: 1, Severity: SeverityError, Code: CodeBudgetExceeded}
+		f := Finding{Line: 1, Severity: severityOf(CodeBudgetExceeded), Code: CodeBudgetExceeded}
 		if len(units) == 0 {
 			f.Message = fmt.Sprintf("%s (budget %s; the session has no messages)", err, textfmt.Thousands(c.Budget))
 			return f
@@ -272,7 +290,7 @@ func budgetFinding(units []Unit, nmsgs int, c Cutoff, err error) Finding {
 		f.Message = fmt.Sprintf("%s (budget %s; the newest unit, %s, needs %s chars)", err, textfmt.Thousands(c.Budget), textfmt.LineRange(u.StartLine, u.EndLine), textfmt.Thousands(u.Chars))
 		return f
 	}
-	f := Finding{Line: c.FirstKeptLine, Severity: SeverityInfo, Code: CodeBudgetCutoff}
+	f := Finding{Line: c.FirstKeptLine, Severity: severityOf(CodeBudgetCutoff), Code: CodeBudgetCutoff}
 	last := units[len(units)-1].EndLine
 	kept := fmt.Sprintf("%s, %s chars", textfmt.Plural(c.KeptUnits, "unit", "units"), textfmt.Thousands(c.KeptChars))
 	if dropped := nmsgs - c.KeptMessages; dropped > 0 {
@@ -289,7 +307,7 @@ func budgetFinding(units []Unit, nmsgs int, c Cutoff, err error) Finding {
 
 func tooLargeFinding(width16 int64) Finding {
 	return Finding{
-		Line: 1, Severity: SeverityWarning, Code: CodeFileTooLarge,
+		Line: 1, Severity: severityOf(CodeFileTooLarge), Code: CodeFileTooLarge,
 		Message: fmt.Sprintf("the file is %s UTF-16 code units long, more than node's maximum string length of %s: the runtime's readFile(path, \"utf8\") would throw RangeError: Invalid string length and the session would not load",
 			textfmt.Thousands(width16), textfmt.Thousands(MaxStringLength)),
 	}
@@ -306,7 +324,7 @@ func tooDeep(depth int) bool { return depth > DeepNestingLimit }
 
 func deepFinding(m *Message) Finding {
 	return Finding{
-		Line: m.Line, Severity: SeverityWarning, Code: CodeDeepNesting,
+		Line: m.Line, Severity: severityOf(CodeDeepNesting), Code: CodeDeepNesting,
 		Message: fmt.Sprintf("this message nests %s levels deep: node's JSON.stringify overflows its stack at about 4,100 levels, so the runtime's estimateContextChars may throw for it and trimming would fail", textfmt.Thousands(int64(m.Depth))),
 	}
 }

@@ -428,7 +428,9 @@ func (d *Document) patch() (*Report, bool) {
 	if invalidChanged {
 		// Invalid lines carry no other finding, so appending theirs after
 		// the checks' sorts them as a fresh analysis does.
-		invalidFindings(d.invalidLines(), &fs, d.opts.Disabled)
+		inv := d.invalidLines()
+		invalidFindings(inv, &fs, d.opts.Disabled)
+		r.loadMessage = loadMessage(inv)
 	}
 	r.Findings = sizeAndBudget(&r, d.opts, fs)
 	if len(r.Findings) == 0 {

@@ -36,7 +36,7 @@ func codeLenses(rep *analysis.Report, budget int64) []protocol.CodeLens {
 		setBudget(1, fmt.Sprintf("Σ %s chars · %s · set a context budget",
 			textfmt.Thousands(rep.TotalChars), textfmt.Plural(int64(len(rep.Messages)), "message", "messages")))
 	case !rep.Loads():
-		setBudget(1, fmt.Sprintf("✂ budget %s: %s", textfmt.Thousands(budget), notLoading(rep)))
+		setBudget(1, fmt.Sprintf("✂ budget %s: %s", textfmt.Thousands(budget), rep.LoadFailure().Summary()))
 	case rep.CutoffErr != nil:
 		l := 1
 		if n := len(rep.Units); n > 0 {
@@ -100,13 +100,4 @@ func runtimeError(err error) string {
 		return analysis.ErrEmptyContext.Error()
 	}
 	return err.Error()
-}
-
-// notLoading says why loadSession refuses the file.
-func notLoading(rep *analysis.Report) string {
-	if rep.FirstInvalidLine > 0 {
-		return fmt.Sprintf("the file does not load (line %d is invalid)", rep.FirstInvalidLine)
-	}
-	return fmt.Sprintf("the file does not load (%s UTF-16 units, more than readFile can hold in one string)",
-		textfmt.Thousands(rep.Width16))
 }

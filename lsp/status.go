@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/sessionls/sessionls/analysis"
-	"github.com/sessionls/sessionls/analysis/line"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 )
@@ -49,7 +48,7 @@ func (s *server) status(params any) (*statusResult, error) {
 	var msg string
 	switch {
 	case !rep.Loads():
-		msg = loadError(f.doc, rep)
+		msg = loadError(rep)
 	case rep.CutoffErr != nil:
 		msg = runtimeError(rep.CutoffErr)
 	}
@@ -59,22 +58,13 @@ func (s *server) status(params any) (*statusResult, error) {
 	return res, nil
 }
 
-// loadError is what loadSession throws for the file: the engine's finding
-// for the first invalid line when it reported one (checks may be turned
-// off), else the runtime's wording rebuilt from the line's verdict.
-func loadError(doc *analysis.Document, rep *analysis.Report) string {
-	if rep.FirstInvalidLine == 0 {
-		return notLoading(rep)
+// loadError is what loadSession throws for the file (the engine's wording,
+// kept when the invalid-line checks are off); for a file too long to read,
+// the short form the lenses show.
+func loadError(rep *analysis.Report) string {
+	lf := rep.LoadFailure()
+	if lf.Line == 0 {
+		return lf.Summary()
 	}
-	for _, fd := range rep.Findings {
-		if fd.Line == rep.FirstInvalidLine && (fd.Code == analysis.CodeInvalidJSON || fd.Code == analysis.CodeInvalidRecord) {
-			return fd.Message
-		}
-	}
-	res := doc.LineResult(rep.FirstInvalidLine - 1)
-	kind := "JSON"
-	if res.Verdict == line.InvalidRecord {
-		kind = "record"
-	}
-	return fmt.Sprintf("invalid session %s at line %d: %s", kind, rep.FirstInvalidLine, res.Reason)
+	return lf.Message
 }

@@ -15,12 +15,6 @@ import (
 	"github.com/sessionls/sessionls/analysis"
 )
 
-// errStringTooLong is what loadSession rethrows when the file decodes to more
-// than MaxStringLength UTF-16 units: node 20's fs/promises readFile(path,
-// "utf8") throws a RangeError "Invalid string length" (the synchronous
-// readFileSync words it differently; the runtime is async).
-var errStringTooLong = errors.New(`RangeError: Invalid string length (the file is longer than node's maximum string of 0x1fffffe8 UTF-16 units, so readFile(path, "utf8") throws)`)
-
 // budgetJSON is `budget --format json`; keys and order are the interface.
 type budgetJSON struct {
 	File       string      `json:"file"`
@@ -53,23 +47,10 @@ type budgetOutcome struct {
 	loads  bool
 }
 
-// loadError is the error loadSession throws for a file that does not load.
-func loadError(rep *analysis.Report) error {
-	if rep.FirstInvalidLine == 0 {
-		return errStringTooLong
-	}
-	for _, f := range rep.Findings {
-		if f.Line == rep.FirstInvalidLine && (f.Code == analysis.CodeInvalidJSON || f.Code == analysis.CodeInvalidRecord) {
-			return errors.New(f.Message)
-		}
-	}
-	return fmt.Errorf("invalid session at line %d", rep.FirstInvalidLine)
-}
-
 func outcome(rep *analysis.Report, budget int64) budgetOutcome {
 	o := budgetOutcome{rep: rep, loads: rep.Loads()}
 	if !o.loads {
-		o.err = loadError(rep)
+		o.err = rep.LoadFailure()
 		return o
 	}
 	switch {

@@ -94,7 +94,7 @@ checked).`,
 func codesHelp() string {
 	var b strings.Builder
 	for _, r := range rules() {
-		fmt.Fprintf(&b, "  %-20s %-8s %s\n", r.code, r.severity, r.short)
+		fmt.Fprintf(&b, "  %-20s %-8s %s\n", r.Code, r.Severity, r.Summary)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }

@@ -1,4 +1,4 @@
-// Package cli is the sessionls command line: check, budget, trim, version
+// Package cli is the sessionls command line: check, budget, trim, rules, version
 // and serve. cmd/sessionls only wires the process to Run; everything that
 // decides what is printed and which exit code is returned lives here, so the
 // tests drive the commands in-process.
@@ -144,11 +144,11 @@ Exit codes: 0 clean, 1 findings (or a refused file), 2 usage or I/O error.`,
 		// Without a command there is nothing to do: a usage error, as for
 		// an unknown command.
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return usagef("missing command (one of: check, budget, trim, version, serve)")
+			return usagef("missing command (one of: check, budget, trim, rules, version, serve)")
 		},
 	}
 	root.SetVersionTemplate(versionLine(e) + "\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err.Error()} })
-	root.AddCommand(newCheckCmd(e), newBudgetCmd(e), newTrimCmd(e), newVersionCmd(e), newServeCmd(e))
+	root.AddCommand(newCheckCmd(e), newBudgetCmd(e), newTrimCmd(e), newVersionCmd(e), newServeCmd(e), newRulesCmd(e))
 	return root
 }

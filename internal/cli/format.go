@@ -421,8 +421,8 @@ func (s *sarifFormatter) end(sum summary) error {
 	var rs []sarifRule
 	for _, r := range rules() {
 		rs = append(rs, sarifRule{
-			ID: r.code, Name: r.code, ShortDescription: sarifText{r.short},
-			DefaultConfiguration: sarifRuleLevel{sarifLevel(r.severity)},
+			ID: r.Code, Name: r.Code, ShortDescription: sarifText{r.Summary},
+			DefaultConfiguration: sarifRuleLevel{sarifLevel(r.Severity)},
 		})
 	}
 	inv := sarifInvocation{ExecutionSuccessful: len(sum.ioErrors) == 0}

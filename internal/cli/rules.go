@@ -1,60 +1,21 @@
 package cli
 
-import "github.com/sessionls/sessionls/analysis"
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
 
-// rule describes a finding code for --help and the SARIF rules.
-type rule struct {
-	code     string
-	severity analysis.Severity
-	short    string
-}
+	"github.com/spf13/cobra"
 
-// describedRules holds what the analysis package documents only in
-// comments: each code's default severity and a one-line description.
-// TestRulesDescribeEveryCode fails when the engine adds a code missing here.
-func describedRules() map[string]rule {
-	rs := []rule{
-		{analysis.CodeInvalidJSON, analysis.SeverityError, "A line that JSON.parse rejects: the runtime refuses the whole file."},
-		{analysis.CodeInvalidRecord, analysis.SeverityError, "A line that parses but is not a valid session message: the runtime refuses the whole file."},
-		{analysis.CodeOrphanToolResult, analysis.SeverityWarning, "A tool result that no earlier assistant message declares."},
-		{analysis.CodeMissingToolResult, analysis.SeverityWarning, "A declared tool call that never gets its result."},
-		{analysis.CodeDuplicateCallID, analysis.SeverityWarning, "A tool call id declared a second time."},
-		{analysis.CodeSweptMessage, analysis.SeverityInfo, "A message swept into a tool-call unit that is not one of its results."},
-		{analysis.CodeFileTooLarge, analysis.SeverityWarning, "A file longer than the runtime can read into one string."},
-		{analysis.CodeBudgetCutoff, analysis.SeverityInfo, "Where the character budget cuts the session."},
-		{analysis.CodeBudgetExceeded, analysis.SeverityError, "A budget for which trimContext throws: the newest unit does not fit, or the session is empty."},
-		{"deep-nesting", analysis.SeverityWarning, "A message nested so deeply that node's JSON.stringify may overflow its stack, and trimContext would throw."},
-	}
-	m := make(map[string]rule, len(rs))
-	for _, r := range rs {
-		m[r.code] = r
-	}
-	return m
-}
+	"github.com/sessionls/sessionls/analysis"
+)
 
-// rules lists a rule for every code the engine has, in analysis.Codes()
-// order (that order is the SARIF ruleIndex).
-func rules() []rule {
-	known := describedRules()
-	var out []rule
-	for _, c := range analysis.Codes() {
-		r, ok := known[c]
-		if !ok {
-			r = rule{code: c, severity: analysis.SeverityWarning, short: "See `sessionls check --help`."}
-		}
-		out = append(out, r)
-	}
-	return out
-}
+// rules lists the rule of every code, in analysis.Codes() order (that
+// order is the SARIF ruleIndex).
+func rules() []analysis.Rule { return analysis.Rules() }
 
-func lookupRule(code string) (rule, int, bool) {
-	for i, r := range rules() {
-		if r.code == code {
-			return r, i, true
-		}
-	}
-	return rule{}, -1, false
-}
+// lookupRule returns code's rule and its SARIF ruleIndex.
+func lookupRule(code string) (analysis.Rule, int, bool) { return analysis.RuleFor(code) }
 
 // sarifLevel maps a severity to SARIF's result level.
 func sarifLevel(s analysis.Severity) string {
@@ -65,4 +26,70 @@ func sarifLevel(s analysis.Severity) string {
 		return "warning"
 	}
 	return "note"
+}
+
+// ruleJSON is one element of `rules --format json`; keys and order are
+// the interface.
+type ruleJSON struct {
+	Code     string `json:"code"`
+	Severity string `json:"severity"`
+	Fix      string `json:"fix"`
+	Summary  string `json:"summary"`
+	Doc      string `json:"doc"`
+}
+
+func newRulesCmd(e *env) *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "rules [flags]",
+		Short: "List the finding codes with their severity, fixability and meaning",
+		Long: `List every finding code sessionls reports: its default severity, whether
+an edit can fix it (none, sometimes, always) and what it means.
+
+Formats:
+  text  a table: code, severity, fix, summary
+  json  [{"code","severity","fix","summary","doc"}, ...]; doc is markdown:
+        what the runtime does, why it matters, an example, and the fixes`,
+		Example: `  sessionls rules
+  sessionls rules --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runRules(e, format)
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", formatText, "output `FORMAT`: text or json")
+	return cmd
+}
+
+func runRules(e *env, format string) error {
+	var out []byte
+	switch format {
+	case formatText:
+		var b strings.Builder
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "CODE\tSEVERITY\tFIX\tSUMMARY")
+		for _, r := range rules() {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Code, r.Severity, r.Fix, r.Summary)
+		}
+		if err := tw.Flush(); err != nil {
+			return fmt.Errorf("formatting the rules: %w", err)
+		}
+		out = []byte(b.String())
+	case formatJSON:
+		rs := make([]ruleJSON, 0, len(rules()))
+		for _, r := range rules() {
+			rs = append(rs, ruleJSON{Code: r.Code, Severity: r.Severity.String(), Fix: r.Fix.String(), Summary: r.Summary, Doc: r.Help()})
+		}
+		b, err := marshalIndent(rs)
+		if err != nil {
+			return fmt.Errorf("encoding the rules: %w", err)
+		}
+		out = b
+	default:
+		return usagef("invalid --format %q (want text or json)", format)
+	}
+	if _, err := e.stdout.Write(out); err != nil {
+		return writeFailed(e, err)
+	}
+	return nil
 }

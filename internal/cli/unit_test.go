@@ -19,19 +19,6 @@ import (
 	"github.com/sessionls/sessionls/analysis/line"
 )
 
-func TestRulesDescribeEveryCode(t *testing.T) {
-	known := describedRules()
-	var got []string
-	for _, r := range rules() {
-		got = append(got, r.code)
-		_, described := known[r.code]
-		assert.True(t, described, "code %s has no description in rules.go", r.code)
-		assert.NotEmpty(t, r.short, r.code)
-		assert.Contains(t, []analysis.Severity{analysis.SeverityError, analysis.SeverityWarning, analysis.SeverityInfo}, r.severity, r.code)
-	}
-	assert.Equal(t, analysis.Codes(), got)
-}
-
 func TestParseShard(t *testing.T) {
 	for _, tc := range []struct {
 		in   string

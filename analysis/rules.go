@@ -1,0 +1,223 @@
+package analysis
+
+import "strings"
+
+// Fixability says whether a finding of a code can be repaired by editing
+// the file.
+type Fixability uint8
+
+const (
+	FixNone      Fixability = iota // no edit can repair it (or none is ours to make)
+	FixSometimes                   // some causes have a fix, others do not
+	FixAlways                      // every finding has a fix
+)
+
+func (f Fixability) String() string {
+	switch f {
+	case FixSometimes:
+		return "sometimes"
+	case FixAlways:
+		return "always"
+	}
+	return "none"
+}
+
+// Fix is one repair known for a code. A safe fix keeps every message's
+// meaning (the runtime would load what the writer meant); an unsafe one
+// changes or drops content, so a person has to confirm it.
+type Fix struct {
+	Title string
+	Safe  bool
+}
+
+// Rule is everything known about one finding code: what the CLI's help,
+// `sessionls rules`, SARIF, the language server's settings and the editor
+// docs say about it, and the severity the engine gives its findings.
+type Rule struct {
+	Code     string
+	Severity Severity // every finding of the code has this severity
+	Summary  string   // one plain-text line
+	Fix      Fixability
+	Fixes    []Fix // the repairs known, when Fix is not FixNone
+	Doc      string
+}
+
+// Help is the rule's documentation as markdown: Doc, then the fixes.
+func (r Rule) Help() string {
+	if len(r.Fixes) == 0 {
+		return r.Doc
+	}
+	var b strings.Builder
+	b.WriteString(r.Doc)
+	b.WriteString("\n\nFixes:")
+	for _, f := range r.Fixes {
+		b.WriteString("\n- ")
+		b.WriteString(f.Title)
+		if f.Safe {
+			b.WriteString(" (safe)")
+		} else {
+			b.WriteString(" (unsafe: a person must confirm it)")
+		}
+	}
+	return b.String()
+}
+
+// registry is the rule table. Its order is the order of Codes (and of the
+// SARIF ruleIndex): append new codes at the end. It is never written; Rules
+// hands out copies.
+var registry = [...]Rule{
+	{
+		Code: CodeInvalidJSON, Severity: SeverityError, Fix: FixSometimes,
+		Summary: "A line that JSON.parse rejects: the runtime refuses the whole file.",
+		Fixes: []Fix{
+			{"delete a byte order mark before the first line", true},
+			{"delete a line that holds only whitespace", true},
+			{"split two records joined on one line", true},
+			{"delete a trailing comma", true},
+			{"delete a truncated record", false},
+		},
+		Doc: "The runtime's `loadSession` splits the file on `\\n` and calls `JSON.parse` on every " +
+			"line that is not exactly empty; the first line it cannot parse makes it throw, and the " +
+			"whole session is refused, not just that line. A line holding only spaces or `\\r`, a " +
+			"byte order mark, a trailing comma, single quotes or two records on one line all count. " +
+			"The finding points at the first offending character and the first one says where the " +
+			"runtime stops. Example: `{\"role\":\"user\",\"content\":\"hi\",}` is refused for the comma " +
+			"before `}`.",
+	},
+	{
+		Code: CodeInvalidRecord, Severity: SeverityError, Fix: FixSometimes,
+		Summary: "A line that parses but is not a valid session message: the runtime refuses the whole file.",
+		Fixes: []Fix{
+			{"add a missing `isError` to a tool result", false},
+			{"add a missing `toolCalls` array to an assistant message", false},
+		},
+		Doc: "After `JSON.parse`, the runtime's `parseSessionMessage` checks the record: an object " +
+			"whose `role` is `user`, `assistant` or `tool` and whose `content` is a string; an " +
+			"assistant needs a `toolCalls` array of objects with string `id` and `name` and an " +
+			"`input`; a tool result needs a string `toolCallId` and a boolean `isError`. The first " +
+			"rule that fails makes `loadSession` throw and refuse the whole file; the message names " +
+			"the rule and the range points at the member at fault. Example: " +
+			"`{\"role\":\"system\",\"content\":\"…\"}` is refused with `unknown role \"system\"`.",
+	},
+	{
+		Code: CodeOrphanToolResult, Severity: SeverityWarning, Fix: FixSometimes,
+		Summary: "A tool result that no earlier assistant message declares.",
+		Fixes: []Fix{
+			{"delete the tool result's line", false},
+		},
+		Doc: "`trimContext` groups a tool result with the nearest earlier assistant whose " +
+			"`toolCalls` declare its `toolCallId`. When none does, the runtime loads the result " +
+			"anyway and keeps it as a unit of its own, so it can survive trimming without the call " +
+			"it answers, and the model sees an answer to a question it never asked (most model APIs " +
+			"reject such a history). Example: a `{\"role\":\"tool\",\"toolCallId\":\"call_9\",…}` line " +
+			"with no `call_9` in any assistant above it.",
+	},
+	{
+		Code: CodeMissingToolResult, Severity: SeverityWarning, Fix: FixNone,
+		Summary: "A declared tool call that never gets its result.",
+		Doc: "An assistant message declares a call in `toolCalls` and no later tool result answers " +
+			"it (before the id is declared again, if it is). The runtime does not mind, but the " +
+			"model is sent a call without its result, which most model APIs reject or the model " +
+			"misreads as a pending action. Example: an assistant declares `call_1` and `call_2` and " +
+			"only a result for `call_1` follows.",
+	},
+	{
+		Code: CodeDuplicateCallID, Severity: SeverityWarning, Fix: FixNone,
+		Summary: "A tool call id declared a second time.",
+		Doc: "A call id that an assistant declares when an earlier declaration (in this message or " +
+			"an earlier one) already used it. `trimContext` pairs a tool result with the nearest " +
+			"earlier declaration, so a result meant for the first call can be grouped with the " +
+			"second, and units (what is kept or dropped together) are not what the writer meant. " +
+			"Example: two assistant messages that both declare `call_1`.",
+	},
+	{
+		Code: CodeSweptMessage, Severity: SeverityInfo, Fix: FixNone,
+		Summary: "A message swept into a tool-call unit that is not one of its results.",
+		Doc: "A unit runs from an assistant to the last tool result that answers it, and " +
+			"`trimContext` keeps or drops everything in between together. A user message, another " +
+			"assistant, or a tool result answering a different call that sits inside that span is " +
+			"swept into the unit: it cannot be trimmed on its own, and the unit costs more than its " +
+			"calls. Example: assistant (declares `call_1`), user, tool (`call_1`): the user message " +
+			"is swept in.",
+	},
+	{
+		Code: CodeFileTooLarge, Severity: SeverityWarning, Fix: FixNone,
+		Summary: "A file longer than the runtime can read into one string.",
+		Doc: "The runtime reads the whole file with `readFile(path, \"utf8\")`, which throws " +
+			"`RangeError: Invalid string length` when the text is longer than node's maximum " +
+			"string (0x1fffffe8 UTF-16 code units, about 512 MiB of ASCII). Such a file never " +
+			"loads, whatever its lines hold; sessionls still checks every line. Example: a 600 MB " +
+			"transcript.",
+	},
+	{
+		Code: CodeDeepNesting, Severity: SeverityWarning, Fix: FixNone,
+		Summary: "A message nested so deeply that node's JSON.stringify may overflow its stack, and trimContext would throw.",
+		Doc: "The runtime measures a message with `JSON.stringify`, which recurses once per level " +
+			"of nesting; node 20 overflows its stack at about 4,100 levels (fewer deep inside an " +
+			"agent), and then `estimateContextChars` throws and trimming fails. sessionls warns " +
+			"past 1,000 levels, which no honest transcript reaches. Example: a tool input of " +
+			"5,000 nested arrays, `[[[[…]]]]`.",
+	},
+	{
+		Code: CodeBudgetCutoff, Severity: SeverityInfo, Fix: FixNone,
+		Summary: "Where the character budget cuts the session.",
+		Doc: "With a budget (`--budget`, or the editor's `budget` setting), `trimContext` packs " +
+			"units from the newest and stops at the first that does not fit. This finding sits on " +
+			"the first kept line and says how many units, messages and characters are kept and how " +
+			"many messages above are trimmed. Example: `budget 8,000 keeps lines 12–40: 3 units, " +
+			"7,912 chars; 11 messages above are trimmed`.",
+	},
+	{
+		Code: CodeBudgetExceeded, Severity: SeverityError, Fix: FixNone,
+		Summary: "A budget for which trimContext throws: the newest unit does not fit, or the session is empty.",
+		Doc: "`trimContext` throws `context budget cannot contain the smallest consistent message " +
+			"unit` when the newest unit alone costs more than the budget, and `context budget " +
+			"cannot be empty` when the session has no messages; the agent then fails instead of " +
+			"trimming. The message is the runtime's, verbatim, with the budget and the newest " +
+			"unit's cost. Example: a budget of 500 and a newest unit of 2,400 characters.",
+	},
+}
+
+// Rules returns the rule of every code, in the stable order of Codes.
+func Rules() []Rule {
+	rs := registry // a copy: callers cannot change the table
+	out := rs[:]
+	for i := range out {
+		out[i].Fixes = append([]Fix(nil), out[i].Fixes...)
+	}
+	return out
+}
+
+// RuleFor returns the rule of code and its index in Rules, or false when
+// the code is unknown.
+func RuleFor(code string) (Rule, int, bool) {
+	for i := range registry {
+		if registry[i].Code == code {
+			r := registry[i]
+			r.Fixes = append([]Fix(nil), r.Fixes...)
+			return r, i, true
+		}
+	}
+	return Rule{}, -1, false
+}
+
+// Codes lists every code, in a stable order (for --help, docs and the SARIF
+// ruleIndex).
+func Codes() []string {
+	out := make([]string, len(registry))
+	for i := range registry {
+		out[i] = registry[i].Code
+	}
+	return out
+}
+
+// severityOf is the severity of code's findings. It panics on a code
+// missing from the registry: a programming error a test catches at once.
+func severityOf(code string) Severity {
+	for i := range registry {
+		if registry[i].Code == code {
+			return registry[i].Severity
+		}
+	}
+	panic("analysis: finding code " + code + " is not in the rule registry")
+}
