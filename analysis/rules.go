@@ -1,5 +1,9 @@
 package analysis
 
+// The code lists in README.md and the editor packages are generated from
+// the registry below; TestGeneratedFilesUpToDate fails when they drift.
+//go:generate go run ../internal/gendocs
+
 import "strings"
 
 // Fixability says whether a finding of a code can be repaired by editing

@@ -56,12 +56,27 @@
 Change it in a running server with `sessionls-set-budget'."
   :type '(choice (const :tag "None" nil) (integer :tag "Characters")))
 
+;; BEGIN GENERATED: finding codes (go generate ./analysis)
+(defconst sessionls-codes
+  '(("invalid-json" . "A line that JSON.parse rejects: the runtime refuses the whole file.")
+    ("invalid-record" . "A line that parses but is not a valid session message: the runtime refuses the whole file.")
+    ("orphan-tool-result" . "A tool result that no earlier assistant message declares.")
+    ("missing-tool-result" . "A declared tool call that never gets its result.")
+    ("duplicate-call-id" . "A tool call id declared a second time.")
+    ("swept-message" . "A message swept into a tool-call unit that is not one of its results.")
+    ("file-too-large" . "A file longer than the runtime can read into one string.")
+    ("deep-nesting" . "A message nested so deeply that node's JSON.stringify may overflow its stack, and trimContext would throw.")
+    ("budget-cutoff" . "Where the character budget cuts the session.")
+    ("budget-exceeded" . "A budget for which trimContext throws: the newest unit does not fit, or the session is empty."))
+  "The finding codes of sessionls, each with what it means.
+Any of them can go in `sessionls-checks'.")
+;; END GENERATED: finding codes
+
 (defcustom sessionls-checks nil
   "Finding codes to turn off, sent as initializationOptions.checks.
-For example (\"swept-message\" \"missing-tool-result\").  Codes:
-invalid-json, invalid-record, orphan-tool-result, missing-tool-result,
-duplicate-call-id, swept-message, file-too-large, budget-cutoff,
-budget-exceeded."
+For example (\"swept-message\" \"missing-tool-result\").  The codes, and
+what each means, are in `sessionls-codes' (and `sessionls rules' prints
+them)."
   :type '(repeat string))
 
 (defcustom sessionls-files nil

@@ -1,0 +1,308 @@
+// Command gendocs rewrites the lists of finding codes that the README and
+// the editor packages carry, from the rule registry in package analysis.
+// Only the marked regions change; the rest of every file stays byte for
+// byte. `go generate ./analysis` runs it; with -check it changes nothing
+// and fails when a file is out of date (TestGeneratedFilesUpToDate runs
+// that check in `go test ./...`).
+//
+//	go run ./internal/gendocs [-check] [-root DIR]
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sessionls/sessionls/analysis"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("gendocs", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	check := fs.Bool("check", false, "change nothing; exit 1 when a file is out of date")
+	root := fs.String("root", "", "the repository `DIR` (default: the nearest parent holding go.mod)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *root == "" {
+		r, err := findRoot()
+		if err != nil {
+			fmt.Fprintf(stderr, "gendocs: %v\n", err)
+			return 2
+		}
+		*root = r
+	}
+	changed, err := generate(*root, analysis.Rules(), !*check)
+	if err != nil {
+		fmt.Fprintf(stderr, "gendocs: %v\n", err)
+		return 2
+	}
+	for _, f := range changed {
+		if *check {
+			fmt.Fprintf(stderr, "gendocs: %s is out of date; run go generate ./analysis\n", f)
+		} else {
+			fmt.Fprintf(stdout, "gendocs: wrote %s\n", f)
+		}
+	}
+	if *check && len(changed) > 0 {
+		return 1
+	}
+	return 0
+}
+
+// findRoot walks up from the working directory to the directory of go.mod.
+func findRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("finding the repository: %w", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory; pass -root")
+		}
+		dir = parent
+	}
+}
+
+// target is one generated file: rewrite returns its new contents.
+type target struct {
+	path    string // slash-separated, from the repository root
+	rewrite func(src []byte, rs []analysis.Rule) ([]byte, error)
+}
+
+// Markers of the regions in markdown files (an HTML comment, invisible
+// when rendered) and in Emacs Lisp.
+const (
+	mdBegin = "<!-- BEGIN GENERATED: finding codes (go generate ./analysis) -->"
+	mdEnd   = "<!-- END GENERATED: finding codes -->"
+	elBegin = ";; BEGIN GENERATED: finding codes (go generate ./analysis)\n"
+	elEnd   = ";; END GENERATED: finding codes"
+	// Vim help has no comments: the region runs from the sentence that
+	// introduces the codes to the blank line before the next option.
+	vimBegin = "(`sessionls rules` explains them):\n"
+	vimEnd   = "\n\nfiles ~"
+)
+
+func targets() []target {
+	return []target{
+		{"README.md", region(mdBegin, mdEnd, readmeTable)},
+		{"editors/README.md", region(mdBegin, mdEnd, func(rs []analysis.Rule) string {
+			return "\n" + wrap(quoted(rs, "`"), 72, "  ") + "\n  "
+		})},
+		{"editors/vscode/README.md", region(mdBegin, mdEnd, func(rs []analysis.Rule) string {
+			return strings.Join(quoted(rs, "`"), ", ")
+		})},
+		{"editors/vscode/package.json", packageJSON},
+		{"editors/nvim/doc/sessionls.txt", region(vimBegin, vimEnd, func(rs []analysis.Rule) string {
+			return wrap(quoted(rs, ""), 72, "    ") + "."
+		})},
+		{"editors/emacs/sessionls.el", region(elBegin, elEnd, elispCodes)},
+	}
+}
+
+// generate brings every target up to date (writing only when write is
+// set) and returns the paths whose contents differ from the generated
+// ones.
+func generate(root string, rs []analysis.Rule, write bool) ([]string, error) {
+	var changed []string
+	for _, t := range targets() {
+		path := filepath.Join(root, filepath.FromSlash(t.path))
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", t.path, err)
+		}
+		out, err := t.rewrite(src, rs)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.path, err)
+		}
+		if bytes.Equal(src, out) {
+			continue
+		}
+		changed = append(changed, t.path)
+		if write {
+			if err := os.WriteFile(path, out, 0o644); err != nil {
+				return nil, fmt.Errorf("writing %s: %w", t.path, err)
+			}
+		}
+	}
+	return changed, nil
+}
+
+// region replaces the text between begin and end, which must each occur
+// exactly once, in that order, with what render returns.
+func region(begin, end string, render func([]analysis.Rule) string) func([]byte, []analysis.Rule) ([]byte, error) {
+	return func(src []byte, rs []analysis.Rule) ([]byte, error) {
+		s := string(src)
+		if n := strings.Count(s, begin); n != 1 {
+			return nil, fmt.Errorf("want the marker %q once, found it %d times", begin, n)
+		}
+		if n := strings.Count(s, end); n != 1 {
+			return nil, fmt.Errorf("want the marker %q once, found it %d times", end, n)
+		}
+		i := strings.Index(s, begin) + len(begin)
+		j := strings.Index(s, end)
+		if j < i {
+			return nil, fmt.Errorf("the marker %q comes before %q", end, begin)
+		}
+		return []byte(s[:i] + render(rs) + s[j:]), nil
+	}
+}
+
+func readmeTable(rs []analysis.Rule) string {
+	var b strings.Builder
+	b.WriteString("\n| code | severity | fix | meaning |\n|---|---|---|---|\n")
+	for _, r := range rs {
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", r.Code, r.Severity, r.Fix, strings.ReplaceAll(r.Summary, "|", `\|`))
+	}
+	return b.String()
+}
+
+// elispCodes is a defconst of (CODE . SUMMARY) pairs.
+func elispCodes(rs []analysis.Rule) string {
+	var b strings.Builder
+	b.WriteString("(defconst sessionls-codes\n  '(")
+	for i, r := range rs {
+		if i > 0 {
+			b.WriteString("\n    ")
+		}
+		fmt.Fprintf(&b, "(%s . %s)", elispString(r.Code), elispString(r.Summary))
+	}
+	b.WriteString(")\n  \"The finding codes of sessionls, each with what it means.\nAny of them can go in `sessionls-checks'.\")\n")
+	return b.String()
+}
+
+func elispString(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
+
+func quoted(rs []analysis.Rule, q string) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = q + r.Code + q
+	}
+	return out
+}
+
+// wrap joins words with ", " into lines of at most width columns (a
+// longer word gets a line of its own), each line starting with indent.
+func wrap(words []string, width int, indent string) string {
+	var b strings.Builder
+	line := indent
+	for i, w := range words {
+		if i < len(words)-1 {
+			w += ","
+		}
+		switch {
+		case line == indent:
+			line += w
+		case len(line)+1+len(w) <= width:
+			line += " " + w
+		default:
+			b.WriteString(line + "\n")
+			line = indent + w
+		}
+	}
+	b.WriteString(line)
+	return b.String()
+}
+
+// packageJSON rewrites the enum and enumDescriptions of the sessionls.checks
+// setting in place. JSON has no comments, so instead of markers the arrays
+// are found by their keys, and the rest of the file keeps its bytes.
+func packageJSON(src []byte, rs []analysis.Rule) ([]byte, error) {
+	if !json.Valid(src) {
+		return nil, errors.New("not valid JSON")
+	}
+	const setting = `"sessionls.checks": {`
+	if n := bytes.Count(src, []byte(setting)); n != 1 {
+		return nil, fmt.Errorf("want %s once, found it %d times", setting, n)
+	}
+	start := bytes.Index(src, []byte(setting))
+	objEnd, err := valueEnd(src, start+len(setting)-1)
+	if err != nil {
+		return nil, fmt.Errorf("the sessionls.checks setting: %w", err)
+	}
+	codes := make([]string, len(rs))
+	descs := make([]string, len(rs))
+	for i, r := range rs {
+		codes[i], descs[i] = r.Code, r.Summary
+	}
+	out := src
+	// enumDescriptions first: replacing it leaves enum's offsets alone.
+	for _, kv := range []struct {
+		key    string
+		values []string
+	}{{"enumDescriptions", descs}, {"enum", codes}} {
+		key := []byte(`"` + kv.key + `": [`)
+		if n := bytes.Count(out[start:objEnd], key); n != 1 {
+			return nil, fmt.Errorf("want %s once in the sessionls.checks setting, found it %d times", key, n)
+		}
+		k := start + bytes.Index(out[start:objEnd], key)
+		open := k + len(key) - 1
+		end, err := valueEnd(out, open)
+		if err != nil {
+			return nil, fmt.Errorf("sessionls.checks %s: %w", kv.key, err)
+		}
+		lineStart := bytes.LastIndexByte(out[:k], '\n') + 1
+		indent := string(out[lineStart:k])
+		arr, err := jsonArray(kv.values, indent)
+		if err != nil {
+			return nil, err
+		}
+		next := append(append(append([]byte{}, out[:open]...), arr...), out[end:]...)
+		objEnd += len(next) - len(out)
+		out = next
+	}
+	if !json.Valid(out) {
+		return nil, errors.New("the rewrite is not valid JSON (a bug in gendocs)")
+	}
+	return out, nil
+}
+
+// valueEnd returns the offset just past the JSON value that starts at
+// src[at].
+func valueEnd(src []byte, at int) (int, error) {
+	dec := json.NewDecoder(bytes.NewReader(src[at:]))
+	var v json.RawMessage
+	if err := dec.Decode(&v); err != nil {
+		return 0, err
+	}
+	return at + int(dec.InputOffset()), nil
+}
+
+// jsonArray writes values as an array of strings, one a line, indented as
+// npm writes package.json (two spaces a level); indent is the key's.
+func jsonArray(values []string, indent string) ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString("[\n")
+	for i, v := range values {
+		var s bytes.Buffer
+		enc := json.NewEncoder(&s)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			return nil, fmt.Errorf("encoding %q: %w", v, err)
+		}
+		b.WriteString(indent + "  ")
+		b.Write(bytes.TrimSuffix(s.Bytes(), []byte("\n")))
+		if i < len(values)-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString(indent + "]")
+	return b.Bytes(), nil
+}
