@@ -453,15 +453,45 @@ func maps(a, b map[string]bool) bool {
 	return true
 }
 
-// setBudget is the sessionls.setBudget command.
+// clearsBudget reports whether a sessionls.setBudget argument asks for no
+// budget: JSON null, 0, or the strings "", "0", "off" and "none" (what a
+// person types into an editor's prompt to clear it).
+func clearsBudget(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case float64:
+		return x == 0
+	case json.Number:
+		return x.String() == "0"
+	case int:
+		return x == 0
+	case int64:
+		return x == 0
+	case string:
+		switch strings.ToLower(strings.TrimSpace(x)) {
+		case "", "0", "off", "none":
+			return true
+		}
+	}
+	return false
+}
+
+// setBudget is the sessionls.setBudget command: a positive budget sets it,
+// null, 0 or "off" clear it.
 func (s *server) setBudget(ctx context.Context, args []any) error {
 	var arg any
 	if len(args) > 0 {
 		arg = args[0]
 	}
+	if len(args) == 1 && clearsBudget(arg) {
+		var none int64
+		s.applySettings(ctx, settingsPatch{budget: &none})
+		return nil
+	}
 	b, err := parseBudget(arg, false)
 	if len(args) != 1 || err != nil {
-		msg := fmt.Sprintf("%s needs a positive whole number of characters, got %s", commandSetBudget, describe(arg))
+		msg := fmt.Sprintf("%s needs a positive whole number of characters (or null, 0 or \"off\" to clear the budget), got %s", commandSetBudget, describe(arg))
 		if len(args) > 1 {
 			msg = fmt.Sprintf("%s needs a positive whole number of characters, got %d arguments", commandSetBudget, len(args))
 		}

@@ -261,11 +261,9 @@ func TestBudgetRoutes(t *testing.T) {
 		args []any
 		got  string
 	}{
-		{[]any{0}, "got 0"},
 		{[]any{-5}, "got -5"},
 		{[]any{2.5}, "got 2.5"},
 		{[]any{"many"}, `got "many"`},
-		{[]any{nil}, "got nothing"},
 		{[]any{}, "got nothing"},
 		{nil, "got nothing"},
 	}
@@ -280,9 +278,18 @@ func TestBudgetRoutes(t *testing.T) {
 		require.Eventually(t, func() bool { return len(h.client.shownMessages()) == before+1 }, wait, time.Millisecond, "%v", b.args)
 		msgs := h.client.shownMessages()
 		require.Equal(t, protocol.MessageTypeError, msgs[before].Type)
-		require.Equal(t, "sessionls.setBudget needs a positive whole number of characters, "+b.got, msgs[before].Message)
+		require.Equal(t, `sessionls.setBudget needs a positive whole number of characters (or null, 0 or "off" to clear the budget), `+b.got, msgs[before].Message)
 	}
 	require.Equal(t, float64(42), statusOf(h, uri)["budget"])
+
+	// null, 0, "off" and "" clear the budget: the Σ lens is back.
+	for _, clear := range []any{nil, 0, "off", ""} {
+		h.call("workspace/executeCommand", map[string]any{"command": "sessionls.setBudget", "arguments": []any{42}}, nil)
+		require.Equal(t, float64(42), statusOf(h, uri)["budget"])
+		h.call("workspace/executeCommand", map[string]any{"command": "sessionls.setBudget", "arguments": []any{clear}}, nil)
+		require.Nil(t, statusOf(h, uri)["budget"], "after setBudget(%#v)", clear)
+	}
+	h.call("workspace/executeCommand", map[string]any{"command": "sessionls.setBudget", "arguments": []any{42}}, nil)
 
 	// A bad budget in configuration is reported too, and ignored.
 	before := len(h.client.shownMessages())

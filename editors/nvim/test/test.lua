@@ -436,13 +436,13 @@ local function run()
   wait_lenses(buf, want, false, "lenses of the loading file", lens_responses, true)
 
   -- 4. :SessionlsBudget refuses what is not a positive integer.
-  for _, bad in ipairs({ "abc", "0", "-5", "1.5" }) do
+  for _, bad in ipairs({ "abc", "-5", "1.5" }) do
     local before = sessionls.config.budget
     vim.cmd("silent! SessionlsBudget " .. bad)
     ok(sessionls.config.budget == before, ":SessionlsBudget %s changed the budget to %s", bad,
       tostring(sessionls.config.budget))
   end
-  log("ok   :SessionlsBudget refuses abc, 0, -5, 1.5")
+  log("ok   :SessionlsBudget refuses abc, -5, 1.5")
 
   -- 5. A budget that keeps the newest half of the units.
   local units = bj.units
@@ -516,13 +516,28 @@ local function run()
   want, partial = expect(buf, n)
   wait_lenses(buf, want, partial, "lenses after the fix", lens_responses, true)
 
-  -- 9. A write refreshes the lenses (BufWritePost): add a message at the
-  -- end without refreshing, see the lenses are stale, then :write.
+  -- 9. Every change refreshes the lenses, however it is made, with no
+  -- Insert mode and no write: an edit through the API, :s, undo.
   local count = vim.api.nvim_buf_line_count(buf)
+  since = lens_responses
   vim.api.nvim_buf_set_lines(buf, count, count, true, { '{"role":"user","content":"one more «line» 🙂"}' })
   wait_diags(buf, "diagnostics after appending a line", n)
   want, partial = expect(buf, n)
-  ok(not lenses_match(lens_list(buf), sort_pairs(vim.deepcopy(want)), partial), "lenses changed before :write")
+  wait_lenses(buf, want, partial, "lenses after appending a line through the API (change refresh)", since, false)
+  count = count + 1
+  since = lens_responses
+  vim.cmd(count .. [[s/"role":"user"/"role":"system"/]])
+  ok(vim.api.nvim_buf_get_lines(buf, count - 1, count, true)[1]:find('"system"', 1, true) ~= nil, ":s changed nothing")
+  wait_diags(buf, "diagnostics after :" .. count .. "s/user/system/", n)
+  want, partial = expect(buf, n)
+  ok(partial, "the file still loads after :s made line %d a system message", count)
+  wait_lenses(buf, want, partial, "lenses after :" .. count .. "s/user/system/ (change refresh)", since, false)
+  since = lens_responses
+  vim.cmd("silent undo")
+  wait_diags(buf, "diagnostics after undo", n)
+  want, partial = expect(buf, n)
+  ok(not partial, "the file does not load after undo")
+  wait_lenses(buf, want, partial, "lenses after undo (change refresh)", since, false)
   since = lens_responses
   vim.cmd("silent write")
   wait_lenses(buf, want, partial, "lenses after :write (BufWritePost refresh)", since, false)
@@ -551,6 +566,25 @@ local function run()
   ok(sessionls.config.budget == n2, "budget is %s after running the lens, want %d", tostring(sessionls.config.budget), n2)
   want, partial = expect(buf, n2)
   wait_lenses(buf, want, partial, "lenses after running the cutoff lens (budget " .. n2 .. ")", since, false)
+
+  -- 10b. :SessionlsBudget off clears the budget: the Σ lens is back.
+  since = lens_responses
+  vim.cmd("SessionlsBudget off")
+  ok(sessionls.config.budget == nil, "budget is %s after :SessionlsBudget off", tostring(sessionls.config.budget))
+  want, partial = expect(buf, nil)
+  wait_lenses(buf, want, partial, "lenses after :SessionlsBudget off", since, false)
+  since = lens_responses
+  vim.cmd("SessionlsBudget " .. n2)
+  ok(sessionls.config.budget == n2, "budget is %s after :SessionlsBudget %d", tostring(sessionls.config.budget), n2)
+  -- Settle before the server is stopped below: no publish may be in flight.
+  wait_diags(buf, "diagnostics after :SessionlsBudget " .. n2 .. " again", n2)
+  want, partial = expect(buf, n2)
+  wait_lenses(buf, want, partial, "lenses after :SessionlsBudget " .. n2 .. " again", since, false)
+
+  -- 10c. K shows the hover in the session buffer.
+  local k = vim.fn.maparg("K", "n", false, true)
+  ok(k.buffer == 1 and k.desc == "sessionls: hover", "K is not the plugin's hover mapping: %s", vim.inspect(k))
+  log("ok   K maps to the hover")
 
   -- 11. A new server from setup{ budget, checks }: initializationOptions
   -- carry the budget and turn a check off.
@@ -589,7 +623,30 @@ local function run()
   log("ok   a second file shares the client")
 end
 
-local status, err = xpcall(run, debug.traceback)
+-- :help sessionls works from the shipped tags, and the shipped tags are
+-- what :helptags makes of the shipped doc.
+local function check_help()
+  local doc = plugin .. "/doc"
+  local copy = tmp .. "/doc"
+  vim.fn.mkdir(copy, "p")
+  vim.fn.writefile(vim.fn.readfile(doc .. "/sessionls.txt", "b"), copy .. "/sessionls.txt", "b")
+  vim.cmd("helptags " .. vim.fn.fnameescape(copy))
+  local want = vim.fn.readfile(copy .. "/tags")
+  local got = vim.fn.filereadable(doc .. "/tags") == 1 and vim.fn.readfile(doc .. "/tags") or {}
+  ok(same(got, want), "editors/nvim/doc/tags is stale: regenerate it with\n  nvim --headless -u NONE -c 'helptags editors/nvim/doc' -c q")
+  for _, topic in ipairs({ "sessionls", ":SessionlsBudget", "sessionls-options" }) do
+    local okh, e = pcall(vim.cmd, "help " .. topic)
+    ok(okh, ":help %s failed: %s", topic, tostring(e))
+    ok(vim.fn.expand("%:t") == "sessionls.txt", ":help %s opened %s", topic, vim.fn.expand("%:t"))
+    vim.cmd("helpclose")
+  end
+  log("ok   :help sessionls (shipped tags up to date)")
+end
+
+local status, err = xpcall(function()
+  check_help()
+  run()
+end, debug.traceback)
 if status then
   log("ALL OK: %d checks on nvim %d.%d.%d", checks, vim.version().major, vim.version().minor, vim.version().patch)
   vim.cmd("qall!")

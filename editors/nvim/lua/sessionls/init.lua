@@ -20,8 +20,11 @@ local defaults = {
   files = nil,
   -- Filetypes the server is attached to.
   filetypes = { "jsonl" },
-  -- Refresh code lenses on attach, BufEnter, BufWritePost and InsertLeave.
+  -- Show code lenses, refreshed on attach, on BufEnter and after every
+  -- change to the buffer (debounced).
   codelens = true,
+  -- Map K to the hover in session buffers where K is not mapped already.
+  hover_key = true,
   -- Called as on_attach(client, bufnr) after the plugin's own set-up.
   on_attach = nil,
   -- Extra fields merged into the client configuration.
@@ -91,6 +94,12 @@ end
 
 -- Ask for fresh code lenses in bufnr (the request needs the buffer current
 -- on 0.7-0.9, so run it inside that buffer).
+--
+-- Before 0.10, vim.lsp.codelens.refresh() drops a request while an earlier
+-- one is in flight, so an edit made during a slow answer left stale lenses
+-- on screen. There the plugin sends the request itself and drops an answer
+-- whose buffer changed since it was asked (the debounced refresh that the
+-- change scheduled asks again).
 function M.refresh_codelens(bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   if not vim.api.nvim_buf_is_valid(bufnr) or #M.clients(bufnr) == 0 then
@@ -98,11 +107,91 @@ function M.refresh_codelens(bufnr)
   end
   if has("nvim-0.10") then
     pcall(vim.lsp.codelens.refresh, { bufnr = bufnr })
-  else
-    vim.api.nvim_buf_call(bufnr, function()
-      pcall(vim.lsp.codelens.refresh)
-    end)
+    return
   end
+  local tick = vim.api.nvim_buf_get_changedtick(bufnr)
+  local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }
+  pcall(vim.lsp.buf_request, bufnr, "textDocument/codeLens", params, function(err, result, ctx, cfg)
+    if not vim.api.nvim_buf_is_valid(bufnr) or vim.api.nvim_buf_get_changedtick(bufnr) ~= tick then
+      return
+    end
+    -- Looked up at call time: the handler may be wrapped (tests do).
+    return vim.lsp.codelens.on_codelens(err, result, ctx, cfg)
+  end)
+end
+
+-- Milliseconds between the last change and the lens refresh it causes.
+local REFRESH_DELAY = 200
+
+-- One debounce timer per buffer.
+local refresh_timers = {}
+
+-- Refresh bufnr's lenses REFRESH_DELAY ms after its last change.
+local function schedule_refresh(bufnr)
+  local t = refresh_timers[bufnr]
+  if not t then
+    t = vim.loop.new_timer()
+    refresh_timers[bufnr] = t
+  end
+  t:stop()
+  t:start(REFRESH_DELAY, 0, vim.schedule_wrap(function()
+    M.refresh_codelens(bufnr)
+  end))
+end
+
+local function stop_refresh(bufnr)
+  local t = refresh_timers[bufnr]
+  if t then
+    refresh_timers[bufnr] = nil
+    t:stop()
+    t:close()
+  end
+end
+
+-- Buffers whose changes are watched, so that a second attach (a restarted
+-- client) does not watch twice.
+local watched = {}
+
+-- Every change refreshes the lenses, however it was made: typing, :s,
+-- undo, a code action's edit, a reload from disk.
+local function watch_changes(bufnr)
+  if watched[bufnr] then
+    return
+  end
+  watched[bufnr] = true
+  vim.api.nvim_buf_attach(bufnr, false, {
+    on_lines = function()
+      if not watched[bufnr] then
+        return true -- detach
+      end
+      schedule_refresh(bufnr)
+    end,
+    on_reload = function()
+      schedule_refresh(bufnr)
+    end,
+    on_detach = function()
+      watched[bufnr] = nil
+      vim.schedule(function()
+        stop_refresh(bufnr)
+      end)
+    end,
+  })
+end
+
+-- K shows the hover in session buffers unless the user mapped K already
+-- (Neovim 0.10+ maps it itself).
+local function map_hover(bufnr)
+  if vim.fn.maparg("K", "n") ~= "" then
+    return
+  end
+  vim.api.nvim_buf_set_keymap(bufnr, "n", "K", "", {
+    noremap = true,
+    silent = true,
+    desc = "sessionls: hover",
+    callback = function()
+      vim.lsp.buf.hover()
+    end,
+  })
 end
 
 -- Buffers each client attached to, to clear its lenses when it exits.
@@ -139,7 +228,11 @@ local function on_attach(client, bufnr)
         M.refresh_codelens(bufnr)
       end,
     })
+    watch_changes(bufnr)
     M.refresh_codelens(bufnr)
+  end
+  if M.config.hover_key then
+    map_hover(bufnr)
   end
   if M.config.on_attach then
     M.config.on_attach(client, bufnr)
@@ -215,6 +308,13 @@ function M.attach(bufnr)
   return id
 end
 
+-- n with thousands separators: 12345 -> "12,345".
+function M.thousands(n)
+  local s = tostring(math.floor(n))
+  local out = s:reverse():gsub("(%d%d%d)", "%1,"):reverse()
+  return (out:gsub("^,", ""))
+end
+
 -- Parse a budget the way a person types it: "8000", "8_000" or "8,000".
 -- Returns the integer, or nil and the reason.
 function M.parse_budget(s)
@@ -235,10 +335,28 @@ function M.parse_budget(s)
   return n
 end
 
+-- Whether s asks to clear the budget: "off", "none" or zero.
+function M.is_clear(s)
+  if type(s) == "number" then
+    return s == 0
+  end
+  if type(s) ~= "string" then
+    return false
+  end
+  s = vim.trim(s):lower()
+  return s == "off" or s == "none" or s:match("^[0_,]+$") ~= nil
+end
+
 -- Set the context budget on every running sessionls client and refresh the
 -- lenses of their buffers. on_done(err) is called once all have answered.
+-- "off", "none" or 0 clear the budget.
 function M.set_budget(n, on_done)
-  local budget, why = M.parse_budget(n)
+  local budget, why
+  if M.is_clear(n) then
+    budget = 0 -- the server's "no budget"
+  else
+    budget, why = M.parse_budget(n)
+  end
   if not budget then
     notify(why, vim.log.levels.ERROR)
     if on_done then
@@ -246,7 +364,7 @@ function M.set_budget(n, on_done)
     end
     return false
   end
-  M.config.budget = budget
+  M.config.budget = budget > 0 and budget or nil
   local clients = M.clients()
   if #clients == 0 then
     notify("no sessionls server is running; the budget applies to the next one")
@@ -292,7 +410,7 @@ local function lens_set_budget(command)
     return
   end
   vim.ui.input({
-    prompt = "Context budget (characters): ",
+    prompt = "Context budget (characters, or off to clear): ",
     default = M.config.budget and tostring(M.config.budget) or "",
   }, function(input)
     if input and input ~= "" then
@@ -304,13 +422,16 @@ end
 local function define_command()
   vim.api.nvim_create_user_command("SessionlsBudget", function(opts)
     if opts.args == "" then
-      notify("budget is " .. (M.config.budget and tostring(M.config.budget) or "not set"))
+      notify("budget is " .. (M.config.budget and M.thousands(M.config.budget) or "not set"))
       return
     end
     M.set_budget(opts.args)
   end, {
     nargs = "?",
-    desc = "Set the sessionls context budget (characters)",
+    complete = function()
+      return { "off" }
+    end,
+    desc = "Set the sessionls context budget (characters), or clear it with off",
   })
 end
 
