@@ -245,7 +245,7 @@ class SessionlsExtension implements vscode.Disposable {
     const open = "Open Setting";
     const pick = await vscode.window.showErrorMessage(message.includes(INSTALL_HINT) ? message : `${message} ${INSTALL_HINT}`, open);
     if (pick === open) {
-      await vscode.commands.executeCommand("workbench.action.openSettings", "sessionls.path");
+      await vscode.commands.executeCommand(settingsCommandFor("path"), `${SECTION}.path`);
     }
   }
 
@@ -367,4 +367,21 @@ class SessionlsExtension implements vscode.Disposable {
       : undefined;
     this.statusItem.show();
   }
+}
+
+/**
+ * The settings command that opens the scope holding the effective value of
+ * sessionls.<key>: the most specific one that sets it (folder, workspace,
+ * user), so that "Open Setting" shows the value that is in force rather
+ * than the User tab.
+ */
+function settingsCommandFor(key: string): string {
+  const info = vscode.workspace.getConfiguration(SECTION).inspect(key);
+  if (info?.workspaceFolderValue !== undefined) {
+    return "workbench.action.openFolderSettings";
+  }
+  if (info?.workspaceValue !== undefined) {
+    return "workbench.action.openWorkspaceSettings";
+  }
+  return "workbench.action.openSettings";
 }

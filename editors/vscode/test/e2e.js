@@ -591,15 +591,17 @@ async function main() {
       throw new Error("the notification has no Open Setting button");
     }
     await button.asElement().click();
-    await waitUntil("the settings editor searches sessionls.path", async () => {
+    await waitUntil("the settings editor searches sessionls.path in the Workspace tab", async () => {
       const ok = await page.evaluate(() => {
         const tab = document.querySelector(".tabs-container .tab.active")?.getAttribute("aria-label") || "";
         const search = document.querySelector(".settings-editor .suggest-input-container textarea, .settings-editor .search-container textarea, .settings-editor .search-container input");
         const value = search ? search.value : "";
         const shown = [...document.querySelectorAll(".settings-editor .setting-item-contents")].map((e) => e.textContent).join("\n");
-        return tab.includes("Settings") && value.includes("sessionls.path") && shown.includes("SESSIONLS_PATH");
+        // The bad value lives in .vscode/settings.json: the Workspace tab.
+        const scope = document.querySelector(".settings-editor .settings-tabs-widget .action-label.checked")?.textContent || "";
+        return { ok: tab.includes("Settings") && value.includes("sessionls.path") && shown.includes("SESSIONLS_PATH") && scope.includes("Workspace"), scope };
       });
-      return { ok, detail: "" };
+      return { ok: ok.ok, detail: `scope tab: ${ok.scope}` };
     });
     await screenshot(page, "missing-binary-open-setting");
     fs.writeFileSync(settingsFile, settingsBefore);
