@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,8 +9,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sessionls/sessionls/analysis"
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
 )
 
 // Configuration keys, read from initializationOptions, from the "sessionls"
@@ -197,4 +201,98 @@ func stringList(v any) ([]string, error) {
 		out = append(out, s)
 	}
 	return out, nil
+}
+
+// configTimeout bounds a workspace/configuration round trip: a client
+// that never answers must not stall the server.
+const configTimeout = 5 * time.Second
+
+// DidChangeConfiguration applies settings.sessionls; when the payload has
+// no sessionls section (VS Code sends null), the server asks for it.
+func (s *server) DidChangeConfiguration(ctx context.Context, p *protocol.DidChangeConfigurationParams) error {
+	sec, ok := sessionlsSection(p.Settings)
+	if !ok {
+		if s.currentCaps().configuration {
+			s.pullConfiguration(ctx)
+		}
+		return nil
+	}
+	patch, errs := parseSettings(sec)
+	s.reportSettingErrors(ctx, "settings", errs)
+	s.applySettings(ctx, patch)
+	return nil
+}
+
+// pullConfiguration asks the client for the sessionls section and applies
+// it. It waits for the answer (bounded by configTimeout) so that messages
+// queued behind it see the new settings.
+func (s *server) pullConfiguration(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), configTimeout)
+	defer cancel()
+	var res []any
+	params := map[string]any{"items": []map[string]any{{"section": configSection}}}
+	if _, err := s.conn.Call(ctx, protocol.MethodWorkspaceConfiguration, params, &res); err != nil {
+		s.logger.Warn("workspace/configuration", zap.Error(err))
+		return
+	}
+	if len(res) == 0 {
+		return
+	}
+	sec, ok := res[0].(map[string]any)
+	if !ok {
+		// null: the client has no sessionls settings; keep ours.
+		return
+	}
+	patch, errs := parseSettings(sec)
+	s.reportSettingErrors(ctx, "settings", errs)
+	s.applySettings(ctx, patch)
+}
+
+func (s *server) reportSettingErrors(ctx context.Context, where string, errs []error) {
+	if len(errs) == 0 {
+		return
+	}
+	msgs := make([]string, len(errs))
+	for i, e := range errs {
+		msgs[i] = e.Error()
+	}
+	s.logger.Warn("invalid configuration", zap.String("from", where), zap.Strings("errors", msgs))
+	s.showError("sessionls ignored invalid " + where + ": " + strings.Join(msgs, "; "))
+}
+
+// applySettings applies patch; when anything changed it re-analyses every
+// open file, publishes, and asks the client to refresh its lenses.
+func (s *server) applySettings(ctx context.Context, patch settingsPatch) {
+	s.mu.Lock()
+	old := s.settings
+	st := patch.apply(old)
+	s.settings = st
+	roots := s.roots
+	s.mu.Unlock()
+	if st.budget == old.budget && maps(st.disabled, old.disabled) && slices.Equal(st.files, old.files) {
+		return
+	}
+	s.logger.Info("settings", zap.Int64("budget", st.budget), zap.Int("disabled", len(st.disabled)), zap.Strings("files", st.files))
+	for _, f := range s.files.all() {
+		if !isSessionFile(f.uri, f.languageID, st.files, roots) {
+			s.files.ignore(f.uri)
+			s.clearDiagnostics(f)
+			continue
+		}
+		f.doc.SetOptions(st.options())
+		s.publish(f)
+	}
+	s.refreshLenses()
+}
+
+func maps(a, b map[string]bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
 }

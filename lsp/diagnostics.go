@@ -2,19 +2,29 @@ package lsp
 
 import (
 	"github.com/sessionls/sessionls/analysis"
-	"github.com/sessionls/sessionls/analysis/line"
 	"go.lsp.dev/protocol"
 )
+
+// Diagnostics: one per finding, published with the document's version
+// after every open and change, and cleared ([]) on close.
 
 // diagnosticSource names sessionls in every diagnostic.
 const diagnosticSource = "sessionls"
 
-// publishDiagnosticsParams is protocol.PublishDiagnosticsParams with a
-// version that is sent even when it is 0 (protocol's is uint32 omitempty).
-type publishDiagnosticsParams struct {
-	URI         protocol.DocumentURI  `json:"uri"`
-	Version     int32                 `json:"version"`
-	Diagnostics []protocol.Diagnostic `json:"diagnostics"`
+// publish sends f's diagnostics for its current version.
+func (s *server) publish(f *file) {
+	rep := f.doc.Report()
+	s.notify(protocol.MethodTextDocumentPublishDiagnostics, &publishDiagnosticsParams{
+		URI: f.uri, Version: f.version, Diagnostics: toDiagnostics(f.uri, f.doc, rep),
+	})
+}
+
+// clearDiagnostics publishes an empty list for f (closed, or no longer a
+// session file).
+func (s *server) clearDiagnostics(f *file) {
+	s.notify(protocol.MethodTextDocumentPublishDiagnostics, &publishDiagnosticsParams{
+		URI: f.uri, Version: f.version, Diagnostics: []protocol.Diagnostic{},
+	})
 }
 
 // toDiagnostics converts every finding of rep, a report on doc. It never
@@ -54,30 +64,4 @@ func toSeverity(s analysis.Severity) protocol.DiagnosticSeverity {
 		return protocol.DiagnosticSeverityInformation
 	}
 	return protocol.DiagnosticSeverityHint
-}
-
-// spanRange is the LSP range of a span on a 1-based physical line.
-func spanRange(line1 int, s line.Span) protocol.Range {
-	l := uint32(max(line1-1, 0))
-	return protocol.Range{
-		Start: protocol.Position{Line: l, Character: uint32(max(s.StartCol, 0))},
-		End:   protocol.Position{Line: l, Character: uint32(max(s.EndCol, s.StartCol, 0))},
-	}
-}
-
-// findingRange is spanRange, except that a finding about a whole line (the
-// engine gives it the zero Span; the CLI prints column 1 to 1) covers the
-// line's text, so an editor underlines the line rather than its first
-// character. A trailing '\r' is left out: LSP clients do not count it.
-func findingRange(doc *analysis.Document, line1 int, s line.Span) protocol.Range {
-	r := spanRange(line1, s)
-	if s != (line.Span{}) || line1 < 1 || line1 > doc.LineCount() {
-		return r
-	}
-	w := doc.LineResult(line1 - 1).Width16
-	if text := doc.Line(line1 - 1); len(text) > 0 && text[len(text)-1] == '\r' {
-		w--
-	}
-	r.End.Character = uint32(max(w, 0))
-	return r
 }

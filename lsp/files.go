@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -105,26 +104,6 @@ func (m *fileManager) all() []*file {
 		out = append(out, f)
 	}
 	return out
-}
-
-// didChangeParams is textDocument/didChange's params with a pointer Range:
-// a change without a range replaces the whole text.
-type didChangeParams struct {
-	TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
-	ContentChanges []contentChange                          `json:"contentChanges"`
-}
-
-type contentChange struct {
-	Range *protocol.Range `json:"range,omitempty"`
-	Text  string          `json:"text"`
-}
-
-func decodeDidChange(raw json.RawMessage) (didChangeParams, error) {
-	var p didChangeParams
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return p, fmt.Errorf("decoding textDocument/didChange params: %w", err)
-	}
-	return p, nil
 }
 
 func toAnalysisChanges(cs []contentChange) []analysis.Change {

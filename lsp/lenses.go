@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -9,9 +10,14 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// commandSetBudget asks the client for a budget (the lens carries no
-// argument: clients prompt) and sets it with workspace/executeCommand.
-const commandSetBudget = "sessionls.setBudget"
+// CodeLens: see codeLenses for the titles.
+func (s *server) CodeLens(ctx context.Context, p *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
+	f := s.files.get(p.TextDocument.URI)
+	if f == nil {
+		return []protocol.CodeLens{}, nil
+	}
+	return codeLenses(f.doc.Report(), s.currentSettings().budget), nil
+}
 
 // codeLenses are, in order of line:
 //   - with no budget, on line 1: "Σ 12,345 chars · 42 messages · set a context budget";

@@ -2,198 +2,267 @@ package lsp
 
 import (
 	"context"
-	"fmt"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 )
 
-// The rest of protocol.Server. The router answers every method not in its
-// served table with MethodNotFound before it reaches protocol.ServerHandler,
-// so these only run if that table and this file disagree; they say so.
+// unimplemented answers every protocol.Server method with MethodNotFound.
+// server embeds it and overrides the methods it serves (features.go lists
+// them), as buf's language server does with its nyi type. The router
+// answers -32601 for every method outside the feature table before
+// protocol.ServerHandler is reached, so these only run if the table and
+// the server's methods disagree (TestFeatureTable checks that they do not).
+type unimplemented struct{}
 
-func notImplemented(method string) error {
-	return jsonrpc2.NewError(jsonrpc2.MethodNotFound, fmt.Sprintf("method not found: %s", method))
+var _ protocol.Server = unimplemented{}
+
+// notImplementedError is a stub's error: MethodNotFound on the wire (the
+// jsonrpc2 package sends the *jsonrpc2.Error it wraps), and a type of its
+// own so that a test can tell a stub from a handler.
+type notImplementedError struct{ method string }
+
+func (e *notImplementedError) Error() string { return "method not found: " + e.method }
+
+func (e *notImplementedError) Unwrap() error {
+	return jsonrpc2.NewError(jsonrpc2.MethodNotFound, e.Error())
 }
 
-// errRouted: the router decodes these methods' params itself (see run), so
-// the protocol-typed entry points are never used.
-func errRouted(method string) error {
-	return jsonrpc2.NewError(jsonrpc2.InternalError, fmt.Sprintf("%s is handled by the router, not protocol.ServerHandler", method))
+func notImplemented(method string) error { return &notImplementedError{method: method} }
+
+func (unimplemented) Initialize(context.Context, *protocol.InitializeParams) (*protocol.InitializeResult, error) {
+	return nil, notImplemented(protocol.MethodInitialize)
 }
 
-func (s *server) Initialize(context.Context, *protocol.InitializeParams) (*protocol.InitializeResult, error) {
-	return nil, errRouted(protocol.MethodInitialize)
+func (unimplemented) Initialized(context.Context, *protocol.InitializedParams) error {
+	return notImplemented(protocol.MethodInitialized)
 }
 
-func (s *server) Shutdown(context.Context) error { return errRouted(protocol.MethodShutdown) }
+func (unimplemented) Shutdown(context.Context) error { return notImplemented(protocol.MethodShutdown) }
 
-func (s *server) Exit(context.Context) error { return errRouted(protocol.MethodExit) }
+func (unimplemented) Exit(context.Context) error { return notImplemented(protocol.MethodExit) }
 
-func (s *server) DidChange(context.Context, *protocol.DidChangeTextDocumentParams) error {
-	return errRouted(protocol.MethodTextDocumentDidChange)
+func (unimplemented) SetTrace(context.Context, *protocol.SetTraceParams) error {
+	return notImplemented(protocol.MethodSetTrace)
 }
 
-func (s *server) WorkDoneProgressCancel(context.Context, *protocol.WorkDoneProgressCancelParams) error {
+func (unimplemented) DidOpen(context.Context, *protocol.DidOpenTextDocumentParams) error {
+	return notImplemented(protocol.MethodTextDocumentDidOpen)
+}
+
+func (unimplemented) DidChange(context.Context, *protocol.DidChangeTextDocumentParams) error {
+	return notImplemented(protocol.MethodTextDocumentDidChange)
+}
+
+func (unimplemented) DidClose(context.Context, *protocol.DidCloseTextDocumentParams) error {
+	return notImplemented(protocol.MethodTextDocumentDidClose)
+}
+
+func (unimplemented) DidSave(context.Context, *protocol.DidSaveTextDocumentParams) error {
+	return notImplemented(protocol.MethodTextDocumentDidSave)
+}
+
+func (unimplemented) CodeLens(context.Context, *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
+	return nil, notImplemented(protocol.MethodTextDocumentCodeLens)
+}
+
+func (unimplemented) Hover(context.Context, *protocol.HoverParams) (*protocol.Hover, error) {
+	return nil, notImplemented(protocol.MethodTextDocumentHover)
+}
+
+func (unimplemented) Definition(context.Context, *protocol.DefinitionParams) ([]protocol.Location, error) {
+	return nil, notImplemented(protocol.MethodTextDocumentDefinition)
+}
+
+func (unimplemented) References(context.Context, *protocol.ReferenceParams) ([]protocol.Location, error) {
+	return nil, notImplemented(protocol.MethodTextDocumentReferences)
+}
+
+func (unimplemented) DocumentSymbol(context.Context, *protocol.DocumentSymbolParams) ([]any, error) {
+	return nil, notImplemented(protocol.MethodTextDocumentDocumentSymbol)
+}
+
+func (unimplemented) FoldingRanges(context.Context, *protocol.FoldingRangeParams) ([]protocol.FoldingRange, error) {
+	return nil, notImplemented(protocol.MethodTextDocumentFoldingRange)
+}
+
+func (unimplemented) CodeAction(context.Context, *protocol.CodeActionParams) ([]protocol.CodeAction, error) {
+	return nil, notImplemented(protocol.MethodTextDocumentCodeAction)
+}
+
+func (unimplemented) ExecuteCommand(context.Context, *protocol.ExecuteCommandParams) (any, error) {
+	return nil, notImplemented(protocol.MethodWorkspaceExecuteCommand)
+}
+
+func (unimplemented) DidChangeConfiguration(context.Context, *protocol.DidChangeConfigurationParams) error {
+	return notImplemented(protocol.MethodWorkspaceDidChangeConfiguration)
+}
+
+// Request receives every method protocol.ServerHandler does not know.
+func (unimplemented) Request(_ context.Context, method string, _ any) (any, error) {
+	return nil, notImplemented(method)
+}
+
+func (unimplemented) WorkDoneProgressCancel(context.Context, *protocol.WorkDoneProgressCancelParams) error {
 	return notImplemented(protocol.MethodWorkDoneProgressCancel)
 }
 
-func (s *server) LogTrace(context.Context, *protocol.LogTraceParams) error {
+func (unimplemented) LogTrace(context.Context, *protocol.LogTraceParams) error {
 	return notImplemented(protocol.MethodLogTrace)
 }
 
-func (s *server) CodeLensResolve(context.Context, *protocol.CodeLens) (*protocol.CodeLens, error) {
+func (unimplemented) CodeLensResolve(context.Context, *protocol.CodeLens) (*protocol.CodeLens, error) {
 	return nil, notImplemented(protocol.MethodCodeLensResolve)
 }
 
-func (s *server) ColorPresentation(context.Context, *protocol.ColorPresentationParams) ([]protocol.ColorPresentation, error) {
+func (unimplemented) ColorPresentation(context.Context, *protocol.ColorPresentationParams) ([]protocol.ColorPresentation, error) {
 	return nil, notImplemented(protocol.MethodTextDocumentColorPresentation)
 }
 
-func (s *server) Completion(context.Context, *protocol.CompletionParams) (*protocol.CompletionList, error) {
+func (unimplemented) Completion(context.Context, *protocol.CompletionParams) (*protocol.CompletionList, error) {
 	return nil, notImplemented(protocol.MethodTextDocumentCompletion)
 }
 
-func (s *server) CompletionResolve(context.Context, *protocol.CompletionItem) (*protocol.CompletionItem, error) {
+func (unimplemented) CompletionResolve(context.Context, *protocol.CompletionItem) (*protocol.CompletionItem, error) {
 	return nil, notImplemented(protocol.MethodCompletionItemResolve)
 }
 
-func (s *server) Declaration(context.Context, *protocol.DeclarationParams) ([]protocol.Location, error) {
+func (unimplemented) Declaration(context.Context, *protocol.DeclarationParams) ([]protocol.Location, error) {
 	return nil, notImplemented(protocol.MethodTextDocumentDeclaration)
 }
 
-func (s *server) DidChangeWatchedFiles(context.Context, *protocol.DidChangeWatchedFilesParams) error {
+func (unimplemented) DidChangeWatchedFiles(context.Context, *protocol.DidChangeWatchedFilesParams) error {
 	return notImplemented(protocol.MethodWorkspaceDidChangeWatchedFiles)
 }
 
-func (s *server) DidChangeWorkspaceFolders(context.Context, *protocol.DidChangeWorkspaceFoldersParams) error {
+func (unimplemented) DidChangeWorkspaceFolders(context.Context, *protocol.DidChangeWorkspaceFoldersParams) error {
 	return notImplemented(protocol.MethodWorkspaceDidChangeWorkspaceFolders)
 }
 
-func (s *server) DocumentColor(context.Context, *protocol.DocumentColorParams) ([]protocol.ColorInformation, error) {
+func (unimplemented) DocumentColor(context.Context, *protocol.DocumentColorParams) ([]protocol.ColorInformation, error) {
 	return nil, notImplemented(protocol.MethodTextDocumentDocumentColor)
 }
 
-func (s *server) DocumentHighlight(context.Context, *protocol.DocumentHighlightParams) ([]protocol.DocumentHighlight, error) {
+func (unimplemented) DocumentHighlight(context.Context, *protocol.DocumentHighlightParams) ([]protocol.DocumentHighlight, error) {
 	return nil, notImplemented(protocol.MethodTextDocumentDocumentHighlight)
 }
 
-func (s *server) DocumentLink(context.Context, *protocol.DocumentLinkParams) ([]protocol.DocumentLink, error) {
+func (unimplemented) DocumentLink(context.Context, *protocol.DocumentLinkParams) ([]protocol.DocumentLink, error) {
 	return nil, notImplemented(protocol.MethodTextDocumentDocumentLink)
 }
 
-func (s *server) DocumentLinkResolve(context.Context, *protocol.DocumentLink) (*protocol.DocumentLink, error) {
+func (unimplemented) DocumentLinkResolve(context.Context, *protocol.DocumentLink) (*protocol.DocumentLink, error) {
 	return nil, notImplemented(protocol.MethodDocumentLinkResolve)
 }
 
-func (s *server) Formatting(context.Context, *protocol.DocumentFormattingParams) ([]protocol.TextEdit, error) {
+func (unimplemented) Formatting(context.Context, *protocol.DocumentFormattingParams) ([]protocol.TextEdit, error) {
 	return nil, notImplemented(protocol.MethodTextDocumentFormatting)
 }
 
-func (s *server) Implementation(context.Context, *protocol.ImplementationParams) ([]protocol.Location, error) {
+func (unimplemented) Implementation(context.Context, *protocol.ImplementationParams) ([]protocol.Location, error) {
 	return nil, notImplemented(protocol.MethodTextDocumentImplementation)
 }
 
-func (s *server) OnTypeFormatting(context.Context, *protocol.DocumentOnTypeFormattingParams) ([]protocol.TextEdit, error) {
+func (unimplemented) OnTypeFormatting(context.Context, *protocol.DocumentOnTypeFormattingParams) ([]protocol.TextEdit, error) {
 	return nil, notImplemented(protocol.MethodTextDocumentOnTypeFormatting)
 }
 
-func (s *server) PrepareRename(context.Context, *protocol.PrepareRenameParams) (*protocol.Range, error) {
+func (unimplemented) PrepareRename(context.Context, *protocol.PrepareRenameParams) (*protocol.Range, error) {
 	return nil, notImplemented(protocol.MethodTextDocumentPrepareRename)
 }
 
-func (s *server) RangeFormatting(context.Context, *protocol.DocumentRangeFormattingParams) ([]protocol.TextEdit, error) {
+func (unimplemented) RangeFormatting(context.Context, *protocol.DocumentRangeFormattingParams) ([]protocol.TextEdit, error) {
 	return nil, notImplemented(protocol.MethodTextDocumentRangeFormatting)
 }
 
-func (s *server) Rename(context.Context, *protocol.RenameParams) (*protocol.WorkspaceEdit, error) {
+func (unimplemented) Rename(context.Context, *protocol.RenameParams) (*protocol.WorkspaceEdit, error) {
 	return nil, notImplemented(protocol.MethodTextDocumentRename)
 }
 
-func (s *server) SignatureHelp(context.Context, *protocol.SignatureHelpParams) (*protocol.SignatureHelp, error) {
+func (unimplemented) SignatureHelp(context.Context, *protocol.SignatureHelpParams) (*protocol.SignatureHelp, error) {
 	return nil, notImplemented(protocol.MethodTextDocumentSignatureHelp)
 }
 
-func (s *server) Symbols(context.Context, *protocol.WorkspaceSymbolParams) ([]protocol.SymbolInformation, error) {
+func (unimplemented) Symbols(context.Context, *protocol.WorkspaceSymbolParams) ([]protocol.SymbolInformation, error) {
 	return nil, notImplemented(protocol.MethodWorkspaceSymbol)
 }
 
-func (s *server) TypeDefinition(context.Context, *protocol.TypeDefinitionParams) ([]protocol.Location, error) {
+func (unimplemented) TypeDefinition(context.Context, *protocol.TypeDefinitionParams) ([]protocol.Location, error) {
 	return nil, notImplemented(protocol.MethodTextDocumentTypeDefinition)
 }
 
-func (s *server) WillSave(context.Context, *protocol.WillSaveTextDocumentParams) error {
+func (unimplemented) WillSave(context.Context, *protocol.WillSaveTextDocumentParams) error {
 	return notImplemented(protocol.MethodTextDocumentWillSave)
 }
 
-func (s *server) WillSaveWaitUntil(context.Context, *protocol.WillSaveTextDocumentParams) ([]protocol.TextEdit, error) {
+func (unimplemented) WillSaveWaitUntil(context.Context, *protocol.WillSaveTextDocumentParams) ([]protocol.TextEdit, error) {
 	return nil, notImplemented(protocol.MethodTextDocumentWillSaveWaitUntil)
 }
 
-func (s *server) ShowDocument(context.Context, *protocol.ShowDocumentParams) (*protocol.ShowDocumentResult, error) {
+func (unimplemented) ShowDocument(context.Context, *protocol.ShowDocumentParams) (*protocol.ShowDocumentResult, error) {
 	return nil, notImplemented(protocol.MethodShowDocument)
 }
 
-func (s *server) WillCreateFiles(context.Context, *protocol.CreateFilesParams) (*protocol.WorkspaceEdit, error) {
+func (unimplemented) WillCreateFiles(context.Context, *protocol.CreateFilesParams) (*protocol.WorkspaceEdit, error) {
 	return nil, notImplemented(protocol.MethodWillCreateFiles)
 }
 
-func (s *server) DidCreateFiles(context.Context, *protocol.CreateFilesParams) error {
+func (unimplemented) DidCreateFiles(context.Context, *protocol.CreateFilesParams) error {
 	return notImplemented(protocol.MethodDidCreateFiles)
 }
 
-func (s *server) WillRenameFiles(context.Context, *protocol.RenameFilesParams) (*protocol.WorkspaceEdit, error) {
+func (unimplemented) WillRenameFiles(context.Context, *protocol.RenameFilesParams) (*protocol.WorkspaceEdit, error) {
 	return nil, notImplemented(protocol.MethodWillRenameFiles)
 }
 
-func (s *server) DidRenameFiles(context.Context, *protocol.RenameFilesParams) error {
+func (unimplemented) DidRenameFiles(context.Context, *protocol.RenameFilesParams) error {
 	return notImplemented(protocol.MethodDidRenameFiles)
 }
 
-func (s *server) WillDeleteFiles(context.Context, *protocol.DeleteFilesParams) (*protocol.WorkspaceEdit, error) {
+func (unimplemented) WillDeleteFiles(context.Context, *protocol.DeleteFilesParams) (*protocol.WorkspaceEdit, error) {
 	return nil, notImplemented(protocol.MethodWillDeleteFiles)
 }
 
-func (s *server) DidDeleteFiles(context.Context, *protocol.DeleteFilesParams) error {
+func (unimplemented) DidDeleteFiles(context.Context, *protocol.DeleteFilesParams) error {
 	return notImplemented(protocol.MethodDidDeleteFiles)
 }
 
-func (s *server) CodeLensRefresh(context.Context) error {
+func (unimplemented) CodeLensRefresh(context.Context) error {
 	return notImplemented(methodCodeLensRefresh)
 }
 
-func (s *server) PrepareCallHierarchy(context.Context, *protocol.CallHierarchyPrepareParams) ([]protocol.CallHierarchyItem, error) {
+func (unimplemented) PrepareCallHierarchy(context.Context, *protocol.CallHierarchyPrepareParams) ([]protocol.CallHierarchyItem, error) {
 	return nil, notImplemented(protocol.MethodTextDocumentPrepareCallHierarchy)
 }
 
-func (s *server) IncomingCalls(context.Context, *protocol.CallHierarchyIncomingCallsParams) ([]protocol.CallHierarchyIncomingCall, error) {
+func (unimplemented) IncomingCalls(context.Context, *protocol.CallHierarchyIncomingCallsParams) ([]protocol.CallHierarchyIncomingCall, error) {
 	return nil, notImplemented(protocol.MethodCallHierarchyIncomingCalls)
 }
 
-func (s *server) OutgoingCalls(context.Context, *protocol.CallHierarchyOutgoingCallsParams) ([]protocol.CallHierarchyOutgoingCall, error) {
+func (unimplemented) OutgoingCalls(context.Context, *protocol.CallHierarchyOutgoingCallsParams) ([]protocol.CallHierarchyOutgoingCall, error) {
 	return nil, notImplemented(protocol.MethodCallHierarchyOutgoingCalls)
 }
 
-func (s *server) SemanticTokensFull(context.Context, *protocol.SemanticTokensParams) (*protocol.SemanticTokens, error) {
+func (unimplemented) SemanticTokensFull(context.Context, *protocol.SemanticTokensParams) (*protocol.SemanticTokens, error) {
 	return nil, notImplemented(protocol.MethodSemanticTokensFull)
 }
 
-func (s *server) SemanticTokensFullDelta(context.Context, *protocol.SemanticTokensDeltaParams) (any, error) {
+func (unimplemented) SemanticTokensFullDelta(context.Context, *protocol.SemanticTokensDeltaParams) (any, error) {
 	return nil, notImplemented(protocol.MethodSemanticTokensFullDelta)
 }
 
-func (s *server) SemanticTokensRange(context.Context, *protocol.SemanticTokensRangeParams) (*protocol.SemanticTokens, error) {
+func (unimplemented) SemanticTokensRange(context.Context, *protocol.SemanticTokensRangeParams) (*protocol.SemanticTokens, error) {
 	return nil, notImplemented(protocol.MethodSemanticTokensRange)
 }
 
-func (s *server) SemanticTokensRefresh(context.Context) error {
+func (unimplemented) SemanticTokensRefresh(context.Context) error {
 	return notImplemented(protocol.MethodSemanticTokensRefresh)
 }
 
-func (s *server) LinkedEditingRange(context.Context, *protocol.LinkedEditingRangeParams) (*protocol.LinkedEditingRanges, error) {
+func (unimplemented) LinkedEditingRange(context.Context, *protocol.LinkedEditingRangeParams) (*protocol.LinkedEditingRanges, error) {
 	return nil, notImplemented(protocol.MethodLinkedEditingRange)
 }
 
-func (s *server) Moniker(context.Context, *protocol.MonikerParams) ([]protocol.Moniker, error) {
+func (unimplemented) Moniker(context.Context, *protocol.MonikerParams) ([]protocol.Moniker, error) {
 	return nil, notImplemented(protocol.MethodMoniker)
 }

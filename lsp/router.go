@@ -30,34 +30,6 @@ const (
 	methodCodeLensRefresh = "workspace/codeLens/refresh"
 )
 
-// served reports whether the server implements method; any other request
-// is answered with MethodNotFound (ServerHandler would answer code 0).
-func served(method string) bool {
-	switch method {
-	case protocol.MethodInitialize,
-		protocol.MethodInitialized,
-		protocol.MethodShutdown,
-		protocol.MethodExit,
-		protocol.MethodSetTrace,
-		protocol.MethodTextDocumentDidOpen,
-		protocol.MethodTextDocumentDidChange,
-		protocol.MethodTextDocumentDidClose,
-		protocol.MethodTextDocumentDidSave,
-		protocol.MethodTextDocumentCodeLens,
-		protocol.MethodTextDocumentHover,
-		protocol.MethodTextDocumentDefinition,
-		protocol.MethodTextDocumentReferences,
-		protocol.MethodTextDocumentDocumentSymbol,
-		protocol.MethodTextDocumentFoldingRange,
-		protocol.MethodTextDocumentCodeAction,
-		protocol.MethodWorkspaceExecuteCommand,
-		protocol.MethodWorkspaceDidChangeConfiguration,
-		methodStatus:
-		return true
-	}
-	return false
-}
-
 // router is the outermost jsonrpc2 handler. It runs on the connection's
 // read loop, so it never blocks: it enforces the lifecycle, answers
 // unknown methods, handles exit and $/cancelRequest at once (they must not

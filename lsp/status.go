@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/sessionls/sessionls/analysis"
@@ -20,6 +21,15 @@ type statusResult struct {
 	Messages      int     `json:"messages"`
 	Loads         bool    `json:"loads"`
 	Error         *string `json:"error"`
+}
+
+// Request serves the custom requests (protocol.ServerHandler hands every
+// method it does not know to it): sessionls/status.
+func (s *server) Request(ctx context.Context, method string, params any) (any, error) {
+	if method == methodStatus {
+		return s.status(params)
+	}
+	return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "method not found: "+method)
 }
 
 func (s *server) status(params any) (*statusResult, error) {

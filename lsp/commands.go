@@ -1,0 +1,81 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+)
+
+// Commands: workspace/executeCommand. The only command is
+// sessionls.setBudget, which the budget lenses carry.
+
+// commandSetBudget asks the client for a budget (the lens carries no
+// argument: clients prompt) and sets it with workspace/executeCommand.
+const commandSetBudget = "sessionls.setBudget"
+
+// commands are the commands the server advertises (features.go).
+func commands() []string { return []string{commandSetBudget} }
+
+// ExecuteCommand runs sessionls.setBudget.
+func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandParams) (any, error) {
+	switch p.Command {
+	case commandSetBudget:
+		return nil, s.setBudget(ctx, p.Arguments)
+	}
+	return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("unknown command %q", p.Command))
+}
+
+// clearsBudget reports whether a sessionls.setBudget argument asks for no
+// budget: JSON null, 0, or the strings "", "0", "off" and "none" (what a
+// person types into an editor's prompt to clear it).
+func clearsBudget(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case float64:
+		return x == 0
+	case json.Number:
+		return x.String() == "0"
+	case int:
+		return x == 0
+	case int64:
+		return x == 0
+	case string:
+		switch strings.ToLower(strings.TrimSpace(x)) {
+		case "", "0", "off", "none":
+			return true
+		}
+	}
+	return false
+}
+
+// setBudget is the sessionls.setBudget command: one argument, a positive
+// whole number (number or numeric string) sets the budget; null, 0 or
+// "off" clear it. Anything else is shown to the user, answered
+// InvalidParams, and keeps the budget.
+func (s *server) setBudget(ctx context.Context, args []any) error {
+	var arg any
+	if len(args) > 0 {
+		arg = args[0]
+	}
+	if len(args) == 1 && clearsBudget(arg) {
+		var none int64
+		s.applySettings(ctx, settingsPatch{budget: &none})
+		return nil
+	}
+	b, err := parseBudget(arg, false)
+	if len(args) != 1 || err != nil {
+		msg := fmt.Sprintf("%s needs a positive whole number of characters (or null, 0 or \"off\" to clear the budget), got %s", commandSetBudget, describe(arg))
+		if len(args) > 1 {
+			msg = fmt.Sprintf("%s needs a positive whole number of characters, got %d arguments", commandSetBudget, len(args))
+		}
+		s.showError(msg)
+		return jsonrpc2.NewError(jsonrpc2.InvalidParams, msg)
+	}
+	s.applySettings(ctx, settingsPatch{budget: &b})
+	return nil
+}

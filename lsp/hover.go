@@ -1,0 +1,114 @@
+package lsp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/line"
+	"github.com/sessionls/sessionls/internal/textfmt"
+	"go.lsp.dev/protocol"
+)
+
+// Hover describes the line under the cursor: see hoverText.
+func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.Hover, error) {
+	f := s.files.get(p.TextDocument.URI)
+	if f == nil {
+		return nil, nil
+	}
+	i := int(p.Position.Line)
+	if i >= f.doc.LineCount() {
+		return nil, nil
+	}
+	r := lineRangeOf(f.doc, i)
+	return &protocol.Hover{
+		Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: hoverText(f.doc, f.doc.Report(), i)},
+		Range:    &r,
+	}, nil
+}
+
+// hoverText describes 0-based line i in markdown.
+func hoverText(doc *analysis.Document, rep *analysis.Report, i int) string {
+	line1 := i + 1
+	res := doc.LineResult(i)
+	var b strings.Builder
+	if res.Verdict != line.Valid {
+		fmt.Fprintf(&b, "**%s** · line %d\n\n%s\n\n", res.Verdict, line1, escapeMarkdown(res.Reason))
+		switch {
+		case rep.FirstInvalidLine == line1:
+			fmt.Fprintf(&b, "The runtime's loadSession refuses the whole file here: this is its first invalid line.")
+		case rep.FirstInvalidLine > 0:
+			fmt.Fprintf(&b, "The runtime's loadSession already refuses the file at line %d.", rep.FirstInvalidLine)
+		}
+		return b.String()
+	}
+	m, ok := rep.MessageAtLine(line1)
+	if !ok {
+		return fmt.Sprintf("line %d is empty: the runtime skips it", line1)
+	}
+	msg := rep.Messages[m]
+	fmt.Fprintf(&b, "**%s** message · line %d · %s chars", msg.Role, line1, textfmt.Thousands(msg.Cost))
+	switch msg.Role {
+	case line.RoleTool:
+		status := "result"
+		if msg.IsError {
+			status = "error result"
+		}
+		if a, _ := declaringCall(rep, m); a >= 0 {
+			fmt.Fprintf(&b, "\n\n%s of `%s`, declared on line %d", status, escapeCode(msg.ToolCallID), rep.Messages[a].Line)
+		} else {
+			fmt.Fprintf(&b, "\n\n%s of `%s`, which no earlier assistant message declares", status, escapeCode(msg.ToolCallID))
+		}
+	case line.RoleAssistant:
+		if len(msg.Calls) > 0 {
+			parts := make([]string, len(msg.Calls))
+			for k, c := range msg.Calls {
+				parts[k] = fmt.Sprintf("%s (`%s`)", escapeMarkdown(c.Name), escapeCode(c.ID))
+			}
+			fmt.Fprintf(&b, "\n\ncalls %s", strings.Join(parts, ", "))
+		}
+	}
+	u := rep.UnitOfMessage(m)
+	if u < 0 {
+		return b.String()
+	}
+	unit := rep.Units[u]
+	fmt.Fprintf(&b, "\n\nunit %s · %s · %s chars · %s chars from the newest",
+		textfmt.LineRange(unit.StartLine, unit.EndLine), textfmt.Plural(int64(unit.Len()), "message", "messages"),
+		textfmt.Thousands(unit.Chars), textfmt.Thousands(unit.FromNewest))
+	b.WriteString("\n\n")
+	b.WriteString(budgetVerdict(rep, m))
+	return b.String()
+}
+
+// budgetVerdict says what the budget does to message m.
+func budgetVerdict(rep *analysis.Report, m int) string {
+	switch {
+	case !rep.Loads():
+		return "The file does not load, so no budget applies."
+	case rep.CutoffErr != nil:
+		return fmt.Sprintf("With this budget trimContext throws: %s.", runtimeError(rep.CutoffErr))
+	case rep.Cutoff == nil:
+		return "No context budget is set."
+	case rep.Kept(m):
+		return fmt.Sprintf("**kept** under the budget of %s chars.", textfmt.Thousands(rep.Cutoff.Budget))
+	default:
+		return fmt.Sprintf("**trimmed** under the budget of %s chars (the cutoff keeps from line %d).",
+			textfmt.Thousands(rep.Cutoff.Budget), rep.Cutoff.FirstKeptLine)
+	}
+}
+
+// escapeMarkdown keeps user text from being read as markdown.
+func escapeMarkdown(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune("\\`*_[]<>|", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func escapeCode(s string) string { return strings.ReplaceAll(s, "`", "'") }

@@ -1,0 +1,64 @@
+package lsp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.lsp.dev/protocol"
+	"go.uber.org/zap"
+)
+
+// Text synchronization: didOpen, didChange (incremental), didClose and
+// didSave. The documents themselves are kept by fileManager (files.go).
+
+// DidOpen starts analysing a session file; other documents are ignored.
+func (s *server) DidOpen(ctx context.Context, p *protocol.DidOpenTextDocumentParams) error {
+	doc := p.TextDocument
+	st := s.currentSettings()
+	if !isSessionFile(doc.URI, string(doc.LanguageID), st.files, s.currentRoots()) {
+		s.logger.Debug("ignoring document", zap.String("uri", string(doc.URI)), zap.String("language", string(doc.LanguageID)))
+		s.files.ignore(doc.URI)
+		return nil
+	}
+	f := s.files.open(doc.URI, string(doc.LanguageID), doc.Version, doc.Text, st.options())
+	s.logger.Debug("opened", zap.String("uri", string(doc.URI)), zap.Int("bytes", len(doc.Text)))
+	s.publish(f)
+	return nil
+}
+
+// changeText applies a didChange's incremental (or full) changes; the
+// params come from didChange (protocolfix.go), which decodes them. A change
+// that cannot be applied is reported and leaves the last good text; the
+// file then waits for a full-text change (see file.applyChanges).
+func (s *server) changeText(p didChangeParams) {
+	uri := p.TextDocument.URI
+	f := s.files.get(uri)
+	if f == nil {
+		if s.files.isIgnored(uri) {
+			return
+		}
+		s.logger.Error("didChange for a document that is not open", zap.String("uri", string(uri)))
+		s.showError(fmt.Sprintf("sessionls received an edit for %s, which is not open; reopen the file.", uri))
+		return
+	}
+	if err := f.applyChanges(p.TextDocument.Version, p.ContentChanges); err != nil {
+		s.logger.Error("didChange", zap.String("uri", string(uri)), zap.Int32("version", p.TextDocument.Version), zap.Error(err))
+		if !errors.Is(err, errStale) {
+			s.showError(fmt.Sprintf("sessionls could not apply an edit to %s (%v); its diagnostics are out of date until the file is reopened.", uri, err))
+		}
+		return
+	}
+	s.publish(f)
+}
+
+// DidClose forgets the document and clears its diagnostics.
+func (s *server) DidClose(ctx context.Context, p *protocol.DidCloseTextDocumentParams) error {
+	if f := s.files.close(p.TextDocument.URI); f != nil {
+		s.clearDiagnostics(f)
+	}
+	return nil
+}
+
+// DidSave needs nothing: the text is already current through didChange.
+func (s *server) DidSave(context.Context, *protocol.DidSaveTextDocumentParams) error { return nil }
