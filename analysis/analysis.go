@@ -63,12 +63,17 @@ var (
 
 // Message is a valid line's message, as the runtime holds it.
 type Message struct {
-	Line           int // physical line, 1-based
-	Role           line.Role
+	Line int // physical line, 1-based
+	Role line.Role
+	// answer and nextResult link tool results to the calls they answer
+	// (answers.go: Report.AnsweredCall, Report.Results). Each sits in the
+	// padding after the field before it, so a Message is no larger.
+	answer         int32
 	Cost           int64
-	ToolCallID     string      // tool
-	ToolCallIDSpan line.Span   // tool
-	IsError        bool        // tool
+	ToolCallID     string    // tool
+	ToolCallIDSpan line.Span // tool
+	IsError        bool      // tool
+	nextResult     int32
 	Calls          []line.Call // assistant
 	Depth          int         // how deeply JSON.stringify recurses (line.Result.Depth; node overflows past ~4,100)
 }

@@ -243,6 +243,7 @@ func (c *collector) finish() *Report {
 		r.loadMessage = loadMessage(c.invalid)
 	}
 	r.Units = buildUnits(&c.nodes)
+	linkAnswers(r.Messages, &c.nodes)
 
 	var fs []Finding
 	invalidFindings(c.invalid, &fs, off)

@@ -403,7 +403,7 @@ func (d *Document) patch() (*Report, bool) {
 	r.Messages = slices.Clone(b.Messages)
 	r.Units = slices.Clone(b.Units)
 	for _, u := range ups {
-		r.Messages[u.msg] = message(&d.results[u.ln-1], u.ln, nil)
+		r.Messages[u.msg] = keepAnswers(message(&d.results[u.ln-1], u.ln, nil), &b.Messages[u.msg])
 		r.Units[r.UnitOfMessage(u.msg)].Chars += u.delta
 		r.TotalChars += u.delta
 	}

@@ -8,7 +8,7 @@ import "github.com/sessionls/sessionls/analysis/line"
 type node struct {
 	line  int
 	cost  int64
-	owner int32 // tool result: index of its nearest earlier declaring assistant, else -1
+	owner int32 // tool result: index of its nearest earlier declaring assistant, else -1 (Report.AnsweredCall)
 	role  line.Role
 }
 

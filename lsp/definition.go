@@ -8,7 +8,7 @@ import (
 )
 
 // Definition goes from a tool result's toolCallId to the id of the call it
-// answers.
+// answers (the engine's link: analysis.Report.AnsweredCall).
 func (s *server) Definition(ctx context.Context, p *protocol.DefinitionParams) ([]protocol.Location, error) {
 	f := s.files.get(p.TextDocument.URI)
 	if f == nil {
@@ -19,9 +19,9 @@ func (s *server) Definition(ctx context.Context, p *protocol.DefinitionParams) (
 	if !ok || rep.Messages[m].Role != line.RoleTool || !inSpan(int(p.Position.Character), rep.Messages[m].ToolCallIDSpan) {
 		return []protocol.Location{}, nil
 	}
-	a, call := declaringCall(rep, m)
-	if a < 0 {
+	a, c, ok := rep.AnsweredCall(m)
+	if !ok {
 		return []protocol.Location{}, nil
 	}
-	return []protocol.Location{location(f.uri, rep.Messages[a].Line, call.IDSpan)}, nil
+	return []protocol.Location{location(f.uri, rep.Messages[a].Line, rep.Messages[a].Calls[c].IDSpan)}, nil
 }

@@ -55,7 +55,7 @@ func hoverText(doc *analysis.Document, rep *analysis.Report, i int) string {
 		if msg.IsError {
 			status = "error result"
 		}
-		if a, _ := declaringCall(rep, m); a >= 0 {
+		if a, _, ok := rep.AnsweredCall(m); ok {
 			fmt.Fprintf(&b, "\n\n%s of `%s`, declared on line %d", status, escapeCode(msg.ToolCallID), rep.Messages[a].Line)
 		} else {
 			fmt.Fprintf(&b, "\n\n%s of `%s`, which no earlier assistant message declares", status, escapeCode(msg.ToolCallID))

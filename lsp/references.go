@@ -8,7 +8,8 @@ import (
 )
 
 // References goes from a call's id (or from a result's toolCallId) to every
-// result that links to that call.
+// result that links to that call (the engine's links: analysis.Report's
+// AnsweredCall and Results).
 func (s *server) References(ctx context.Context, p *protocol.ReferenceParams) ([]protocol.Location, error) {
 	out := []protocol.Location{}
 	f := s.files.get(p.TextDocument.URI)
@@ -22,18 +23,19 @@ func (s *server) References(ctx context.Context, p *protocol.ReferenceParams) ([
 	}
 	col := int(p.Position.Character)
 	msg := &rep.Messages[m]
-	a, call := -1, line.Call{}
+	a, c, ok := -1, -1, false
 	switch msg.Role {
 	case line.RoleAssistant:
-		for _, c := range msg.Calls {
-			if inSpan(col, c.IDSpan) {
-				a, call = m, c
+		for k := range msg.Calls {
+			if inSpan(col, msg.Calls[k].IDSpan) {
+				a, c, ok = m, k, true
 			}
 		}
 	case line.RoleTool:
 		if inSpan(col, msg.ToolCallIDSpan) {
-			a, call = declaringCall(rep, m)
-			if a < 0 {
+			a, c, ok = rep.AnsweredCall(m)
+			if !ok {
+				// An orphan: its own id is all there is.
 				if p.Context.IncludeDeclaration {
 					out = append(out, location(f.uri, msg.Line, msg.ToolCallIDSpan))
 				}
@@ -41,13 +43,13 @@ func (s *server) References(ctx context.Context, p *protocol.ReferenceParams) ([
 			}
 		}
 	}
-	if a < 0 {
+	if !ok {
 		return out, nil
 	}
 	if p.Context.IncludeDeclaration {
-		out = append(out, location(f.uri, rep.Messages[a].Line, call.IDSpan))
+		out = append(out, location(f.uri, rep.Messages[a].Line, rep.Messages[a].Calls[c].IDSpan))
 	}
-	for _, t := range resultsOf(rep, a, call.ID) {
+	for _, t := range rep.Results(a, c) {
 		out = append(out, location(f.uri, rep.Messages[t].Line, rep.Messages[t].ToolCallIDSpan))
 	}
 	return out, nil
