@@ -2,20 +2,26 @@
 // libraries (vscode-languageserver-protocol / vscode-jsonrpc), the ones
 // VS Code's language client is built on. Run by lsp/thirdparty_test.go:
 //
-//   node client.mjs <sessionls binary> <session.jsonl> <expected.json>
+//   node client.mjs <sessionls binary> <session.jsonl> <expected.json> <install dir>
 //
-// expected.json lists the diagnostics analysis.Analyze reports for the
-// session. Exits 0 when every check passes; prints what failed otherwise.
+// expected.json lists the diagnostics the server must publish for the
+// session. <install dir> is where install.sh put the libraries (outside the
+// source tree): they are loaded from its node_modules. Exits 0 when every
+// check passes; prints what failed otherwise.
 
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import assert from 'node:assert/strict';
-import proto from 'vscode-languageserver-protocol/node.js';
 
+const [bin, sessionPath, expectedPath, installDir] = process.argv.slice(2);
+// A bare import resolves from this file's directory; the libraries are in
+// installDir, so they are required from there (they are CommonJS).
+const proto = createRequire(join(installDir, 'package.json'))('vscode-languageserver-protocol/node.js');
 const { createProtocolConnection, StreamMessageReader, StreamMessageWriter, CancellationTokenSource } = proto;
 
-const [bin, sessionPath, expectedPath] = process.argv.slice(2);
 const expected = JSON.parse(readFileSync(expectedPath, 'utf8'));
 const sessionText = readFileSync(sessionPath, 'utf8');
 const sessionURI = pathToFileURL(sessionPath).href;
