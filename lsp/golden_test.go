@@ -1,0 +1,164 @@
+package lsp
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"golang.org/x/tools/txtar"
+)
+
+var update = flag.Bool("update", false, "rewrite the expected results in testdata/golden/*.txtar")
+
+// Golden files (testdata/golden/*.txtar), in the manner of gopls's marker
+// tests. Each archive holds, after a comment saying what it shows:
+//
+//	settings.json   (optional) the initializationOptions
+//	session.jsonl   the session file, opened as <archive name>.jsonl
+//
+// and the expected JSON result of each request, as the server sends it:
+//
+//	hover.json           textDocument/hover at column 0 of every line
+//	documentSymbol.json  textDocument/documentSymbol
+//	codeLens.json        textDocument/codeLens
+//	codeAction.json      textDocument/codeAction with the cursor at the
+//	                     start of every line
+//
+// `go test ./lsp -run Golden -update` rewrites the results from what the
+// server answers; review the diff before committing it.
+
+// goldenRequest is one request of a golden archive.
+type goldenRequest struct {
+	file    string
+	method  string
+	perLine bool // one request per line of the session, answered as a list
+}
+
+// goldenRequests are the requests of a golden archive, in file order.
+func goldenRequests() []goldenRequest {
+	return []goldenRequest{
+		{"hover.json", "textDocument/hover", true},
+		{"documentSymbol.json", "textDocument/documentSymbol", false},
+		{"codeLens.json", "textDocument/codeLens", false},
+		{"codeAction.json", "textDocument/codeAction", true},
+	}
+}
+
+func TestGolden(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join("testdata", "golden", "*.txtar"))
+	require.NoError(t, err)
+	require.NotEmpty(t, paths)
+	for _, path := range paths {
+		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
+			runGolden(t, path)
+		})
+	}
+}
+
+func runGolden(t *testing.T, path string) {
+	ar, err := txtar.ParseFile(path)
+	require.NoError(t, err)
+	files := map[string][]byte{}
+	for _, f := range ar.Files {
+		require.NotContains(t, files, f.Name, "%s: %s twice", path, f.Name)
+		files[f.Name] = f.Data
+	}
+	session, ok := files["session.jsonl"]
+	require.True(t, ok, "%s has no session.jsonl", path)
+	var opts harnessOptions
+	if s, ok := files["settings.json"]; ok {
+		require.NoError(t, json.Unmarshal(s, &opts.initOptions), "%s: settings.json", path)
+	}
+
+	h := startHarness(t, opts)
+	name := strings.TrimSuffix(filepath.Base(path), ".txtar") + ".jsonl"
+	uri := h.open(name, "jsonl", string(session))
+	lines := len(strings.Split(strings.TrimSuffix(string(session), "\n"), "\n"))
+
+	got := map[string][]byte{}
+	for _, req := range goldenRequests() {
+		var result any
+		if req.perLine {
+			each := make([]json.RawMessage, lines)
+			for i := range each {
+				params := at(uri, i, 0)
+				if req.method == "textDocument/codeAction" {
+					pos := map[string]any{"line": i, "character": 0}
+					params = map[string]any{"textDocument": textDoc(uri)["textDocument"],
+						"range": map[string]any{"start": pos, "end": pos}, "context": map[string]any{"diagnostics": []any{}}}
+				}
+				h.call(req.method, params, &each[i])
+			}
+			result = each
+		} else {
+			var raw json.RawMessage
+			h.call(req.method, textDoc(uri), &raw)
+			result = raw
+		}
+		b, err := json.MarshalIndent(result, "", "  ")
+		require.NoError(t, err)
+		got[req.file] = append(b, '\n')
+	}
+
+	if *update {
+		out := &txtar.Archive{Comment: ar.Comment}
+		for _, name := range []string{"settings.json", "session.jsonl"} {
+			if data, ok := files[name]; ok {
+				out.Files = append(out.Files, txtar.File{Name: name, Data: data})
+			}
+		}
+		for _, req := range goldenRequests() {
+			out.Files = append(out.Files, txtar.File{Name: req.file, Data: got[req.file]})
+		}
+		require.NoError(t, os.WriteFile(path, txtar.Format(out), 0o644))
+		return
+	}
+	for _, req := range goldenRequests() {
+		want, ok := files[req.file]
+		if !ok {
+			t.Errorf("%s has no %s (run go test ./lsp -run Golden -update)", path, req.file)
+			continue
+		}
+		if !sameJSON(t, want, got[req.file]) {
+			t.Errorf("%s: %s differs from what the server answers (go test ./lsp -run Golden -update rewrites it):\n%s",
+				path, req.file, lineDiff(string(want), string(got[req.file])))
+		}
+	}
+}
+
+// sameJSON compares two JSON texts whatever their layout.
+func sameJSON(t *testing.T, a, b []byte) bool {
+	t.Helper()
+	var ca, cb bytes.Buffer
+	if err := json.Compact(&ca, a); err != nil {
+		t.Errorf("expected JSON: %v", err)
+		return false
+	}
+	require.NoError(t, json.Compact(&cb, b))
+	return bytes.Equal(ca.Bytes(), cb.Bytes())
+}
+
+// lineDiff shows the lines of want and got from the first that differs,
+// a few on each side: enough to see what changed in an indented result.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	i := 0
+	for i < len(w) && i < len(g) && w[i] == g[i] {
+		i++
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "first difference at line %d\n", i+1)
+	for k := i; k < min(i+6, len(w)); k++ {
+		fmt.Fprintf(&b, "- %s\n", w[k])
+	}
+	for k := i; k < min(i+6, len(g)); k++ {
+		fmt.Fprintf(&b, "+ %s\n", g[k])
+	}
+	return b.String()
+}
