@@ -64,10 +64,6 @@ func (p settingsPatch) apply(s settings) settings {
 	return s
 }
 
-func (p settingsPatch) empty() bool {
-	return p.budget == nil && p.disabled == nil && p.files == nil
-}
-
 // parseSettings reads a configuration object (already decoded from JSON as
 // map[string]any). Every problem is reported; the keys that are valid are
 // still applied, so one bad key does not block the others.

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -299,13 +298,6 @@ func (h *harness) sync() {
 	h.t.Helper()
 	var res []protocol.CodeLens
 	h.call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": "file:///nothing.jsonl"}}, &res)
-}
-
-func rpcCode(t *testing.T, err error) jsonrpc2.Code {
-	t.Helper()
-	var e *jsonrpc2.Error
-	require.True(t, errors.As(err, &e), "want a JSON-RPC error, got %v", err)
-	return e.Code
 }
 
 // rawClient speaks JSON-RPC with hand-made messages (string ids, {}
