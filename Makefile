@@ -21,6 +21,7 @@ build:
 	$(GO) build -o $(BIN) ./cmd/sessionls
 
 test:
+	bash lsp/testdata/thirdparty/install.sh >/dev/null
 	$(GO) test -race ./...
 	$(GO) test -tags purego ./analysis/...
 
