@@ -56,6 +56,68 @@ func FormatNumber(f float64) string {
 	return sb.String()
 }
 
+// numberLen is len(FormatNumber(f)), found without building the string.
+func numberLen(f float64) int {
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return len("null")
+	}
+	if f == 0 {
+		return 1
+	}
+	sign := 0
+	if f < 0 {
+		sign = 1
+		f = -f
+	}
+	// "d.ddddde±xx": the shortest round-trip digits, then the exponent of
+	// two or three digits.
+	var buf [32]byte
+	s := strconv.AppendFloat(buf[:0], f, 'e', -1, 64)
+	e := len(s) - 1
+	for s[e] != 'e' {
+		e--
+	}
+	exp := 0
+	for _, c := range s[e+2:] {
+		exp = exp*10 + int(c-'0')
+	}
+	if s[e+1] == '-' {
+		exp = -exp
+	}
+	k := e // digits, without the point
+	if k > 1 {
+		k--
+	}
+	n := exp + 1 // value = 0.digits × 10^n, as in FormatNumber
+	switch {
+	case k <= n && n <= 21:
+		return sign + n
+	case 0 < n && n <= 21:
+		return sign + k + 1
+	case -6 < n && n <= 0:
+		return sign + 2 - n + k
+	}
+	size := sign + k + len("e+")
+	if k > 1 {
+		size++ // the point
+	}
+	switch x := max(n-1, 1-n); {
+	case x >= 100:
+		return size + 3
+	case x >= 10:
+		return size + 2
+	}
+	return size + 1
+}
+
+// maxShortLiteral is the longest literal handed to strconv.ParseFloat as
+// written. ParseFloat rounds correctly only while it holds every digit (it
+// keeps 800, and then misplaces the decimal point of a longer integer part)
+// and while the exponent it reads is exact or the value is out of range
+// anyway (it stops reading an exponent past 10,000, so leading zeros can
+// no longer balance it). A literal this short satisfies both.
+const maxShortLiteral = 64
+
 // numberCost is the length of JSON.stringify of the number literal lit
 // (already validated against the JSON grammar).
 func numberCost(lit []byte) int {
@@ -80,8 +142,114 @@ func numberCost(lit []byte) int {
 			return len(lit)
 		}
 	}
-	// The grammar is already checked, so the only possible error is
-	// ErrRange, whose value (±Inf or a rounded-to-zero) is what V8 gets too.
-	f, _ := strconv.ParseFloat(string(lit), 64)
-	return len(FormatNumber(f))
+	if len(lit) <= maxShortLiteral {
+		// The grammar is already checked, so the only possible error is
+		// ErrRange, whose value (±Inf or a rounded-to-zero) is what V8
+		// gets too.
+		f, _ := strconv.ParseFloat(string(lit), 64)
+		return numberLen(f)
+	}
+	return numberLen(parseNumber(lit))
+}
+
+const (
+	// keptDigits significant digits decide the rounding of any decimal to
+	// a double: a halfway point between two doubles has at most 767
+	// significant digits, so no halfway point lies strictly between a
+	// value and its first 768 digits. The digits past them matter only
+	// through whether any is nonzero (the sticky digit): a '1' put after
+	// the kept ones stands for them, on the same side of every halfway
+	// point. 799 + 1 digits fit ParseFloat's 800-digit buffer.
+	keptDigits = 799
+	// expCap bounds the exponent read from a literal. Past it the value is
+	// ±Inf or 0 whatever else the literal holds, since its digits move the
+	// point by at most len(lit), far less than 2^53 in any real memory; and
+	// expCap*10 + 9 still fits an int64.
+	expCap = 1 << 53
+)
+
+// parseNumber returns the double nearest to the JSON number literal lit
+// (ties to even), as V8's JSON.parse reads it, for a literal of any length:
+// one pass over lit, no allocation proportional to it. It normalises lit to
+// 0.d1d2…dk × 10^point with d1 nonzero, settles values far outside the
+// double range at once, and hands strconv.ParseFloat the first keptDigits
+// digits, a sticky digit and the exponent, a form it rounds correctly.
+func parseNumber(lit []byte) float64 {
+	var buf [1 + len("0.") + keptDigits + 1 + len("e-") + 20]byte
+	out := buf[:0]
+	i := 0
+	if i < len(lit) && lit[i] == '-' {
+		out = append(out, '-')
+		i++
+	}
+	out = append(out, "0."...)
+	intDigits := 0 // digits before the point
+	leading := 0   // zeros before the first nonzero digit, on both sides of the point
+	kept := 0
+	sticky := false
+	seenNonzero := false
+	inFraction := false
+	for ; i < len(lit); i++ {
+		c := lit[i]
+		if c == '.' {
+			inFraction = true
+			continue
+		}
+		if c < '0' || c > '9' {
+			break
+		}
+		if !inFraction {
+			intDigits++
+		}
+		switch {
+		case !seenNonzero && c == '0':
+			leading++
+		case kept < keptDigits:
+			seenNonzero = true
+			out = append(out, c)
+			kept++
+		case c != '0':
+			sticky = true
+		}
+	}
+	var exp int64
+	expNeg := false
+	if i < len(lit) && (lit[i] == 'e' || lit[i] == 'E') {
+		i++
+		if i < len(lit) && (lit[i] == '+' || lit[i] == '-') {
+			expNeg = lit[i] == '-'
+			i++
+		}
+		for ; i < len(lit); i++ {
+			if exp < expCap {
+				exp = exp*10 + int64(lit[i]-'0')
+			}
+		}
+		if expNeg {
+			exp = -exp
+		}
+	}
+	zero, inf := 0.0, math.Inf(1)
+	if lit[0] == '-' {
+		zero, inf = math.Copysign(0, -1), math.Inf(-1)
+	}
+	if !seenNonzero {
+		return zero
+	}
+	point := int64(intDigits) - int64(leading) + exp
+	switch {
+	case point > 310: // at least 10^310
+		return inf
+	case point < -323: // below 10^-324, under half the least subnormal
+		return zero
+	}
+	if sticky {
+		out = append(out, '1')
+	}
+	out = append(out, 'e')
+	out = strconv.AppendInt(out, point, 10)
+	// The exponent is small and the digits fit ParseFloat's buffer, so its
+	// only possible error is ErrRange, with the correctly rounded ±Inf or 0.
+	f, _ := strconv.ParseFloat(string(out), 64)
+	return f
 }
