@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
-	"testing"
 )
 
 // Builders of number literals for the tests of parseNumber: exact decimal
@@ -126,17 +125,47 @@ func layout(shape int, neg bool, digits string, point int64, pad int) string {
 	return b.String()
 }
 
-// exactFloat reads a literal of moderate exponent exactly with big.Rat and
-// rounds it once to the nearest double, ties to even.
-func exactFloat(tb testing.TB, lit string) float64 {
-	tb.Helper()
-	r, ok := new(big.Rat).SetString(lit)
+// refNumber reads a JSON number literal exactly and rounds it once to the
+// nearest double, ties to even: big.Int arithmetic finds where the point
+// lands, and big.Rat rounds the significant digits when that is anywhere
+// near the double range. It is the tests' reference, written apart from
+// parseNumber (no sticky digit, no ParseFloat); it is slow on long
+// literals, and panics on a literal outside the JSON grammar.
+func refNumber(lit string) float64 {
+	s, neg := strings.CutPrefix(lit, "-")
+	zero, inf := 0.0, math.Inf(1)
+	if neg {
+		zero, inf = math.Copysign(0, -1), math.Inf(-1)
+	}
+	mant, exp := s, "0"
+	if i := strings.IndexAny(s, "eE"); i >= 0 {
+		mant, exp = s[:i], s[i+1:]
+	}
+	intPart, frac, _ := strings.Cut(mant, ".")
+	all := intPart + frac
+	nonzero := func(r rune) bool { return r != '0' }
+	first, last := strings.IndexFunc(all, nonzero), strings.LastIndexFunc(all, nonzero)
+	if first < 0 {
+		return zero
+	}
+	point, ok := new(big.Int).SetString(exp, 10)
 	if !ok {
-		tb.Fatalf("big.Rat cannot read %.80q", lit)
+		panic("refNumber: bad exponent in " + lit)
+	}
+	point.Add(point, big.NewInt(int64(len(intPart)-first)))
+	switch {
+	case point.Cmp(big.NewInt(400)) > 0:
+		return inf
+	case point.Cmp(big.NewInt(-400)) < 0:
+		return zero
+	}
+	r, ok := new(big.Rat).SetString("0." + all[first:last+1] + "e" + point.String())
+	if !ok {
+		panic("refNumber: big.Rat cannot read " + lit)
 	}
 	f, _ := r.Float64()
-	if f == 0 && lit[0] == '-' {
-		return math.Copysign(0, -1)
+	if neg {
+		return -f
 	}
 	return f
 }

@@ -349,7 +349,7 @@ func refStringify(out []uint16, v *refVal) []uint16 {
 	case kFalse:
 		return append(out, utf16.Encode([]rune("false"))...)
 	case kNumber:
-		f, _ := strconv.ParseFloat(v.num, 64)
+		f := refNumber(v.num)
 		return append(out, utf16.Encode([]rune(FormatNumber(f)))...)
 	case kString:
 		return refQuote(out, v.s)
