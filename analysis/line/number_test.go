@@ -293,11 +293,16 @@ func TestNumberCostHuge(t *testing.T) {
 // number node prints for it.
 func TestNumberCostInLine(t *testing.T) {
 	const prefix = `{"role":"assistant","content":"","toolCalls":[{"id":"a","name":"n","input":`
-	one := Parse([]byte(prefix + `1}]}`))
-	for _, lit := range []string{"1" + strings.Repeat("0", 800) + "e-800", "0." + strings.Repeat("0", 99999) + "1e100000", "0.99999999999999999999999999" + strings.Repeat("9", 5000)} {
-		r := Parse([]byte(prefix + lit + `}]}`))
-		if r.Verdict != Valid || r.Cost != one.Cost {
-			t.Errorf("input %.40s… (%d bytes): got %v cost %d, want valid cost %d", lit, len(lit), r.Verdict, r.Cost, one.Cost)
+	const suffix = `}]}`
+	for _, c := range []struct{ lit, prints string }{
+		{"1" + strings.Repeat("0", 800) + "e-800", "1"},
+		{"-0." + strings.Repeat("0", 99999) + "125e100001", "-1.25"},
+		{"0.99999999999999999999999999" + strings.Repeat("9", 5000), "1"},
+	} {
+		want := Parse([]byte(prefix + c.prints + suffix))
+		r := Parse([]byte(prefix + c.lit + suffix))
+		if r.Verdict != Valid || r.Cost != want.Cost {
+			t.Errorf("input %.40s… (%d bytes): got %v cost %d, want valid cost %d (as %s)", c.lit, len(c.lit), r.Verdict, r.Cost, want.Cost, c.prints)
 		}
 	}
 }
