@@ -1,6 +1,8 @@
 package line
 
 import (
+	"bytes"
+	"encoding/binary"
 	"math"
 	"strconv"
 	"strings"
@@ -154,87 +156,100 @@ func numberCost(lit []byte) int {
 
 const (
 	// keptDigits significant digits decide the rounding of any decimal to
-	// a double: a halfway point between two doubles has at most 767
-	// significant digits, so no halfway point lies strictly between a
-	// value and its first 768 digits. The digits past them matter only
+	// a double: a halfway point between two doubles has at most 768
+	// significant digits (the most for (2^54-1)·2^-1075), so no halfway
+	// point lies strictly between a value and its first 768 or more
+	// digits. The digits past them matter only
 	// through whether any is nonzero (the sticky digit): a '1' put after
 	// the kept ones stands for them, on the same side of every halfway
 	// point. 799 + 1 digits fit ParseFloat's 800-digit buffer.
 	keptDigits = 799
-	// expCap bounds the exponent read from a literal. Past it the value is
-	// ±Inf or 0 whatever else the literal holds, since its digits move the
-	// point by at most len(lit), far less than 2^53 in any real memory; and
-	// expCap*10 + 9 still fits an int64.
+	// expCap bounds the exponent read from a literal: reading stops once
+	// it is reached. Past it the value is ±Inf or 0 whatever else the
+	// literal holds, since its digits move the point by at most len(lit),
+	// far less than 2^53 in any real memory; and expCap*10 + 9 still fits
+	// an int64.
 	expCap = 1 << 53
 )
 
 // parseNumber returns the double nearest to the JSON number literal lit
-// (ties to even), as V8's JSON.parse reads it, for a literal of any length:
-// one pass over lit, no allocation proportional to it. It normalises lit to
+// (ties to even), as V8's JSON.parse reads it, for a literal of any length
+// (lit must match the JSON grammar): time linear in len(lit), memory
+// independent of it (a huge exponent is read only until it settles the
+// answer). It normalises lit to
 // 0.d1d2…dk × 10^point with d1 nonzero, settles values far outside the
 // double range at once, and hands strconv.ParseFloat the first keptDigits
 // digits, a sticky digit and the exponent, a form it rounds correctly.
 func parseNumber(lit []byte) float64 {
-	var buf [1 + len("0.") + keptDigits + 1 + len("e-") + 20]byte
+	var buf [len("-0.") + keptDigits + len("1e-") + 20]byte
 	out := buf[:0]
-	i := 0
-	if i < len(lit) && lit[i] == '-' {
-		out = append(out, '-')
-		i++
-	}
-	out = append(out, "0."...)
-	intDigits := 0 // digits before the point
-	leading := 0   // zeros before the first nonzero digit, on both sides of the point
-	kept := 0
-	sticky := false
-	seenNonzero := false
-	inFraction := false
-	for ; i < len(lit); i++ {
-		c := lit[i]
-		if c == '.' {
-			inFraction = true
-			continue
-		}
-		if c < '0' || c > '9' {
-			break
-		}
-		if !inFraction {
-			intDigits++
-		}
-		switch {
-		case !seenNonzero && c == '0':
-			leading++
-		case kept < keptDigits:
-			seenNonzero = true
-			out = append(out, c)
-			kept++
-		case c != '0':
-			sticky = true
-		}
-	}
-	var exp int64
-	expNeg := false
-	if i < len(lit) && (lit[i] == 'e' || lit[i] == 'E') {
-		i++
-		if i < len(lit) && (lit[i] == '+' || lit[i] == '-') {
-			expNeg = lit[i] == '-'
-			i++
-		}
-		for ; i < len(lit); i++ {
-			if exp < expCap {
-				exp = exp*10 + int64(lit[i]-'0')
-			}
-		}
-		if expNeg {
-			exp = -exp
-		}
-	}
 	zero, inf := 0.0, math.Inf(1)
 	if lit[0] == '-' {
 		zero, inf = math.Copysign(0, -1), math.Inf(-1)
+		out = append(out, '-')
+		lit = lit[1:]
 	}
-	if !seenNonzero {
+	out = append(out, "0."...)
+
+	// The digits end at the exponent; the grammar allows at most one point
+	// among them, so the place of each is found by the fast IndexByte.
+	end := len(lit)
+	if e := bytes.IndexByte(lit, 'e'); e >= 0 {
+		end = e
+	} else if e := bytes.IndexByte(lit, 'E'); e >= 0 {
+		end = e
+	}
+	mant := lit[:end]
+	intDigits := len(mant) // digits before the point
+	dot := bytes.IndexByte(mant, '.')
+	if dot >= 0 {
+		intDigits = dot
+	}
+	// Zeros before the first nonzero digit only move the point.
+	i := zeroRun(mant)
+	leading := i
+	if i == dot {
+		i++
+		leading += zeroRun(mant[i:])
+		i = leading + 1
+	}
+	if i == len(mant) {
 		return zero
+	}
+	// The first keptDigits digits, with the point, if among them, left out.
+	j := min(len(mant), i+keptDigits)
+	if dot >= i && dot < j {
+		j = min(len(mant), j+1)
+		out = append(out, mant[i:dot]...)
+		out = append(out, mant[dot+1:j]...)
+	} else {
+		out = append(out, mant[i:j]...)
+	}
+	i = j
+	// Whether any digit left is nonzero.
+	var sticky bool
+	if dot >= i {
+		sticky = zeroRun(mant[i:dot]) < dot-i || zeroRun(mant[dot+1:]) < len(mant)-dot-1
+	} else {
+		sticky = zeroRun(mant[i:]) < len(mant)-i
+	}
+
+	var exp int64
+	if end < len(lit) {
+		digits := lit[end+1:]
+		neg := digits[0] == '-'
+		if digits[0] == '-' || digits[0] == '+' {
+			digits = digits[1:]
+		}
+		for _, c := range digits {
+			exp = exp*10 + int64(c-'0')
+			if exp >= expCap {
+				break // the rest can only make it larger
+			}
+		}
+		if neg {
+			exp = -exp
+		}
 	}
 	point := int64(intDigits) - int64(leading) + exp
 	switch {
@@ -252,4 +267,18 @@ func parseNumber(lit []byte) float64 {
 	// only possible error is ErrRange, with the correctly rounded ±Inf or 0.
 	f, _ := strconv.ParseFloat(string(out), 64)
 	return f
+}
+
+// zeroRun returns the number of '0' bytes b starts with, looking at eight
+// at a time: a hostile literal may hold hundreds of megabytes of zeros.
+func zeroRun(b []byte) int {
+	const zeros = 0x3030303030303030 // "00000000"
+	n := 0
+	for len(b)-n >= 8 && binary.LittleEndian.Uint64(b[n:]) == zeros {
+		n += 8
+	}
+	for n < len(b) && b[n] == '0' {
+		n++
+	}
+	return n
 }

@@ -27,7 +27,7 @@ func midpoint(a float64) (digits string, point int) {
 	}
 	m := new(big.Float).SetPrec(prec).Add(lo, hi)
 	m.SetMantExp(m, -1)
-	// A midpoint has at most 767 significant digits, so 900 are exact.
+	// A midpoint has at most 768 significant digits, so 900 are exact.
 	s := m.Text('e', 900)
 	e := strings.IndexByte(s, 'e')
 	exp, err := strconv.Atoi(s[e+1:])
