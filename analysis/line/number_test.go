@@ -1,6 +1,7 @@
 package line
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"math/big"
@@ -263,17 +264,31 @@ func TestNumberCostHuge(t *testing.T) {
 	n := hugeSize()
 	z := strings.Repeat("0", n)
 	nines := strings.Repeat("9", n)
-	cases := []struct{ name, lit, want string }{
-		{"leading zeros balanced by the exponent", "0." + z + "1e+" + strconv.Itoa(n+1), "1"},
-		{"trailing zeros balanced by the exponent", "-1" + z + "e-" + strconv.Itoa(n), "-1"},
-		{"a megabytes-long exponent", "1e" + nines, "null"},
-		{"a megabytes-long negative exponent", "1.5e-" + nines, "0"},
-		{"megabytes of nines", "0." + nines + "e1", "10"},
-		{"megabytes of nines, the last one off", "0." + nines[:n-1] + "8e" + strconv.Itoa(-n), "0"},
+	const prefix = `{"role":"assistant","content":"","toolCalls":[{"id":"a","name":"n","input":`
+	const suffix = `}]}`
+	cases := []struct {
+		name  string
+		parts []string // the literal, written in one buffer when its case runs
+		want  string
+	}{
+		{"leading zeros balanced by the exponent", []string{"0.", z, "1e+", strconv.Itoa(n + 1)}, "1"},
+		{"trailing zeros balanced by the exponent", []string{"-1", z, "e-", strconv.Itoa(n)}, "-1"},
+		{"a megabytes-long exponent", []string{"1e", nines}, "null"},
+		{"a megabytes-long negative exponent", []string{"1.5e-", nines}, "0"},
+		{"megabytes of nines", []string{"0.", nines, "e1"}, "10"},
+		{"megabytes of nines, the last one off", []string{"0.", nines[:n-1], "8e", strconv.Itoa(-n)}, "0"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			lit := []byte(c.lit)
+			var b bytes.Buffer
+			b.Grow(len(prefix) + n + 64 + len(suffix))
+			b.WriteString(prefix)
+			for _, p := range c.parts {
+				b.WriteString(p)
+			}
+			b.WriteString(suffix)
+			line := b.Bytes()
+			lit := line[len(prefix) : len(line)-len(suffix)]
 			var got int
 			alloc := allocated(func() { got = numberCost(lit) })
 			if got != len(c.want) {
@@ -284,6 +299,10 @@ func TestNumberCostHuge(t *testing.T) {
 			}
 			if alloc > 4<<10 {
 				t.Errorf("allocated %d bytes for a %d-byte literal, want at most 4 KiB", alloc, len(lit))
+			}
+			want := Parse([]byte(prefix + c.want + suffix))
+			if r := Parse(line); r.Verdict != Valid || r.Cost != want.Cost {
+				t.Errorf("in a line: got %v cost %d, want valid cost %d", r.Verdict, r.Cost, want.Cost)
 			}
 		})
 	}
