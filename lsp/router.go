@@ -3,15 +3,30 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
+)
+
+// Bounds of the queue of pending work (messages accepted and not yet
+// handled, the one running included). While either is reached the
+// connection stops reading, so a client that sends without reading the
+// replies is held back by the pipe instead of growing the server's memory.
+// A client's response to a call of ours waits behind the bound too, so a
+// server call made while the queue is full may run into its deadline (the
+// configuration pull's is 5 s); clients that read their replies never fill
+// the queue.
+const (
+	maxQueued      = 256
+	maxQueuedBytes = 64 << 20 // of params; one larger message is taken alone
 )
 
 // lifecycle is where the connection is in initialize … shutdown.
@@ -50,9 +65,26 @@ type router struct {
 	exitOnce sync.Once
 	exiting  bool // exit received: nothing more is queued
 
+	// The load of pending work: jobs queued or running and their params'
+	// bytes, bounded by maxJobs and maxBytes (see waitForRoom).
+	loadJobs  int
+	loadBytes int
+	maxJobs   int
+	maxBytes  int
+	room      chan struct{} // capacity 1: the worker finished a job
+	peakJobs  int           // the highest loadJobs seen (tests)
+	finished  int           // jobs the worker finished (tests)
+
+	// ids resolves the string ids of $/cancelRequest that the stream maps
+	// (see idTable); nil in tests that build a router alone.
+	ids *idTable
+
 	// beforeRun, when set (tests only), is called on the worker before a
 	// message is handled: it can block, or panic to test recovery.
 	beforeRun func(ctx context.Context, method string)
+	// onFull, when set (tests only), is called each time reading stops
+	// because the queue is full.
+	onFull func()
 }
 
 type job struct {
@@ -61,6 +93,7 @@ type job struct {
 	req   jsonrpc2.Request
 	id    *jsonrpc2.ID  // nil for a notification
 	done  chan struct{} // a drain marker: closed when the worker reaches it
+	size  int           // bytes of params, counted in the router's load
 }
 
 func newRouter(logger *zap.Logger, srv *server) *router {
@@ -71,7 +104,31 @@ func newRouter(logger *zap.Logger, srv *server) *router {
 		inflight: make(map[jsonrpc2.ID]context.CancelFunc),
 		wake:     make(chan struct{}, 1),
 		exited:   make(chan struct{}),
+		maxJobs:  maxQueued,
+		maxBytes: maxQueuedBytes,
+		room:     make(chan struct{}, 1),
 	}
+}
+
+// waitForRoom blocks while the queue of pending work is full; the stream
+// calls it before it reads each message, so that a full queue stops the
+// reading. It returns early only when ctx is done.
+func (r *router) waitForRoom(ctx context.Context) error {
+	r.mu.Lock()
+	for r.loadJobs >= r.maxJobs || (r.loadJobs > 0 && r.loadBytes >= r.maxBytes) {
+		r.mu.Unlock()
+		if r.onFull != nil {
+			r.onFull()
+		}
+		select {
+		case <-r.room:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		r.mu.Lock()
+	}
+	r.mu.Unlock()
+	return nil
 }
 
 // shutDown reports whether shutdown was received (the exit code is 0).
@@ -94,6 +151,16 @@ func (r *router) handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 func (r *router) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 	method := req.Method()
 	call, isCall := req.(*jsonrpc2.Call)
+
+	if isCall && isNotification(method) {
+		// Refused, not run: a client that sends exit or didChange with an id
+		// is confused about what it sent, and running it would hide that.
+		// InvalidRequest rather than MethodNotFound: the method exists, the
+		// message's shape (an id) is what is wrong.
+		r.logger.Warn("refusing a notification sent as a request", zap.String("method", method))
+		return reply(ctx, nil, jsonrpc2.NewError(jsonrpc2.InvalidRequest,
+			fmt.Sprintf("%s is a notification: send it without an id", method)))
+	}
 
 	switch method {
 	case protocol.MethodExit:
@@ -160,7 +227,7 @@ func (r *router) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 		return reply(ctx, nil, refuse)
 	}
 
-	j := job{ctx: ctx, reply: reply, req: req}
+	j := job{ctx: ctx, reply: reply, req: req, size: len(req.Params())}
 	if isCall {
 		id := call.ID()
 		jctx, cancel := context.WithCancel(ctx)
@@ -168,6 +235,9 @@ func (r *router) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 		r.inflight[id] = cancel
 	}
 	r.queue = append(r.queue, j)
+	r.loadJobs++
+	r.loadBytes += j.size
+	r.peakJobs = max(r.peakJobs, r.loadJobs)
 	r.mu.Unlock()
 	select {
 	case r.wake <- struct{}{}:
@@ -198,6 +268,18 @@ func (r *router) cancel(params json.RawMessage) {
 		id = jsonrpc2.NewNumberID(int32(num))
 	case json.Unmarshal(p.ID, &str) == nil:
 		id = jsonrpc2.NewStringID(str)
+		if needsMapping(str) {
+			// "" (which NewStringID would make the number 0) and our own
+			// namespace: only the stream's table knows the id in use.
+			var ok bool
+			if r.ids != nil {
+				id, ok = r.ids.lookup(str)
+			}
+			if !ok {
+				r.logger.Debug("$/cancelRequest for a request not in flight", zap.String("id", str))
+				return
+			}
+		}
 	default:
 		r.logger.Warn("malformed $/cancelRequest id", zap.ByteString("id", p.ID))
 		return
@@ -268,6 +350,15 @@ func (r *router) work(ctx context.Context) {
 			continue
 		}
 		r.run(j)
+		r.mu.Lock()
+		r.loadJobs--
+		r.loadBytes -= j.size
+		r.finished++
+		r.mu.Unlock()
+		select {
+		case r.room <- struct{}{}:
+		default:
+		}
 	}
 }
 
@@ -286,6 +377,7 @@ func (r *router) run(j job) {
 		if err == nil && j.ctx.Err() != nil {
 			result, err = nil, protocol.ErrRequestCancelled
 		}
+		err = invalidParams(method, err)
 		if j.id != nil {
 			r.mu.Lock()
 			if cancel, ok := r.inflight[*j.id]; ok {
@@ -353,4 +445,23 @@ func (r *router) run(j job) {
 	if err != nil {
 		r.logger.Warn("handling message", zap.String("method", method), zap.Error(err))
 	}
+}
+
+// invalidParams turns protocol.ServerHandler's answer to params that do not
+// decode into the method's type (code 0, "JSON-RPC parse error: …") into
+// InvalidParams with the same detail. The body itself was valid JSON (the
+// stream decoded it), so a decoding failure here is always the params'.
+func invalidParams(method string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var rpcErr *jsonrpc2.Error
+	if errors.As(err, &rpcErr) {
+		return err
+	}
+	detail, ok := strings.CutPrefix(err.Error(), jsonrpc2.ErrParse.Message+": ")
+	if !ok {
+		return err
+	}
+	return jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("%s: invalid params: %s", method, detail))
 }

@@ -2,7 +2,8 @@
 // analysis package's results into the Language Server Protocol.
 //
 // The handler chain is built by hand (see serve): a Content-Length stream
-// → jsonrpc2.NewConn → the router (lifecycle, exit, cancellation, unknown
+// (bounded framing, invalid messages answered, stray responses dropped,
+// reading held while the router's queue is full) → jsonrpc2.NewConn → the router (lifecycle, exit, cancellation, unknown
 // methods, one ordered worker, panic recovery) → protocol.ServerHandler →
 // server, whose methods translate analysis.Document results.
 package lsp
@@ -59,13 +60,37 @@ func Serve(ctx context.Context, cfg Config) int {
 
 // serve runs the server over rwc. beforeRun is a test hook (see router).
 func serve(ctx context.Context, rwc io.ReadWriteCloser, logger *zap.Logger, beforeRun func(context.Context, string)) int {
+	return serveWith(ctx, rwc, logger, serveOptions{beforeRun: beforeRun})
+}
+
+// serveOptions are test hooks.
+type serveOptions struct {
+	beforeRun func(context.Context, string) // see router.beforeRun
+	maxQueued int                           // overrides maxQueued when > 0
+	// started receives the router and the stream before anything is read,
+	// so that a test can watch their counters.
+	started func(*router, *stream)
+	onFull  func() // see router.onFull
+}
+
+func serveWith(ctx context.Context, rwc io.ReadWriteCloser, logger *zap.Logger, opts serveOptions) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 
-	conn := jsonrpc2.NewConn(newStream(rwc, logger))
+	st := newStream(rwc, logger)
+	conn := jsonrpc2.NewConn(st)
 	srv := newServer(ctx, logger, conn)
 	r := newRouter(logger, srv)
-	r.beforeRun = beforeRun
+	r.beforeRun = opts.beforeRun
+	r.onFull = opts.onFull
+	if opts.maxQueued > 0 {
+		r.maxJobs = opts.maxQueued
+	}
+	r.ids = &st.ids
+	st.gate = r.waitForRoom
+	if opts.started != nil {
+		opts.started(r, st)
+	}
 	go r.work(ctx)
 	conn.Go(ctx, r.handle)
 	logger.Info("serving")
