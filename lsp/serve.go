@@ -71,6 +71,9 @@ type serveOptions struct {
 	// so that a test can watch their counters.
 	started func(*router, *stream)
 	onFull  func() // see router.onFull
+	// drain overrides drainTimeout when > 0 (the fuzz target cannot wait
+	// seconds for a configuration pull that no one will answer).
+	drain time.Duration
 }
 
 func serveWith(ctx context.Context, rwc io.ReadWriteCloser, logger *zap.Logger, opts serveOptions) int {
@@ -104,7 +107,11 @@ func serveWith(ctx context.Context, rwc io.ReadWriteCloser, logger *zap.Logger, 
 	case <-ctx.Done():
 		logger.Info("context done", zap.Error(ctx.Err()))
 	}
-	r.drain(ctx, drainTimeout)
+	drain := drainTimeout
+	if opts.drain > 0 {
+		drain = opts.drain
+	}
+	r.drain(ctx, drain)
 	// Exit and EOF give the same code, so the race between an exit and
 	// the EOF right behind it cannot change it.
 	code := exitNoShut

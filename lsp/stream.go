@@ -67,6 +67,15 @@ type stream struct {
 	ids     idTable      // incoming ids mapped to ours
 
 	requests atomic.Int64 // requests and notifications decoded (tests)
+
+	// readErr is the error that ended the input (read loop only). Before
+	// it is returned, every call still awaiting its response gets an error
+	// response, so that it stops waiting at once instead of at its
+	// deadline (which held up exit on EOF by seconds).
+	readErr error
+	// inputEnded is set with readErr: a call written after it could never
+	// be answered, so Write refuses it.
+	inputEnded atomic.Bool
 }
 
 func newStream(rwc io.ReadWriteCloser, logger *zap.Logger) *stream {
@@ -78,6 +87,9 @@ var _ jsonrpc2.Stream = (*stream)(nil)
 func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 	var total int64
 	for {
+		if s.readErr != nil {
+			return s.ended()
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, total, err
 		}
@@ -92,7 +104,10 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 			if errors.Is(err, errFraming) {
 				s.logger.Error("ending the connection: the peer broke LSP's framing", zap.Error(err))
 			}
-			return nil, total, err
+			s.readErr = err
+			s.inputEnded.Store(true)
+			msg, _, err := s.ended()
+			return msg, total, err
 		}
 		msg, err := s.decode(body)
 		if err != nil {
@@ -104,6 +119,21 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 			return msg, total, nil
 		}
 	}
+}
+
+// ended returns an error response for one call still awaiting its
+// response, or, when none is left, the error that ended the input.
+func (s *stream) ended() (jsonrpc2.Message, int64, error) {
+	id, ok := s.calls.pop()
+	if !ok {
+		return nil, 0, s.readErr
+	}
+	resp, err := jsonrpc2.NewResponse(id, nil, jsonrpc2.NewError(jsonrpc2.InternalError,
+		fmt.Sprintf("the connection ended before the client answered: %v", s.readErr)))
+	if err != nil {
+		return nil, 0, s.readErr
+	}
+	return resp, 0, nil
 }
 
 // decode turns a body into the message the connection sees, or answers or
@@ -374,6 +404,12 @@ func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 		// Recorded before the write: the response may arrive before Write
 		// returns.
 		s.calls.add(m.ID())
+		if s.inputEnded.Load() {
+			// Checked after the id is added: either this sees the end of the
+			// input, or the read loop sees the id and answers it.
+			s.calls.settle(m.ID())
+			return 0, fmt.Errorf("not sending %s: the connection's input has ended, no answer can come", m.Method())
+		}
 		data, err = marshalMessage(msg)
 		if err != nil {
 			s.calls.settle(m.ID())

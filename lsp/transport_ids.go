@@ -70,6 +70,17 @@ func (p *pendingCalls) settle(id jsonrpc2.ID) bool {
 	return ok
 }
 
+// pop removes and returns any one id.
+func (p *pendingCalls) pop() (jsonrpc2.ID, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for id := range p.ids {
+		delete(p.ids, id)
+		return id, true
+	}
+	return jsonrpc2.ID{}, false
+}
+
 // mappedPrefix starts the ids the stream gives to requests whose own id
 // jsonrpc2.ID cannot carry. A client's string id that starts with it is
 // mapped too, so a client can never name one of ours.

@@ -444,3 +444,16 @@ func TestMappedIDsAreReleased(t *testing.T) {
 	_, ok = tab.release(a)
 	require.False(t, ok)
 }
+
+// TestEOFAnswersPendingCalls: when the input ends, a server call still
+// awaiting the client's answer fails at once instead of holding the exit
+// until its deadline.
+func TestEOFAnswersPendingCalls(t *testing.T) {
+	rc, logs := startRawWith(t, serveOptions{drain: 10 * wait})
+	initialize(t, rc, map[string]any{"workspace": map[string]any{"configuration": true}})
+	rc.send(nil, "initialized", map[string]any{})
+	rc.serverRequest("workspace/configuration")
+	require.NoError(t, rc.w.Close())
+	require.Equal(t, 1, rc.exitCode())
+	require.True(t, hasLog(logs, "the connection ended before the client answered"), "log: %v", logs.All())
+}
