@@ -51,6 +51,9 @@ const (
 // wait behind queued work), and queues everything else for one worker
 // goroutine that runs messages strictly in arrival order (LSP requires
 // edits to be applied in order, and a request to see every earlier edit).
+// The queue is bounded (maxQueued, maxQueuedBytes): the stream asks
+// waitForRoom before it reads each message, so a full queue stops the
+// reading instead of blocking here.
 type router struct {
 	logger *zap.Logger
 	srv    *server

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,6 +45,9 @@ func fuzzCall(id any, method string, params any) string {
 	}
 	return fuzzFrame(string(b))
 }
+
+// fuzzQueue is the bound of the router's queue in FuzzTransport.
+const fuzzQueue = 4
 
 // transportSeeds are the hostile inputs of issue 8 (and ordinary
 // sessions), each a complete client byte stream.
@@ -92,8 +96,8 @@ func transportSeeds() []string {
 			fuzzFrame(`{garbage}`) + hover(2),
 		start + fuzzCall(2, "textDocument/didOpen", map[string]any{}) + fuzzCall(3, "initialized", nil) +
 			fuzzCall(4, "exit", nil) + fuzzCall(5, "textDocument/didChange", map[string]any{}) + hover(6),
-		// 8.5: more requests than the queue holds.
-		start + strings.Repeat(hover(2), 300),
+		// 8.5: more requests than the queue holds (fuzzQueue).
+		start + strings.Repeat(hover(2), 3*fuzzQueue),
 		// Lifecycle edges.
 		hover(1) + initialize + initialize + fuzzCall(2, "shutdown", map[string]any{}) + hover(3) + fuzzCall(nil, "exit", nil),
 		start + fuzzCall(2, "workspace/executeCommand", map[string]any{"command": "sessionls.setBudget", "arguments": []any{"x"}}) +
@@ -117,9 +121,11 @@ func FuzzTransport(f *testing.F) {
 		core, logs := observer.New(zap.ErrorLevel)
 		code := make(chan int, 1)
 		go func() {
-			// A drain of 50 ms: a configuration pull that no one answers
-			// would hold every run for seconds.
-			code <- serveWith(context.Background(), pipes{inR, outW}, zap.New(core), serveOptions{drain: 50 * time.Millisecond})
+			// A drain of 50 ms: a server call made after the input ended and
+			// not refused in time would hold every run for seconds. A small
+			// queue, so that short inputs reach its bound.
+			code <- serveWith(context.Background(), pipes{inR, outW}, zap.New(core),
+				serveOptions{drain: 50 * time.Millisecond, maxQueued: fuzzQueue})
 			_ = outW.Close()
 		}()
 		go func() {
@@ -145,7 +151,23 @@ func FuzzTransport(f *testing.F) {
 				t.Fatalf("%s: %v", e.Message, e.ContextMap())
 			}
 		}
+		// The whole process (fuzzing engine included) stays under the
+		// memory bound; reading a runtime metric does not stop the world.
+		if heap := heapBytes(); heap > maxFuzzHeap {
+			t.Fatalf("%d MiB of heap after a %d-byte input", heap>>20, len(input))
+		}
 	})
+}
+
+// maxFuzzHeap is the memory FuzzTransport may use.
+const maxFuzzHeap = 256 << 20
+
+// heapBytes is the memory the Go heap holds from the system (objects,
+// free and unswept spans included).
+func heapBytes() uint64 {
+	sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+	metrics.Read(sample)
+	return sample[0].Value.Uint64() - sample[1].Value.Uint64()
 }
 
 // checkOutput reads the server's output to its end: every message must be
