@@ -101,14 +101,9 @@ func parseSettings(v map[string]any) (settingsPatch, []error) {
 		if err != nil {
 			errs = append(errs, fmt.Errorf("sessionls.files: %w", err))
 		} else {
-			for _, g := range globs {
-				if err := checkGlob(g); err != nil {
-					errs = append(errs, fmt.Errorf("sessionls.files: %w", err))
-					globs = nil
-					break
-				}
-			}
-			if globs != nil {
+			if err := checkGlobs(globs); err != nil {
+				errs = append(errs, fmt.Errorf("sessionls.files: %w", err))
+			} else {
 				p.files = globs
 			}
 		}

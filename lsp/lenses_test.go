@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -38,6 +39,20 @@ func TestGlob(t *testing.T) {
 	require.Error(t, checkGlob("["))
 	require.Error(t, checkGlob(" "))
 	require.NoError(t, checkGlob("**/*.{jsonl}"))
+
+	// Exponential for the brace-expanding matcher this replaced (2^24
+	// patterns; ten "**" backtracking over a deep path): linear now, so
+	// these return at once (internal/glob counts the steps).
+	braces := "**/*" + strings.Repeat("{a,b}", 24)
+	require.True(t, matchGlob(braces, "/work/x/"+strings.Repeat("ab", 12), roots))
+	require.False(t, matchGlob(braces, "/work/x/"+strings.Repeat("ab", 12)+"c", roots))
+	require.False(t, matchGlob(strings.Repeat("**/", 10)+"x", "/"+strings.Repeat("d/", 300)+"y", nil))
+	// Past the bounds: refused with a reason, never matched slowly.
+	require.ErrorContains(t, checkGlob("**/*"+strings.Repeat("{a,b}", 33)), "more than 32")
+	require.ErrorContains(t, checkGlobs(make([]string, 129)), "at most 128")
+	_, errs := parseSettings(map[string]any{"files": []any{"**/*" + strings.Repeat("{a,b}", 40)}})
+	require.Len(t, errs, 1)
+	require.ErrorContains(t, errs[0], "sessionls.files: glob")
 }
 
 func TestParseBudget(t *testing.T) {

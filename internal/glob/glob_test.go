@@ -1,0 +1,307 @@
+package glob
+
+import (
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func mustCompile(t *testing.T, g string) *Pattern {
+	t.Helper()
+	p, err := Compile(g)
+	require.NoError(t, err, "%s", g)
+	return p
+}
+
+// TestServerCases are the language server's glob cases (lsp TestGlob).
+func TestServerCases(t *testing.T) {
+	roots := []string{"/work"}
+	tests := []struct {
+		glob, path string
+		want       bool
+	}{
+		{"**/*.jsonl", "/work/a.jsonl", true},
+		{"**/*.jsonl", "/elsewhere/deep/x/a.jsonl", true},
+		{"**/*.jsonl", "/work/a.json", false},
+		{"logs/*.txt", "/work/logs/b.txt", true},
+		{"logs/*.txt", "/work/x/logs/b.txt", false},
+		{"logs/*.txt", "/other/logs/b.txt", true},
+		{"/abs/**/s-*.log", "/abs/1/2/s-3.log", true},
+		{"/abs/**/s-*.log", "/x/abs/1/s-3.log", false},
+		{"**", "/anything/at/all", true},
+		{"**/*.{jsonl,log}", "/work/a.log", true},
+		{"**/*.{jsonl,log}", "/work/a.txt", false},
+		{"**/{a,b{c,d}}.x", "/work/bd.x", true},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, mustCompile(t, tt.glob).Match(tt.path, roots), "%s %s", tt.glob, tt.path)
+	}
+}
+
+func TestMatch(t *testing.T) {
+	tests := []struct {
+		glob, path string
+		want       bool
+	}{
+		// "**" is any number of whole segments, none included.
+		{"a/**/b", "a/b", true},
+		{"a/**/b", "a/x/y/b", true},
+		{"a/**/b", "a/xb", false},
+		{"a/**", "a", true},
+		{"a/**", "a/b/c", true},
+		{"a/**", "ab", false},
+		{"**/a", "a", true},
+		{"**/**/a", "a", true},
+		{"**/**/a", "x/y/a", true},
+		{"**", "", true},
+		// Not a whole segment: "**" is "*".
+		{"a**", "abc", true},
+		{"a**", "a/bc", false},
+		{"**b", "x/ab", false},
+		{"***", "abc", true},
+		{"***", "a/b", false},
+		{"*", "", false},
+		// One segment at a time.
+		{"*.jsonl", "a.jsonl", true},
+		{"*.jsonl", "d/a.jsonl", false},
+		{"?", "é", true},
+		{"?", "", false},
+		{"a?c", "a/c", false},
+		{"[a-c]x", "bx", true},
+		{"[^a-c]x", "dx", true},
+		{"[^a-c]x", "bx", false},
+		{"[\\]]", "]", true},
+		{"\\*", "*", true},
+		{"\\*", "a", false},
+		// Braces span segments, nest, may be empty.
+		{"{logs,data/old}/*.jsonl", "data/old/a.jsonl", true},
+		{"{logs,data/old}/*.jsonl", "data/a.jsonl", false},
+		{"a{,b}c", "ac", true},
+		{"a{,b}c", "abc", true},
+		{"{**/x,y}", "p/q/x", true},
+		{"{a,**}/z", "p/q/z", true},
+		{"x{a,**}", "x/y", false},
+		{"[{,}]", ",", true},
+		{"{[a,b],c}", "b", true},
+		// Repeated slashes match repeated slashes; edges do not matter.
+		{"a//b", "a//b", true},
+		{"a//b", "a/b", false},
+		{"a/**/b", "a//b", true},
+		{"logs/", "logs", true},
+		{"/logs", "/logs/", true},
+		// Bytes that are not UTF-8: "?" takes one, a literal never equals one.
+		{"a?b", "a\xffb", true},
+		{"a\uFFFDb", "a\xffb", false},
+	}
+	for _, tt := range tests {
+		p := mustCompile(t, tt.glob)
+		require.Equal(t, tt.want, p.MatchWhole(tt.path), "%s %q", tt.glob, tt.path)
+	}
+}
+
+func TestMatchTail(t *testing.T) {
+	p := mustCompile(t, "*.jsonl")
+	require.True(t, p.MatchTail("a/b/c.jsonl"))
+	require.False(t, p.MatchWhole("a/b/c.jsonl"))
+	require.False(t, p.MatchTail("a/b.jsonl/c"))
+	p = mustCompile(t, "b/*.jsonl")
+	require.True(t, p.MatchTail("a/b/c.jsonl"))
+	require.False(t, p.MatchTail("a/xb/c.jsonl"))
+	abs := mustCompile(t, "/b/*.jsonl")
+	require.False(t, abs.MatchTail("a/b/c.jsonl"))
+	require.True(t, abs.MatchTail("b/c.jsonl"))
+}
+
+func TestCompileErrors(t *testing.T) {
+	tests := []struct {
+		glob, msg string
+		offset    int
+	}{
+		{"", "empty pattern", -1},
+		{"  ", "empty pattern", -1},
+		{"[", "unclosed '['", 0},
+		{"a[]", "must be escaped", 2},
+		{"[a-]", "must be escaped", 3},
+		{"[/]", "'/' cannot be in", 1},
+		{"a\\", "escapes nothing", 1},
+		{"a\\/b", "cannot be escaped", 1},
+		{"{a,b", "unclosed '{'", 0},
+		{"a}b", "unmatched '}'", 1},
+		{"{,}", "makes the pattern empty", -1},
+		{"{a,*}*", "can join to another '*'", 3},
+		{"{a,}**", "whole segment in some", 4},
+		{"x/{,a}**", "whole segment in some", 6},
+		{"a/{,b}", "start or end of the pattern", 1},
+		{"{/a,b}", "start or end of the pattern", 1},
+		{"a\xff", "not valid UTF-8", -1},
+		{strings.Repeat("a", MaxPatternLen+1), "longer than", -1},
+		{strings.Repeat("{a,b}", MaxBraceGroups+1), "more than 32 {…} groups", 5 * MaxBraceGroups},
+		{strings.Repeat("{", MaxBraceDepth+1) + strings.Repeat("}", MaxBraceDepth+1), "nested more than", MaxBraceDepth},
+	}
+	for _, tt := range tests {
+		_, err := Compile(tt.glob)
+		require.Error(t, err, "%q", tt.glob)
+		var ge *Error
+		require.True(t, errors.As(err, &ge), "%q", tt.glob)
+		require.Contains(t, ge.Msg, tt.msg, "%q", tt.glob)
+		require.Equal(t, tt.offset, ge.Offset, "%q: %v", tt.glob, err)
+	}
+}
+
+func TestCompileList(t *testing.T) {
+	l, err := CompileList([]string{"*.log", "**/*.jsonl"})
+	require.NoError(t, err)
+	require.Equal(t, 2, l.Len())
+	require.True(t, l.Match("/w/x/a.jsonl", []string{"/w"}))
+	require.False(t, l.Match("/w/x/a.txt", []string{"/w"}))
+	var nilList *List
+	require.False(t, nilList.Match("/a", nil))
+
+	_, err = CompileList(make([]string, MaxPatterns+1))
+	require.ErrorContains(t, err, "at most 128")
+	_, err = CompileList([]string{strings.Repeat("a", 1000), strings.Repeat("b", 1000), strings.Repeat("c", 1000),
+		strings.Repeat("d", 1000), strings.Repeat("e", 1000), strings.Repeat("f", 1000), strings.Repeat("g", 1000),
+		strings.Repeat("h", 1000), strings.Repeat("i", 1000)})
+	require.ErrorContains(t, err, "bytes in all")
+	_, err = CompileList([]string{"ok", "["})
+	var le *ListError
+	require.True(t, errors.As(err, &le))
+	require.Equal(t, 1, le.Index)
+}
+
+// stepBound is the most steps a linear simulation may take: every state
+// visited and tested a few times per path character.
+func stepBound(p *Pattern, path string) int {
+	ranges := 0
+	for _, c := range p.classes {
+		ranges += len(c.ranges)
+	}
+	return (4*len(p.states) + ranges) * (len(path) + 3)
+}
+
+// TestLinearBraces: k brace groups cost the old matcher 2^k expansions; here
+// the work grows with k, not 2^k.
+func TestLinearBraces(t *testing.T) {
+	build := func(k int) string { return "**/*" + strings.Repeat("{a,b}", k) }
+	path := "/work/" + strings.Repeat("x/", 20) + strings.Repeat("ab", 12) + "c"
+
+	var steps [2]int
+	for i, k := range []int{12, 24} {
+		p := mustCompile(t, build(k))
+		ok, n := p.match(path, []string{"/work"})
+		require.False(t, ok)
+		require.LessOrEqual(t, n, stepBound(p, path), "k=%d", k)
+		steps[i] = n
+	}
+	// Doubling the groups at most doubles the work (plus slack for the
+	// fixed part); the old matcher's expansions alone went from 4,096 to
+	// 16,777,216.
+	require.LessOrEqual(t, steps[1], 2*steps[0]+200)
+
+	// The same shape, small enough for the reference: the answers agree and
+	// the reference's work is exponential.
+	ref := &refMatcher{}
+	small := build(10)
+	okPath := "/work/d/" + strings.Repeat("ab", 5)
+	require.True(t, ref.match(small, okPath, []string{"/work"}))
+	require.True(t, mustCompile(t, small).Match(okPath, []string{"/work"}))
+	require.Greater(t, ref.steps, 1<<10)
+}
+
+// TestLinearGlobstars: ten "**" segments against a deep path cost the old
+// matcher path^10 backtracking; here work is linear in pattern × path.
+func TestLinearGlobstars(t *testing.T) {
+	g := strings.Repeat("**/", 10) + "x"
+	deep := strings.Repeat("d/", 200) + "y"
+	p := mustCompile(t, g)
+	ok, n := p.match(deep, nil)
+	require.False(t, ok)
+	require.LessOrEqual(t, n, stepBound(p, deep))
+
+	// Doubling the path about doubles the work.
+	_, n2 := p.match(deep+"/"+deep, nil)
+	require.LessOrEqual(t, n2, 2*n+4*len(p.states)*4)
+
+	// The reference on a much smaller instance already does far more.
+	ref := &refMatcher{}
+	small := strings.Repeat("**/", 6) + "x"
+	smallPath := strings.Repeat("d/", 20) + "y"
+	require.False(t, ref.match(small, smallPath, nil))
+	_, nSmall := mustCompile(t, small).match(smallPath, nil)
+	require.Greater(t, ref.steps, 50*nSmall)
+}
+
+// TestAgainstReference compares with the old matcher on random patterns
+// from a small alphabet, wherever both accept the pattern. The alphabet
+// leaves out "\" and "[" next to braces: the old matcher expanded braces
+// before it read escapes and classes, so "\{" or "{[a,b]}" meant something
+// else there (documented in Compile's behaviour: escapes and classes bind
+// tighter than braces, as in VS Code).
+func TestAgainstReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	patAlpha := []string{"a", "b", "/", "*", "**", "?", "{", "}", ",", "[ab]", "[^a]"}
+	pathAlpha := []string{"a", "b", "/", "ab", "ba"}
+	roots := [][]string{nil, {"/a"}, {"/b/a", "/a"}}
+	compared, matched := 0, 0
+	for range 20000 {
+		var gb strings.Builder
+		for range 1 + rng.IntN(9) {
+			gb.WriteString(patAlpha[rng.IntN(len(patAlpha))])
+		}
+		g := gb.String()
+		if rng.IntN(4) == 0 {
+			g = "/" + g
+		}
+		p, err := Compile(g)
+		if err != nil || refCheck(g) != nil {
+			continue
+		}
+		if strings.Contains(g, "[") && strings.Contains(g, "{") {
+			continue
+		}
+		for range 8 {
+			var pb strings.Builder
+			pb.WriteString("/")
+			for range rng.IntN(6) {
+				pb.WriteString(pathAlpha[rng.IntN(len(pathAlpha))])
+			}
+			path := pb.String()
+			rs := roots[rng.IntN(len(roots))]
+			ref := &refMatcher{}
+			want := ref.match(g, path, rs)
+			got, n := p.match(path, rs)
+			require.Equal(t, want, got, "glob %q path %q roots %q", g, path, rs)
+			if got {
+				matched++
+			}
+			require.LessOrEqual(t, n, stepBound(p, path))
+			compared++
+		}
+	}
+	require.Greater(t, compared, 20000, "too few patterns compared: the generator or the filters are off")
+	require.Greater(t, matched, compared/20, "too few matches: the comparison says little")
+	t.Logf("%d comparisons, %d matches", compared, matched)
+}
+
+func FuzzCompileMatch(f *testing.F) {
+	for _, s := range []string{"**/*.jsonl", "{a,b{c,d}}/**/x?[a-z]", "a/{,b}", "[", "\\", "{**,a}/b", "**/*" + strings.Repeat("{a,b}", 24)} {
+		f.Add(s, "/work/a/b.jsonl")
+	}
+	f.Fuzz(func(t *testing.T, g, path string) {
+		p, err := Compile(g)
+		if err != nil {
+			var ge *Error
+			require.True(t, errors.As(err, &ge))
+			return
+		}
+		for _, roots := range [][]string{nil, {"/work"}} {
+			_, n := p.match(path, roots)
+			require.LessOrEqual(t, n, stepBound(p, path))
+		}
+		_, n := p.run(p.anchored, strings.Trim(path, "/"))
+		require.LessOrEqual(t, n, stepBound(p, path))
+	})
+}

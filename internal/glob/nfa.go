@@ -1,0 +1,330 @@
+package glob
+
+import "unicode/utf8"
+
+// kinds is a set of kinds of pattern character, to decide what a "*" or a
+// "/" means from what can stand next to it in every brace expansion.
+type kinds uint8
+
+const (
+	kSlash kinds = 1 << iota
+	kStar
+	kOther
+	kStart // the pattern's start
+	kEnd   // the pattern's end
+)
+
+func kindOf(n *node) kinds {
+	switch n.kind {
+	case nEdge:
+		if n.end {
+			return kEnd
+		}
+		return kStart
+	case nLit:
+		if n.r == '/' {
+			return kSlash
+		}
+	case nStars:
+		return kStar
+	}
+	return kOther
+}
+
+type op uint8
+
+const (
+	opLit      op = iota // r, then out
+	opAny                // one character but "/", then out
+	opClass              // one character of classes[cls], then out
+	opStar               // any characters but "/": loops on itself, ε to out
+	opGlob               // "**" between two slashes: ε to out1 (segments), or ε to out skipping its "/" (no segment)
+	opGlobLoop           // the segments of a "**": any characters, "/" included: loops on itself, ε to out
+	opSplit              // ε to out and out1
+	opMatch
+)
+
+type state struct {
+	op     op
+	r      rune
+	cls    int32
+	out    int32
+	out1   int32
+	ranges int32 // opClass: cost of a test, for the step count
+}
+
+type compiler struct {
+	p       *Pattern
+	classes []class
+	err     error
+}
+
+func (c *compiler) add(s state) int32 {
+	c.p.states = append(c.p.states, s)
+	return int32(len(c.p.states) - 1)
+}
+
+// context fills every item's left and right kinds, then decides what each
+// run of stars means and refuses what brace expansion would make ambiguous.
+func (c *compiler) context(seq []node) {
+	forward(seq, 0)
+	backward(seq, 0)
+	c.check(seq)
+}
+
+func forward(seq []node, in kinds) kinds {
+	ctx := in
+	for i := range seq {
+		n := &seq[i]
+		if n.kind == nAlt {
+			var out kinds
+			for _, a := range n.alts {
+				out |= forward(a, ctx)
+			}
+			ctx = out
+			continue
+		}
+		n.left = ctx
+		ctx = kindOf(n)
+	}
+	return ctx
+}
+
+func backward(seq []node, in kinds) kinds {
+	ctx := in
+	for i := len(seq) - 1; i >= 0; i-- {
+		n := &seq[i]
+		if n.kind == nAlt {
+			var out kinds
+			for _, a := range n.alts {
+				out |= backward(a, ctx)
+			}
+			ctx = out
+			continue
+		}
+		n.right = ctx
+		ctx = kindOf(n)
+	}
+	return ctx
+}
+
+func (c *compiler) check(seq []node) {
+	for i := range seq {
+		if c.err != nil {
+			return
+		}
+		n := &seq[i]
+		switch n.kind {
+		case nAlt:
+			for _, a := range n.alts {
+				c.check(a)
+			}
+		case nLit:
+			// The pattern's edges were trimmed of slashes; one that an
+			// empty alternative can bring back to an edge would be trimmed
+			// in one expansion and not in another.
+			if n.r == '/' && (n.left&kStart != 0 || n.right&kEnd != 0) {
+				c.err = &Error{Pattern: c.p.src, Offset: n.off,
+					Msg: "a '/' that an empty {…} alternative can leave at the start or end of the pattern: move it inside the braces"}
+			}
+		case nStars:
+			if n.n > 2 {
+				continue // "***" is "*" whatever stands next to it
+			}
+			if (n.left|n.right)&kStar != 0 {
+				c.err = &Error{Pattern: c.p.src, Offset: n.off,
+					Msg: "a '*' that a {…} alternative can join to another '*': write the stars on one side of the braces"}
+				continue
+			}
+			if n.n != 2 {
+				continue
+			}
+			slashL := n.left&(kSlash|kStart) != 0
+			slashR := n.right&(kSlash|kEnd) != 0
+			onlyL := n.left&^(kSlash|kStart) == 0
+			onlyR := n.right&^(kSlash|kEnd) == 0
+			switch {
+			case onlyL && onlyR:
+				n.glob = true
+			case slashL && slashR:
+				c.err = &Error{Pattern: c.p.src, Offset: n.off,
+					Msg: "a '**' that is a whole segment in some {…} alternatives and not in others"}
+			}
+		}
+	}
+}
+
+// seq compiles items so that they continue to next; it returns the first
+// state. Compiling backwards lets every alternative of a group continue to
+// the same state: nothing is copied.
+func (c *compiler) seq(items []node, next int32) int32 {
+	for i := len(items) - 1; i >= 0; i-- {
+		next = c.item(&items[i], next)
+	}
+	return next
+}
+
+func (c *compiler) item(n *node, next int32) int32 {
+	switch n.kind {
+	case nEdge:
+		return c.add(state{op: opLit, r: '/', out: next})
+	case nLit:
+		return c.add(state{op: opLit, r: n.r, out: next})
+	case nAny:
+		return c.add(state{op: opAny, out: next})
+	case nClass:
+		c.classes = append(c.classes, n.cls)
+		return c.add(state{op: opClass, cls: int32(len(c.classes) - 1), out: next, ranges: int32(len(n.cls.ranges))})
+	case nStars:
+		if n.glob {
+			loop := c.add(state{op: opGlobLoop, out: next})
+			return c.add(state{op: opGlob, out: next, out1: loop})
+		}
+		return c.add(state{op: opStar, out: next})
+	case nAlt:
+		starts := make([]int32, len(n.alts))
+		for i, a := range n.alts {
+			starts[i] = c.seq(a, next)
+		}
+		s := starts[len(starts)-1]
+		for i := len(starts) - 2; i >= 0; i-- {
+			s = c.add(state{op: opSplit, out: starts[i], out1: s})
+		}
+		return s
+	}
+	panic("glob: unknown node kind") // unreachable: the parser makes no other
+}
+
+// invalidByte stands for a byte of the path that is not UTF-8: no literal
+// equals it (the pattern is valid UTF-8), "?" and "*" match it.
+const invalidByte rune = -1
+
+// machine is one simulation of the NFA over a path.
+type machine struct {
+	p     *Pattern
+	mark  []uint32 // per (state, skip): the generation it was last added in
+	gen   uint32
+	steps int
+}
+
+// run reports whether the NFA from start accepts the path wrapped in
+// slashes, and how many steps the simulation took (each state visited or
+// tested once per path character, plus class ranges tested): at most about
+// (3 × states + class ranges) × (path length + 2).
+//
+// t is the path's segments joined by "/": no slash at either end, except
+// that the first segment may be empty (a path relative to a root, from
+// "/root//x").
+func (p *Pattern) run(start int32, t string) (bool, int) {
+	m := &machine{p: p, mark: make([]uint32, 2*len(p.states))}
+	cur := make([]int32, 0, len(p.states))
+	next := make([]int32, 0, len(p.states))
+	m.gen++
+	m.add(&cur, start, false)
+
+	step := func(r rune) bool {
+		m.gen++
+		next = next[:0]
+		for _, s := range cur {
+			m.steps++
+			st := &p.states[s]
+			switch st.op {
+			case opLit:
+				if r == st.r {
+					m.add(&next, st.out, false)
+				}
+			case opAny:
+				if r != '/' {
+					m.add(&next, st.out, false)
+				}
+			case opClass:
+				m.steps += int(st.ranges)
+				cr := r
+				if cr == invalidByte {
+					cr = utf8.RuneError // as path.Match decodes it
+				}
+				if r != '/' && p.classes[st.cls].matches(cr) {
+					m.add(&next, st.out, false)
+				}
+			case opStar:
+				if r != '/' {
+					m.add(&next, s, false)
+				}
+			case opGlobLoop:
+				m.add(&next, s, false)
+			}
+		}
+		cur, next = next, cur
+		return len(cur) > 0
+	}
+	// The path is wrapped like the pattern: "/" + path + "/", or "/" alone
+	// for the empty path.
+	if !step('/') {
+		return false, m.steps
+	}
+	for i := 0; i < len(t); {
+		r, w := utf8.DecodeRuneInString(t[i:])
+		if r == utf8.RuneError && w == 1 {
+			r = invalidByte
+		}
+		i += w
+		if !step(r) {
+			return false, m.steps
+		}
+	}
+	if t != "" && !step('/') {
+		return false, m.steps
+	}
+	for _, s := range cur {
+		if p.states[s].op == opMatch {
+			return true, m.steps
+		}
+	}
+	return false, m.steps
+}
+
+// add puts state s and the states it reaches by ε moves into list. With
+// skip, s is entered by a "**" that matched no segment: the "/" that
+// follows it is the one before the "**", already read, so it is skipped.
+func (m *machine) add(list *[]int32, s int32, skip bool) {
+	key := 2 * s
+	if skip {
+		key++
+	}
+	if m.mark[key] == m.gen {
+		return
+	}
+	m.mark[key] = m.gen
+	m.steps++
+	st := &m.p.states[s]
+	if skip {
+		switch {
+		case st.op == opLit && st.r == '/':
+			m.add(list, st.out, false)
+		case st.op == opSplit:
+			m.add(list, st.out, true)
+			m.add(list, st.out1, true)
+		}
+		// Nothing else can follow a "**" segment: compile made sure a "/"
+		// does in every expansion.
+		return
+	}
+	switch st.op {
+	case opSplit:
+		m.add(list, st.out, false)
+		m.add(list, st.out1, false)
+	case opStar:
+		*list = append(*list, s)
+		m.add(list, st.out, false)
+	case opGlob:
+		// One or more segments: the loop then the "/" after the "**".
+		// None: the "/" before the "**" was the one after it, so skip it.
+		m.add(list, st.out1, false)
+		m.add(list, st.out, true)
+	case opGlobLoop:
+		*list = append(*list, s)
+		m.add(list, st.out, false)
+	default:
+		*list = append(*list, s)
+	}
+}
