@@ -146,14 +146,16 @@ func newBudgetCmd(e *env) *cobra.Command {
 	var (
 		maxChars int64
 		format   string
+		cf       configFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "budget --max-chars N [--format text|json] FILE",
+		Use:   "budget [--max-chars N] [--format text|json] FILE",
 		Short: "Show a session's units, their costs, and where a character budget cuts",
 		Long: `Show what trimContext does with FILE for a budget of N characters: the
 units of messages it keeps or drops together (oldest first, physical line
 numbers), what each costs (JSON.stringify length + 1 per message), and the
-cutoff.
+cutoff. N is --max-chars, or else the budget of FILE's configuration (the
+closest sessionls.toml; see 'sessionls config').
 
 JSON output (--format json) is exactly:
   {"file","messages","totalChars","units":[{"startLine","endLine","messages","chars"}],
@@ -162,19 +164,20 @@ JSON output (--format json) is exactly:
 Exit codes: 0 the budget cuts cleanly; 1 the file does not load (error names
 its first invalid line; units are then empty) or trimContext throws for this
 budget (error is the runtime's message; units are listed, cutoff is null);
-2 usage or I/O error.`,
+2 usage, I/O or configuration error.`,
 		Example: `  sessionls budget --max-chars 20000 session.jsonl
   sessionls budget --max-chars 20000 --format json session.jsonl | jq .cutoff
   cat session.jsonl | sessionls budget --max-chars 20000 -`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !cmd.Flags().Changed("max-chars") {
-				return usagef("--max-chars is required")
-			}
 			if format != formatText && format != formatJSON {
 				return usagef("unknown --format %q (want text or json)", format)
 			}
 			file := args[0]
+			maxChars, err := budgetFor(e, &cf, cmd.Flags(), file, maxChars)
+			if err != nil {
+				return err
+			}
 			rep, err := analyzeFile(cmd.Context(), e, file, analysis.Options{Budget: maxChars, SkipMessages: true})
 			if err != nil {
 				return ioFailed(e, file, err)
@@ -202,8 +205,9 @@ budget (error is the runtime's message; units are listed, cutoff is null);
 			return nil
 		},
 	}
-	cmd.Flags().Var((*positiveInt)(&maxChars), "max-chars", "the budget `N` in characters (required, positive)")
+	cmd.Flags().Var((*positiveInt)(&maxChars), "max-chars", "the budget `N` in characters (positive; default: the budget of the file's sessionls.toml)")
 	cmd.Flags().StringVar(&format, "format", formatText, "output `FORMAT`: text or json")
+	cf.add(cmd.Flags())
 	return cmd
 }
 

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/internal/config"
 )
 
 // checkMemoryLimit is the soft heap goal of a check run: the engine's memory
@@ -34,6 +35,8 @@ type checkOptions struct {
 	budget        int64
 	stdinFilename string
 	shard         string
+	cfg           configFlags
+	flags         flagSettings
 }
 
 func newCheckCmd(e *env) *cobra.Command {
@@ -65,9 +68,14 @@ Formats:
 Finding codes (each can be turned off with --disable):
 ` + codesHelp() + `
 
+` + configHelp + ` Directories are searched for the
+files its files/exclude globs select; files named as arguments are always
+checked. --budget, --disable and --strict override budget, disable and
+strict.
+
 Exit codes: 0 no failing finding; 1 an error finding (or a warning with
---strict); 2 usage or I/O error (2 wins over 1; the other files are still
-checked).`,
+--strict); 2 usage, I/O or configuration error (2 wins over 1; the other
+files are still checked).`,
 		Example: `  sessionls check sessions/
   sessionls check --format github --strict sessions/
   sessionls check --format sarif sessions/ > sessionls.sarif
@@ -87,6 +95,8 @@ checked).`,
 	f.Var((*positiveInt)(&o.budget), "budget", "character budget `N`: report where it cuts (budget-cutoff) or that trimContext throws (budget-exceeded)")
 	f.StringVar(&o.stdinFilename, "stdin-filename", "-", "`NAME` to report for stdin (\"-\")")
 	f.StringVar(&o.shard, "shard", "", "check only shard `I/N` (1-based) of the files, split by a stable hash of each path")
+	o.cfg.add(f)
+	o.flags = flagSettings{budgetFlag: "--budget", fs: f}
 	return cmd
 }
 
@@ -120,6 +130,11 @@ type target struct {
 	err   error // set: report "cannot read path: err" instead of checking
 	// always: a collection error about an argument, reported by every shard.
 	always bool
+	// configErr: err is a configuration error, printed as it is.
+	configErr bool
+	// The settings for this file: the configuration's, then the flags.
+	opts   analysis.Options
+	strict bool
 }
 
 // fileResult is the outcome for one target, filled by a worker.
@@ -172,7 +187,11 @@ func parseDisabled(codes []string) (map[string]bool, error) {
 }
 
 func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error {
-	disabled, err := parseDisabled(o.disable)
+	if _, err := parseDisabled(o.disable); err != nil {
+		return err
+	}
+	o.flags.budget, o.flags.disable, o.flags.strict = o.budget, o.disable, o.strict
+	resolver, err := o.cfg.resolver(e)
 	if err != nil {
 		return err
 	}
@@ -192,20 +211,17 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 		defer debug.SetMemoryLimit(prev)
 	}
 
-	all := collect(args, o.stdinFilename)
+	all := collect(args, o.stdinFilename, resolver)
 	var targets []target
 	for _, t := range all {
 		if t.always || shardOf(t.path, shardN) == shardI-1 {
-			targets = append(targets, t)
+			targets = append(targets, withSettings(t, resolver, &o.flags))
 		}
 	}
 	if len(all) == 0 {
 		fmt.Fprintf(e.stderr, "sessionls: warning: no .jsonl files found in %s\n", strings.Join(args, " "))
 	}
 
-	// Check needs findings only: without the messages the engine keeps a few
-	// bytes per message, so a huge file is checked in bounded memory.
-	opts := analysis.Options{Budget: o.budget, Disabled: disabled, SkipMessages: true}
 	var bytesRead, filesDone atomic.Int64
 	prog := newProgress(e, len(targets), &filesDone, &bytesRead)
 	defer prog.stop()
@@ -217,10 +233,12 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 	// Cancelled on return, so an early exit (stdout closed) stops the workers.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go schedule(ctx, e, targets, results, opts, &bytesRead, &filesDone)
+	go schedule(ctx, e, targets, results, &bytesRead, &filesDone)
 
 	var sum summary
 	interrupted := false
+	strictFailed := false
+	configReported := map[string]bool{}
 	for i, t := range targets {
 		r := results[i]
 		<-r.done
@@ -228,6 +246,18 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 		prog.clear()
 		if r.err != nil && ctx.Err() != nil && errors.Is(r.err, ctx.Err()) {
 			interrupted = true
+			continue
+		}
+		if r.err != nil && t.configErr {
+			// One configuration error stands for every file under it: say
+			// it once.
+			for _, line := range configErrorLines(r.err) {
+				if !configReported[line] {
+					configReported[line] = true
+					fmt.Fprintf(e.stderr, "sessionls: %s\n", line)
+					sum.ioErrors = append(sum.ioErrors, line)
+				}
+			}
 			continue
 		}
 		if r.err != nil {
@@ -255,6 +285,7 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 				sum.errors++
 			case analysis.SeverityWarning:
 				sum.warnings++
+				strictFailed = strictFailed || t.strict
 			default:
 				sum.infos++
 			}
@@ -283,7 +314,7 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 	switch {
 	case len(sum.ioErrors) > 0:
 		return exitError{ExitError}
-	case sum.errors > 0 || (o.strict && sum.warnings > 0):
+	case sum.errors > 0 || strictFailed:
 		return exitError{ExitFindings}
 	}
 	return nil
@@ -297,7 +328,7 @@ func writeFailed(e *env, err error) error {
 // schedule runs the targets on at most GOMAXPROCS workers and closes each
 // result's done channel when it is filled.
 func schedule(ctx context.Context, e *env, targets []target, results []*fileResult,
-	opts analysis.Options, bytesRead, filesDone *atomic.Int64) {
+	bytesRead, filesDone *atomic.Int64) {
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, t := range targets {
@@ -323,7 +354,7 @@ func schedule(ctx context.Context, e *env, targets []target, results []*fileResu
 					r.internal = true
 				}
 			}()
-			r.findings, r.err = checkFile(ctx, e, t, opts, bytesRead)
+			r.findings, r.err = checkFile(ctx, e, t, t.opts, bytesRead)
 			return nil
 		})
 	}
@@ -370,11 +401,20 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 // collect turns the arguments into targets, in argument order: a file as
-// given (any name), a directory's *.jsonl files recursively in lexical
-// order, "-" for stdin. A path seen twice is checked once.
-func collect(args []string, stdinName string) []target {
+// given (any name), a directory's session files recursively in lexical
+// order (those the files and exclude globs of their configuration select:
+// *.jsonl by default), "-" for stdin. A path seen twice is checked once.
+func collect(args []string, stdinName string, r *config.Resolver) []target {
 	var out []target
 	seen := map[string]bool{}
+	configErrs := map[string]bool{}
+	// configError adds a configuration problem met while searching, once.
+	configError := func(path string, err error) {
+		if !configErrs[err.Error()] {
+			configErrs[err.Error()] = true
+			out = append(out, target{path: path, err: err, configErr: true, always: true})
+		}
+	}
 	add := func(t target) {
 		key := filepath.Clean(t.path)
 		if t.stdin {
@@ -408,7 +448,25 @@ func collect(args []string, stdinName string) []target {
 				add(target{path: path, err: err, always: true})
 				return nil
 			}
-			if d.IsDir() || !strings.HasSuffix(d.Name(), ".jsonl") {
+			if d.IsDir() {
+				if path == arg {
+					return nil
+				}
+				excluded, err := r.ExcludesDir(path)
+				if err != nil {
+					configError(path, err)
+				}
+				if excluded {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			selected, err := r.Selects(path)
+			if err != nil {
+				configError(path, err)
+				return nil
+			}
+			if !selected {
 				return nil
 			}
 			switch {
@@ -433,4 +491,26 @@ func collect(args []string, stdinName string) []target {
 		}
 	}
 	return out
+}
+
+// withSettings fills a target's options from its configuration and the
+// flags; a configuration error becomes the target's error.
+func withSettings(t target, r *config.Resolver, flags *flagSettings) target {
+	if t.err != nil {
+		return t
+	}
+	s, err := settingsFor(r, t.path, t.stdin)
+	if err == nil {
+		err = flags.apply(&s)
+	}
+	if err != nil {
+		t.err = err
+		t.configErr = true
+		return t
+	}
+	// Check needs findings only: without the messages the engine keeps a
+	// few bytes per message, so a huge file is checked in bounded memory.
+	t.opts = analysis.Options{Budget: s.Budget.V, Disabled: s.Disabled(), SkipMessages: true}
+	t.strict = s.Strict.V
+	return t
 }

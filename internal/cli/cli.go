@@ -1,7 +1,7 @@
-// Package cli is the sessionls command line: check, budget, trim, rules, version
-// and serve. cmd/sessionls only wires the process to Run; everything that
-// decides what is printed and which exit code is returned lives here, so the
-// tests drive the commands in-process.
+// Package cli is the sessionls command line: check, budget, trim, config,
+// rules, version and serve. cmd/sessionls only wires the process to Run;
+// everything that decides what is printed and which exit code is returned
+// lives here, so the tests drive the commands in-process.
 package cli
 
 import (
@@ -132,7 +132,8 @@ func newRoot(e *env) *cobra.Command {
 do with a session file: whether it loads, which line breaks it, what every
 unit of messages costs, and where a character budget cuts.
 
-Exit codes: 0 clean, 1 findings (or a refused file), 2 usage or I/O error.`,
+Exit codes: 0 clean, 1 findings (or a refused file), 2 usage, I/O or
+configuration error.`,
 		Example: `  sessionls check sessions/
   sessionls check --format github --strict sessions/
   sessionls budget --max-chars 20000 session.jsonl
@@ -144,11 +145,11 @@ Exit codes: 0 clean, 1 findings (or a refused file), 2 usage or I/O error.`,
 		// Without a command there is nothing to do: a usage error, as for
 		// an unknown command.
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return usagef("missing command (one of: check, budget, trim, rules, version, serve)")
+			return usagef("missing command (one of: check, budget, trim, config, rules, version, serve)")
 		},
 	}
 	root.SetVersionTemplate(versionLine(e) + "\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err.Error()} })
-	root.AddCommand(newCheckCmd(e), newBudgetCmd(e), newTrimCmd(e), newVersionCmd(e), newServeCmd(e), newRulesCmd(e))
+	root.AddCommand(newCheckCmd(e), newBudgetCmd(e), newTrimCmd(e), newConfigCmd(e), newVersionCmd(e), newServeCmd(e), newRulesCmd(e))
 	return root
 }

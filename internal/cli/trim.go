@@ -19,15 +19,18 @@ func newTrimCmd(e *env) *cobra.Command {
 	var (
 		maxChars int64
 		out      string
+		cf       configFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "trim --max-chars N [-o OUT] FILE",
+		Use:   "trim [--max-chars N] [-o OUT] FILE",
 		Short: "Write the part of a session that a character budget keeps",
 		Long: `Write the lines of FILE that trimContext keeps for a budget of N characters:
 from the first kept line to the end of the file, byte for byte (CRLF line
 ends and blank lines inside the kept part are kept). To stdout, or with -o
 to OUT atomically (a temporary file in OUT's directory, fsynced, renamed
-over OUT; an existing OUT keeps its mode). OUT may be FILE itself.
+over OUT; an existing OUT keeps its mode). OUT may be FILE itself. N is
+--max-chars, or else the budget of FILE's configuration (the closest
+sessionls.toml; see 'sessionls config').
 
 A file that does not load, or a budget for which trimContext throws, is
 refused with exit 1 and the runtime's error on stderr; nothing is written.`,
@@ -35,13 +38,15 @@ refused with exit 1 and the runtime's error on stderr; nothing is written.`,
   sessionls trim --max-chars 20000 -o session.jsonl session.jsonl`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !cmd.Flags().Changed("max-chars") {
-				return usagef("--max-chars is required")
+			maxChars, err := budgetFor(e, &cf, cmd.Flags(), args[0], maxChars)
+			if err != nil {
+				return err
 			}
 			return runTrim(cmd.Context(), e, args[0], out, maxChars)
 		},
 	}
-	cmd.Flags().Var((*positiveInt)(&maxChars), "max-chars", "the budget `N` in characters (required, positive)")
+	cmd.Flags().Var((*positiveInt)(&maxChars), "max-chars", "the budget `N` in characters (positive; default: the budget of the file's sessionls.toml)")
+	cf.add(cmd.Flags())
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to `OUT` atomically instead of stdout")
 	return cmd
 }

@@ -268,13 +268,18 @@ func (f *File) Selects(abs string) bool {
 	if !files.match(rel) {
 		return false
 	}
+	return !f.excluded(rel)
+}
+
+// excluded reports whether exclude matches rel or a directory above it
+// (within f's directory).
+func (f *File) excluded(rel string) bool {
 	if f.exclude == nil {
-		return true
+		return false
 	}
-	// The file, then each directory above it (within f's directory).
 	for p := rel; p != "" && p != "." && p != "/"; {
 		if f.exclude.match(p) {
-			return false
+			return true
 		}
 		i := strings.LastIndexByte(p, '/')
 		if i < 0 {
@@ -282,7 +287,19 @@ func (f *File) Selects(abs string) bool {
 		}
 		p = p[:i]
 	}
-	return true
+	return false
+}
+
+// ExcludesDir reports whether a directory met while searching is excluded
+// by the exclude globs of the configuration that applies to it as an
+// entry of its parent, so the search skips it whole.
+func (r *Resolver) ExcludesDir(dir string) (bool, error) {
+	abs := r.abs(dir)
+	f, err := r.ForDir(filepath.Dir(abs))
+	if err != nil || f == nil {
+		return false, err
+	}
+	return f.excluded(f.rel(abs)), nil
 }
 
 func defaultFilesList() *globList {
