@@ -229,6 +229,17 @@ func TestDiscovery(t *testing.T) {
 
 	_, _, err = r.Settings(filepath.Join(root, "bad/x.jsonl"))
 	require.ErrorContains(t, err, filepath.Join("bad", "sessionls.toml")+":1:10: budget")
+	var fe *FileError
+	require.True(t, errors.As(err, &fe))
+	require.Equal(t, filepath.Join(root, "bad", "sessionls.toml"), fe.Path)
+	var es Errors
+	require.True(t, errors.As(err, &es))
+
+	abs, err := NewResolver(Options{Cwd: root, AbsoluteNames: true})
+	require.NoError(t, err)
+	s, _, err = abs.Settings(filepath.Join(root, "a/x.jsonl"))
+	require.NoError(t, err)
+	require.Equal(t, filepath.Join(root, "sessionls.toml")+":1:1", s.Budget.Source.String())
 
 	// A directory named sessionls.toml is not a configuration.
 	_, _, err = r.Settings(filepath.Join(root, "dir/sessionls.toml/x.json"))

@@ -22,7 +22,21 @@ type Options struct {
 	ConfigFile string
 	// Cwd is the directory relative paths start from; "" means the process's.
 	Cwd string
+	// AbsoluteNames names configuration files by their absolute paths in
+	// messages and sources (the language server has no current directory
+	// that means anything to its user); otherwise relative to Cwd.
+	AbsoluteNames bool
 }
+
+// FileError is a configuration file that could not be read or parsed.
+// Errors inside it (errors.As) lists the problems when it was parsed.
+type FileError struct {
+	Path string // the file's absolute path
+	Err  error
+}
+
+func (e *FileError) Error() string { return e.Err.Error() }
+func (e *FileError) Unwrap() error { return e.Err }
 
 // Resolver finds the configuration file for paths and computes their
 // settings. It caches what it found per directory, so a tree of thousands
@@ -70,6 +84,9 @@ func (r *Resolver) abs(p string) string {
 
 // display names a path in messages: relative to Cwd when under it.
 func (r *Resolver) display(p string) string {
+	if r.opts.AbsoluteNames {
+		return p
+	}
 	if rel, err := filepath.Rel(r.opts.Cwd, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return rel
 	}
@@ -78,6 +95,14 @@ func (r *Resolver) display(p string) string {
 
 // load reads and parses one configuration file.
 func (r *Resolver) load(path, dir string) (*File, error) {
+	f, err := r.loadFile(path, dir)
+	if err != nil {
+		return nil, &FileError{Path: path, Err: err}
+	}
+	return f, nil
+}
+
+func (r *Resolver) loadFile(path, dir string) (*File, error) {
 	display := r.display(path)
 	fh, err := os.Open(path)
 	if err != nil {
@@ -156,7 +181,7 @@ func (r *Resolver) lookIn(dir string) (*File, bool, error) {
 			continue
 		}
 		if err != nil {
-			return nil, true, fmt.Errorf("cannot read configuration %s: %w", r.display(p), unwrapPath(err))
+			return nil, true, &FileError{Path: p, Err: fmt.Errorf("cannot read configuration %s: %w", r.display(p), unwrapPath(err))}
 		}
 		f, err := r.load(p, dir)
 		return f, true, err
