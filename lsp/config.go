@@ -39,10 +39,6 @@ func defaultSettings() settings {
 	return settings{files: slices.Clone(defaultFiles)}
 }
 
-func (s settings) options() analysis.Options {
-	return analysis.Options{Budget: s.budget, Disabled: s.disabled}
-}
-
 // settingsPatch is a parsed configuration object: only keys that are
 // present change anything.
 type settingsPatch struct {
@@ -265,13 +261,14 @@ func (s *server) applySettings(ctx context.Context, patch settingsPatch) {
 	}
 	s.logger.Info("settings", zap.Int64("budget", st.budget), zap.Int("disabled", len(st.disabled)), zap.Strings("files", st.files))
 	for _, f := range s.files.all() {
-		if !isSessionFile(f.uri, f.languageID, st.files, roots) {
+		if !s.isSessionDoc(f.uri, f.languageID, st.files, roots) {
 			s.files.ignore(f.uri)
 			s.clearDiagnostics(f)
 			continue
 		}
-		f.doc.SetOptions(st.options())
-		s.publish(f)
+		if !s.setOptions(f, s.optionsFor(f.uri)) {
+			s.publish(f) // the files setting may have changed alone
+		}
 	}
 	s.refreshLenses()
 }

@@ -58,6 +58,8 @@ func features() []feature {
 		}},
 		// config.go
 		{method: protocol.MethodWorkspaceDidChangeConfiguration},
+		// configfiles.go (registered dynamically, not advertised)
+		{method: protocol.MethodWorkspaceDidChangeWatchedFiles},
 		// status.go (a custom request: protocol.ServerHandler passes it to Request)
 		{method: methodStatus},
 	}

@@ -16,6 +16,7 @@ type file struct {
 	languageID string
 	version    int32
 	doc        *analysis.Document
+	opts       analysis.Options // the options doc analyses with
 	// stale is set when an edit could not be applied: the client's text and
 	// ours differ, so later ranged edits are ignored until a full-text
 	// change (or a reopen) brings the document back in step.
@@ -58,7 +59,7 @@ func isSessionFile(uri protocol.DocumentURI, languageID string, globs, roots []s
 
 // open starts tracking a document (replacing one already open at uri).
 func (m *fileManager) open(uri protocol.DocumentURI, languageID string, version int32, text string, opts analysis.Options) *file {
-	f := &file{uri: uri, languageID: languageID, version: version, doc: analysis.NewDocument(text, opts)}
+	f := &file{uri: uri, languageID: languageID, version: version, doc: analysis.NewDocument(text, opts), opts: opts}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.files[uri] = f

@@ -51,6 +51,8 @@ type testClient struct {
 	published chan *protocol.PublishDiagnosticsParams
 	// config answers workspace/configuration (one item: the sessionls section).
 	config any
+	// registrations are the client/registerCapability requests received.
+	registrations []protocol.Registration
 }
 
 var _ protocol.Client = (*testClient)(nil)
@@ -91,7 +93,10 @@ func (c *testClient) ShowMessageRequest(context.Context, *protocol.ShowMessageRe
 	return nil, nil
 }
 func (c *testClient) Telemetry(context.Context, any) error { return nil }
-func (c *testClient) RegisterCapability(context.Context, *protocol.RegistrationParams) error {
+func (c *testClient) RegisterCapability(_ context.Context, p *protocol.RegistrationParams) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.registrations = append(c.registrations, p.Registrations...)
 	return nil
 }
 func (c *testClient) UnregisterCapability(context.Context, *protocol.UnregistrationParams) error {

@@ -16,7 +16,7 @@ func (s *server) CodeLens(ctx context.Context, p *protocol.CodeLensParams) ([]pr
 	if f == nil {
 		return []protocol.CodeLens{}, nil
 	}
-	return codeLenses(f.doc.Report(), s.currentSettings().budget), nil
+	return codeLenses(f.doc.Report(), f.opts.Budget), nil
 }
 
 // codeLenses are, in order of line:

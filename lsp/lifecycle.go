@@ -34,6 +34,7 @@ func (s *server) initialize(ctx context.Context, raw json.RawMessage) (*initiali
 		configuration:   p.Capabilities.Workspace.Configuration,
 		codeLensRefresh: p.Capabilities.Workspace.CodeLens.RefreshSupport,
 		documentChanges: p.Capabilities.Workspace.WorkspaceEdit.DocumentChanges,
+		watchFiles:      p.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration,
 	}
 	var roots []string
 	for _, f := range p.WorkspaceFolders {
@@ -66,6 +67,7 @@ func (s *server) Initialized(ctx context.Context, _ *protocol.InitializedParams)
 	if s.currentCaps().configuration {
 		s.pullConfiguration(ctx)
 	}
+	s.watchConfigFiles()
 	return nil
 }
 

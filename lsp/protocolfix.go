@@ -47,6 +47,9 @@ type initializeParams struct {
 			WorkspaceEdit struct {
 				DocumentChanges bool `json:"documentChanges"`
 			} `json:"workspaceEdit"`
+			DidChangeWatchedFiles struct {
+				DynamicRegistration bool `json:"dynamicRegistration"`
+			} `json:"didChangeWatchedFiles"`
 		} `json:"workspace"`
 	} `json:"capabilities"`
 }

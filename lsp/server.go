@@ -27,6 +27,9 @@ type server struct {
 	ctx   context.Context
 	files *fileManager
 
+	// cfg: configuration files (sessionls.toml), see configfiles.go.
+	cfg *configState
+
 	mu       sync.Mutex
 	settings settings
 	caps     clientCaps
@@ -38,6 +41,7 @@ type clientCaps struct {
 	configuration   bool // workspace/configuration
 	codeLensRefresh bool // workspace/codeLens/refresh
 	documentChanges bool // versioned WorkspaceEdits
+	watchFiles      bool // dynamic registration of workspace/didChangeWatchedFiles
 }
 
 func newServer(ctx context.Context, logger *zap.Logger, conn jsonrpc2.Conn) *server {
@@ -47,6 +51,7 @@ func newServer(ctx context.Context, logger *zap.Logger, conn jsonrpc2.Conn) *ser
 		ctx:      ctx,
 		files:    newFileManager(),
 		settings: defaultSettings(),
+		cfg:      newConfigState(),
 	}
 }
 

@@ -48,7 +48,7 @@ func (s *server) status(params any) (*statusResult, error) {
 		Messages:   len(rep.Messages),
 		Loads:      rep.Loads(),
 	}
-	if b := s.currentSettings().budget; b > 0 {
+	if b := f.opts.Budget; b > 0 {
 		res.Budget = &b
 	}
 	if c := rep.Cutoff; c != nil && rep.CutoffErr == nil {

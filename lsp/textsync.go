@@ -16,12 +16,12 @@ import (
 func (s *server) DidOpen(ctx context.Context, p *protocol.DidOpenTextDocumentParams) error {
 	doc := p.TextDocument
 	st := s.currentSettings()
-	if !isSessionFile(doc.URI, string(doc.LanguageID), st.files, s.currentRoots()) {
+	if !s.isSessionDoc(doc.URI, string(doc.LanguageID), st.files, s.currentRoots()) {
 		s.logger.Debug("ignoring document", zap.String("uri", string(doc.URI)), zap.String("language", string(doc.LanguageID)))
 		s.files.ignore(doc.URI)
 		return nil
 	}
-	f := s.files.open(doc.URI, string(doc.LanguageID), doc.Version, doc.Text, st.options())
+	f := s.files.open(doc.URI, string(doc.LanguageID), doc.Version, doc.Text, s.optionsFor(doc.URI))
 	s.logger.Debug("opened", zap.String("uri", string(doc.URI)), zap.Int("bytes", len(doc.Text)))
 	s.publish(f)
 	return nil
@@ -60,5 +60,9 @@ func (s *server) DidClose(ctx context.Context, p *protocol.DidCloseTextDocumentP
 	return nil
 }
 
-// DidSave needs nothing: the text is already current through didChange.
-func (s *server) DidSave(context.Context, *protocol.DidSaveTextDocumentParams) error { return nil }
+// DidSave: a session file's text is already current through didChange; a
+// configuration file saved in the editor is re-read (see configSaved).
+func (s *server) DidSave(_ context.Context, p *protocol.DidSaveTextDocumentParams) error {
+	s.configSaved(p.TextDocument.URI)
+	return nil
+}

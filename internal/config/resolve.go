@@ -296,6 +296,17 @@ func (f *File) Selects(abs string) bool {
 	return !f.excluded(rel)
 }
 
+// SelectsByFiles reports whether the file at abs matches f's files globs
+// (the defaults when f sets none, or for a nil File), exclude aside: what
+// an editor asks of a document it opened, which is checked like a file
+// named on the command line.
+func (f *File) SelectsByFiles(abs string) bool {
+	if f == nil || f.files == nil {
+		return defaultFilesList().match(filepath.ToSlash(abs))
+	}
+	return f.files.match(f.rel(abs))
+}
+
 // excluded reports whether exclude matches rel or a directory above it
 // (within f's directory).
 func (f *File) excluded(rel string) bool {

@@ -1,0 +1,196 @@
+package lsp
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.lsp.dev/protocol"
+)
+
+// configHarness is a server over net.Pipe whose documents live in a
+// temporary tree with nested sessionls.toml files.
+type configHarness struct {
+	*harness
+	root string
+}
+
+func startConfigHarness(t *testing.T, files map[string]string, watch bool) *configHarness {
+	t.Helper()
+	root := t.TempDir()
+	for name, body := range files {
+		writeFile(t, filepath.Join(root, filepath.FromSlash(name)), body)
+	}
+	caps := defaultCapabilities()
+	if watch {
+		caps["workspace"].(map[string]any)["didChangeWatchedFiles"] = map[string]any{"dynamicRegistration": true}
+	}
+	return &configHarness{harness: startHarness(t, harnessOptions{capabilities: caps}), root: root}
+}
+
+func writeFile(t testing.TB, path, body string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
+}
+
+func (h *configHarness) uri(name string) protocol.DocumentURI {
+	return protocol.DocumentURI("file://" + filepath.ToSlash(filepath.Join(h.root, filepath.FromSlash(name))))
+}
+
+// openDoc opens name with text and waits for its diagnostics.
+func (h *configHarness) openDoc(name, languageID, text string) protocol.DocumentURI {
+	h.t.Helper()
+	uri := h.uri(name)
+	before := h.client.publications(uri)
+	h.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": uri, "languageId": languageID, "version": 1, "text": text,
+	}})
+	require.Eventually(h.t, func() bool { return h.client.publications(uri) > before }, wait, time.Millisecond,
+		"no diagnostics for %s", uri)
+	return uri
+}
+
+// budget is the budget sessionls/status reports for an open document (0:
+// none).
+func (h *configHarness) budget(uri protocol.DocumentURI) int64 {
+	h.t.Helper()
+	var res statusResult
+	h.call("sessionls/status", map[string]any{"uri": uri}, &res)
+	if res.Budget == nil {
+		return 0
+	}
+	return *res.Budget
+}
+
+// lensTitles are the titles of the code lenses of uri.
+func (h *configHarness) lensTitles(uri protocol.DocumentURI) string {
+	h.t.Helper()
+	var lenses []protocol.CodeLens
+	h.call("textDocument/codeLens", map[string]any{"textDocument": map[string]any{"uri": uri}}, &lenses)
+	var titles []string
+	for _, l := range lenses {
+		if l.Command != nil {
+			titles = append(titles, l.Command.Title)
+		}
+	}
+	return strings.Join(titles, "\n")
+}
+
+// changed writes a configuration file and tells the server, as a client
+// watching files does.
+func (h *configHarness) changed(name, body string) {
+	h.t.Helper()
+	writeFile(h.t, filepath.Join(h.root, filepath.FromSlash(name)), body)
+	h.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{
+		map[string]any{"uri": h.uri(name), "type": 2},
+	}})
+	h.sync()
+}
+
+func TestConfigFilesEndToEnd(t *testing.T) {
+	clean := readSession(t, "clean.jsonl")
+	h := startConfigHarness(t, map[string]string{
+		"sessionls.toml": "budget = 400\n[[overrides]]\nfiles = [\"sub/deep/**\"]\nbudget = 100000\n",
+		"sub/.sessionls.toml": "budget = 500\ndisable = [\"budget-cutoff\"]\n" +
+			"[[overrides]]\nfiles = [\"deep/**\"]\nbudget = 100000\n",
+		"logs/sessionls.toml": "files = [\"*.log\"]\n",
+	}, true)
+
+	// The server asks to watch configuration files.
+	require.Eventually(t, func() bool {
+		h.client.mu.Lock()
+		defer h.client.mu.Unlock()
+		for _, r := range h.client.registrations {
+			if r.Method == "workspace/didChangeWatchedFiles" {
+				b, err := json.Marshal(r.RegisterOptions)
+				require.NoError(t, err)
+				return strings.Contains(string(b), `"**/sessionls.toml"`) && strings.Contains(string(b), `"**/.sessionls.toml"`)
+			}
+		}
+		return false
+	}, wait, time.Millisecond)
+
+	a := h.openDoc("a.jsonl", "jsonl", clean)
+	sub := h.openDoc("sub/b.jsonl", "jsonl", clean)
+	deep := h.openDoc("sub/deep/c.jsonl", "jsonl", clean)
+	// Each document gets its closest file; overrides are relative to it.
+	require.Equal(t, int64(400), h.budget(a))
+	require.Contains(t, h.lensTitles(a), "✂ budget 400")
+	require.Equal(t, int64(500), h.budget(sub))
+	require.Equal(t, int64(100000), h.budget(deep))
+	for _, d := range h.client.lastDiagnostics(sub).Diagnostics {
+		require.NotEqual(t, "budget-cutoff", d.Code, "disabled by sub/.sessionls.toml")
+	}
+	// The configuration's files select documents the editor's do not.
+	h.openDoc("logs/x.log", "plaintext", clean)
+
+	// An editor setting the user set wins; unset (null) defers to the file.
+	h.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sessionls": map[string]any{"budget": 450}}})
+	h.sync()
+	require.Equal(t, int64(450), h.budget(a))
+	require.Equal(t, int64(450), h.budget(deep))
+	h.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sessionls": map[string]any{"budget": nil}}})
+	h.sync()
+	require.Equal(t, int64(400), h.budget(a))
+	// setBudget is the editor's value too; clearing it falls back to the file.
+	h.call("workspace/executeCommand", map[string]any{"command": commandSetBudget, "arguments": []any{420}}, nil)
+	require.Equal(t, int64(420), h.budget(a))
+	h.call("workspace/executeCommand", map[string]any{"command": commandSetBudget, "arguments": []any{"off"}}, nil)
+	require.Equal(t, int64(400), h.budget(a))
+
+	// A changed file re-publishes the documents it governs and refreshes
+	// the lenses.
+	pubs, subPubs, refreshes := h.client.publications(a), h.client.publications(sub), h.client.refreshCount()
+	h.changed("sessionls.toml", "budget = 300\n")
+	require.Equal(t, int64(300), h.budget(a))
+	require.Contains(t, h.lensTitles(a), "✂ budget 300")
+	require.Greater(t, h.client.publications(a), pubs)
+	require.Equal(t, subPubs, h.client.publications(sub), "sub/ has its own file: not re-published")
+	require.Eventually(t, func() bool { return h.client.refreshCount() > refreshes }, wait, time.Millisecond)
+
+	// A bad file: said once, naming file:line:col; the last good settings
+	// stay.
+	before := len(h.client.shownMessages())
+	h.changed("sessionls.toml", "budget = 'lots'\n")
+	h.changed("sessionls.toml", "budget = 'lots'\n")
+	require.Equal(t, int64(300), h.budget(a))
+	msgs := h.client.shownMessages()[before:]
+	require.Len(t, msgs, 1, "%+v", msgs)
+	require.Contains(t, msgs[0].Message, filepath.Join(h.root, "sessionls.toml")+":1:10: budget: want a whole number ≥ 1")
+	require.Contains(t, msgs[0].Message, "keeping its last good settings")
+
+	// Fixed: applied, nothing more said. Deleted: the defaults.
+	h.changed("sessionls.toml", "budget = 200\n")
+	require.Equal(t, int64(200), h.budget(a))
+	require.Len(t, h.client.shownMessages(), before+1)
+	require.NoError(t, os.Remove(filepath.Join(h.root, "sessionls.toml")))
+	h.changed("other.txt", "")
+	require.Equal(t, int64(200), h.budget(a), "a change to another file re-reads nothing")
+	h.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{
+		map[string]any{"uri": h.uri("sessionls.toml"), "type": 3},
+	}})
+	h.sync()
+	require.Equal(t, int64(0), h.budget(a))
+}
+
+// TestConfigFileSavedWithoutWatching: a client that cannot watch files
+// still sees a configuration file saved in the editor.
+func TestConfigFileSavedWithoutWatching(t *testing.T) {
+	h := startConfigHarness(t, map[string]string{"sessionls.toml": "budget = 400\n"}, false)
+	a := h.openDoc("a.jsonl", "jsonl", readSession(t, "clean.jsonl"))
+	require.Equal(t, int64(400), h.budget(a))
+	h.sync()
+	h.client.mu.Lock()
+	require.Empty(t, h.client.registrations, "no dynamic registration without the capability")
+	h.client.mu.Unlock()
+
+	writeFile(t, filepath.Join(h.root, "sessionls.toml"), "budget = 250\n")
+	h.notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": h.uri("sessionls.toml")}})
+	h.sync()
+	require.Equal(t, int64(250), h.budget(a))
+}
