@@ -28,7 +28,8 @@ const configSection = "sessionls"
 // defaultFiles is the glob list used until configuration says otherwise.
 var defaultFiles = []string{"**/*.jsonl"}
 
-// settings is the server-wide configuration.
+// settings is the editor's configuration: over each document's sessionls.toml
+// where set (see configfiles.go for the precedence).
 type settings struct {
 	budget   int64 // 0: none
 	disabled map[string]bool
