@@ -104,6 +104,13 @@ func (r *Resolver) load(path, dir string) (*File, error) {
 
 func (r *Resolver) loadFile(path, dir string) (*File, error) {
 	display := r.display(path)
+	// Not opened unless regular: opening a FIFO blocks until a writer
+	// comes, and a device can be endless.
+	if fi, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("cannot read configuration %s: %w", display, unwrapPath(err))
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("cannot read configuration %s: not a regular file", display)
+	}
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read configuration %s: %w", display, unwrapPath(err))
