@@ -68,9 +68,12 @@ func (p *Pattern) String() string { return p.src }
 // matches the whole path.
 func (p *Pattern) Absolute() bool { return p.absolute }
 
-// Compile parses a glob. A leading "/" makes it absolute; leading and
-// trailing slashes are otherwise ignored, as are repeated slashes' meaning
-// as a separator (they match repeated slashes).
+// Compile parses a glob. A leading "/" makes it absolute; slashes at
+// either end say nothing more ("logs/" is "logs"); "a//b" matches only
+// "a//b" (an empty segment, as the path has it).
+//
+// Escapes and [...] classes bind tighter than braces ("{[a,b],c}" is a
+// class or c; "\{" is a literal brace), as in VS Code.
 //
 // Patterns whose meaning would depend on how brace alternatives are glued
 // together (a "**" or "*" that touches another "*" across a brace, a "/"
