@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -88,4 +89,25 @@ max-tokens = 2
 `))
 	require.NoError(t, err)
 	require.True(t, slices.Contains(top, "overrides"))
+}
+
+// TestReadmeExampleParses: the example in the README's Configuration
+// section is a valid file.
+func TestReadmeExampleParses(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	s := string(raw)
+	i := strings.Index(s, "## Configuration")
+	require.GreaterOrEqual(t, i, 0)
+	start := strings.Index(s[i:], "```toml\n")
+	require.GreaterOrEqual(t, start, 0)
+	body := s[i+start+len("```toml\n"):]
+	body = body[:strings.Index(body, "```")]
+	f, err := Parse("/p/sessionls.toml", "sessionls.toml", "/p", []byte(body))
+	require.NoError(t, err)
+	st := Defaults()
+	f.Apply(&st, "/p/ci/a.jsonl")
+	require.Equal(t, int64(8000), st.Budget.V)
+	require.True(t, st.Strict.V)
+	require.False(t, f.Selects("/p/drafts/a.jsonl"))
 }
