@@ -222,6 +222,17 @@ local function same(a, b)
   return vim.deep_equal(a, b)
 end
 
+-- The budget `sessionls config` reports for the session file (from the
+-- sessionls.toml beside it).
+function sessionls_cli_config()
+  local out = vim.fn.system({ bin, "config", "--format", "json", file })
+  local okj, decoded = pcall(vim.fn.json_decode, out)
+  if not okj then
+    fail("sessionls config --format json printed no JSON: %s", out)
+  end
+  return decoded.settings.budget.value
+end
+
 ---------------------------------------------------------------- the plugin
 
 vim.opt.runtimepath:prepend(plugin)
@@ -621,6 +632,39 @@ local function run()
   ok(#sessionls.clients(buf2) == 1 and sessionls.clients(buf2)[1].id == sessionls.clients(buf)[1].id,
     "the second buffer is not attached to the first buffer's client")
   log("ok   a second file shares the client")
+
+  -- 13. sessionls.toml beside the file sets the budget with no editor
+  -- setting: the cutoff lands where the CLI's does for that budget; a
+  -- change written from Neovim moves it.
+  vim.cmd("close")
+  for _, c in ipairs(sessionls.clients()) do
+    c.stop()
+  end
+  ok(vim.wait(WAIT, function()
+    return #sessionls.clients() == 0
+  end, 20), "the sessionls client did not stop")
+  local toml = tmp .. "/sessionls.toml"
+  vim.fn.writefile({ "budget = " .. n }, toml)
+  disabled = {}
+  sessionls.setup({ cmd = { bin, "serve" } })
+  ok(sessionls.config.budget == nil, "the editor has a budget: %s", tostring(sessionls.config.budget))
+  ok(vim.wait(WAIT, function()
+    return #sessionls.clients(buf) == 1
+  end, 20), "setup() did not attach the open jsonl buffer")
+  wait_diags(buf, "diagnostics under sessionls.toml budget = " .. n, n)
+  want, partial = expect(buf, n)
+  wait_lenses(buf, want, partial, "lenses under sessionls.toml budget = " .. n .. " (no editor setting)", 0, false)
+  local cfg = sessionls_cli_config()
+  ok(cfg == n, "sessionls config says budget %s, want %d", tostring(cfg), n)
+
+  vim.cmd("split " .. vim.fn.fnameescape(toml))
+  vim.api.nvim_buf_set_lines(0, 0, -1, true, { "budget = " .. n2 })
+  since = lens_responses
+  vim.cmd("silent write")
+  vim.cmd("close")
+  wait_diags(buf, "diagnostics after writing budget = " .. n2 .. " to sessionls.toml", n2)
+  want, partial = expect(buf, n2)
+  wait_lenses(buf, want, partial, "lenses after writing budget = " .. n2 .. " to sessionls.toml", since, false)
 end
 
 -- :help sessionls works from the shipped tags, and the shipped tags are

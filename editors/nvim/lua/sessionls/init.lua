@@ -54,6 +54,14 @@ local function client_request(client, method, params, handler, bufnr)
   return client.request(method, params, handler, bufnr)
 end
 
+-- client:notify on 0.11+ (method call), client.notify before.
+local function client_notify(client, method, params)
+  if has("nvim-0.11") then
+    return client:notify(method, params)
+  end
+  return client.notify(method, params)
+end
+
 -- All running sessionls clients, optionally only those attached to bufnr.
 function M.clients(bufnr)
   local out = {}
@@ -419,6 +427,36 @@ local function lens_set_budget(command)
   end)
 end
 
+-- The names of sessionls's configuration files.
+local CONFIG_FILES = { "sessionls.toml", ".sessionls.toml" }
+
+-- Tell every running server that a configuration file changed, then
+-- refresh the lenses of its buffers. Neovim 0.9+ watches files for the
+-- server itself (workspace/didChangeWatchedFiles with dynamic
+-- registration); before that, a write from Neovim is the change the
+-- server hears of. A second notice is harmless: the server re-reads the
+-- files and re-publishes only what changed.
+local function config_written(path)
+  local uri = vim.uri_from_fname(vim.fn.fnamemodify(path, ":p"))
+  for _, client in ipairs(M.clients()) do
+    client_notify(client, "workspace/didChangeWatchedFiles", { changes = { { uri = uri, type = 2 } } })
+    for b in pairs(client.attached_buffers or {}) do
+      schedule_refresh(b)
+    end
+  end
+end
+
+local function watch_config_files()
+  local group = vim.api.nvim_create_augroup(augroup_name .. "_config", { clear = true })
+  vim.api.nvim_create_autocmd("BufWritePost", {
+    group = group,
+    pattern = CONFIG_FILES,
+    callback = function(args)
+      config_written(args.file)
+    end,
+  })
+end
+
 local function define_command()
   vim.api.nvim_create_user_command("SessionlsBudget", function(opts)
     if opts.args == "" then
@@ -479,6 +517,7 @@ function M.setup(opts)
   end
   register_filetype()
   define_command()
+  watch_config_files()
   vim.lsp.commands[COMMAND_SET_BUDGET] = lens_set_budget
 
   local builtin = vim.lsp.config ~= nil and vim.lsp.enable ~= nil
