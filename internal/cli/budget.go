@@ -24,6 +24,10 @@ type budgetJSON struct {
 	Budget     int64       `json:"budget"`
 	Cutoff     *cutoffJSON `json:"cutoff"`
 	Error      *string     `json:"error"`
+	// MinBudget is the least budget trimContext accepts: the newest unit's
+	// cost. Null when no budget works (no messages) or the file does not
+	// load. Last, so every earlier key keeps its place.
+	MinBudget *int64 `json:"minBudget"`
 }
 
 type unitJSON struct {
@@ -66,6 +70,29 @@ func outcome(rep *analysis.Report, budget int64) budgetOutcome {
 	return o
 }
 
+// minBudget is the least budget trimContext accepts for the file: the
+// newest unit's cost (it never skips that unit). ok is false when there is
+// none: the file does not load, or it holds no messages.
+func (o budgetOutcome) minBudget() (n int64, ok bool) {
+	if !o.loads || len(o.rep.Units) == 0 {
+		return 0, false
+	}
+	return o.rep.Units[len(o.rep.Units)-1].Chars, true
+}
+
+// errorText is the runtime's error and, when the budget is too small, the
+// least budget that works: "…message unit; the least budget that works is
+// 1,234 (the newest unit, lines 12–14)".
+func (o budgetOutcome) errorText() string {
+	s := o.err.Error()
+	if n, ok := o.minBudget(); ok && errors.Is(o.err, analysis.ErrBudgetTooSmall) {
+		u := o.rep.Units[len(o.rep.Units)-1]
+		s += fmt.Sprintf("; the least budget that works is %s (the newest unit, %s)",
+			textfmt.Thousands(n), textfmt.LineRange(u.StartLine, u.EndLine))
+	}
+	return s
+}
+
 // messageCount is the number of valid messages; the reports are made with
 // SkipMessages, and units count every message.
 func messageCount(rep *analysis.Report) int {
@@ -85,6 +112,9 @@ func (o budgetOutcome) json(file string, budget int64) budgetJSON {
 		// The runtime holds no messages for a file it refuses.
 		return j
 	}
+	if n, ok := o.minBudget(); ok {
+		j.MinBudget = &n
+	}
 	j.Messages = messageCount(o.rep)
 	j.TotalChars = o.rep.TotalChars
 	for _, u := range o.rep.Units {
@@ -97,15 +127,29 @@ func (o budgetOutcome) json(file string, budget int64) budgetJSON {
 }
 
 func (o budgetOutcome) text(out io.Writer, file string, budget int64) error {
-	if !o.loads {
-		return nil
-	}
 	w := bufio.NewWriter(out)
 	rep := o.rep
-	fmt.Fprintf(w, "%s: %s in %s, %s chars\n", sanitize(file), textfmt.Plural(messageCount(rep), "message", "messages"),
-		textfmt.Plural(len(rep.Units), "unit", "units"), strconv.FormatInt(rep.TotalChars, 10))
+	totals := fmt.Sprintf("%s in %s, %s chars", textfmt.Plural(messageCount(rep), "message", "messages"),
+		textfmt.Plural(len(rep.Units), "unit", "units"), textfmt.Thousands(rep.TotalChars))
+	if o.loads {
+		fmt.Fprintf(w, "%s: %s\n", sanitize(file), totals)
+	} else {
+		// The editors show what the valid lines cost while the file is
+		// broken; say so plainly, since the runtime itself holds nothing.
+		fmt.Fprintf(w, "%s: %s, so the runtime holds no messages and budget %s cuts nothing\n",
+			sanitize(file), rep.LoadFailure().Summary(), textfmt.Thousands(budget))
+		fmt.Fprintf(w, "once it loads, its valid lines would cost (invalid lines not counted): %s\n", totals)
+	}
 	if len(rep.Units) > 0 {
 		header := [6]string{"unit", "start line", "end line", "messages", "chars", "from newest"}
+		// Counts and sizes with thousands separators, as everywhere in the
+		// editors; line numbers plain, as editors number lines.
+		cell := func(c int, v int64) string {
+			if c == 1 || c == 2 {
+				return strconv.FormatInt(v, 10)
+			}
+			return textfmt.Thousands(v)
+		}
 		row := func(i int, u analysis.Unit) [6]int64 {
 			return [6]int64{int64(i + 1), int64(u.StartLine), int64(u.EndLine), int64(u.Len()), u.Chars, u.FromNewest}
 		}
@@ -117,7 +161,7 @@ func (o budgetOutcome) text(out io.Writer, file string, budget int64) error {
 		}
 		for i, u := range rep.Units {
 			for c, v := range row(i, u) {
-				widths[c] = max(widths[c], len(strconv.FormatInt(v, 10)))
+				widths[c] = max(widths[c], len(cell(c, v)))
 			}
 		}
 		for c, h := range header {
@@ -126,18 +170,19 @@ func (o budgetOutcome) text(out io.Writer, file string, budget int64) error {
 		fmt.Fprintln(w)
 		for i, u := range rep.Units {
 			if o.cutoff != nil && i == o.cutoff.FirstUnit && i > 0 {
-				fmt.Fprintf(w, "  ---- budget %d cuts here: the units below are kept ----\n", budget)
+				fmt.Fprintf(w, "  ---- budget %s cuts here: the units below are kept ----\n", textfmt.Thousands(budget))
 			}
 			for c, v := range row(i, u) {
-				fmt.Fprintf(w, "  %*d", widths[c], v)
+				fmt.Fprintf(w, "  %*s", widths[c], cell(c, v))
 			}
 			fmt.Fprintln(w)
 		}
 	}
 	if o.cutoff != nil {
 		c := o.cutoff
-		fmt.Fprintf(w, "budget %d keeps %d of %d units (%s, %d chars) from line %d\n", budget,
-			c.KeptUnits, len(rep.Units), textfmt.Plural(c.KeptMessages, "message", "messages"), c.KeptChars, c.FirstKeptLine)
+		fmt.Fprintf(w, "budget %s keeps %s of %s units (%s, %s chars) from line %d\n", textfmt.Thousands(budget),
+			textfmt.Thousands(c.KeptUnits), textfmt.Thousands(len(rep.Units)), textfmt.Plural(c.KeptMessages, "message", "messages"),
+			textfmt.Thousands(c.KeptChars), c.FirstKeptLine)
 	}
 	return w.Flush()
 }
@@ -159,7 +204,14 @@ closest sessionls.toml; see 'sessionls config').
 
 JSON output (--format json) is exactly:
   {"file","messages","totalChars","units":[{"startLine","endLine","messages","chars"}],
-   "budget","cutoff":{"firstKeptLine","keptUnits","keptChars"}|null,"error":string|null}
+   "budget","cutoff":{"firstKeptLine","keptUnits","keptChars"}|null,"error":string|null,
+   "minBudget":number|null}
+minBudget is the least budget trimContext accepts (the newest unit's cost);
+null when the file does not load or holds no messages.
+
+Text output of a file that does not load lists the units of its valid lines
+(what the file would cost once it loads), marked as such; JSON lists none.
+When the budget is too small, the error says the least budget that works.
 
 Exit codes: 0 the budget cuts cleanly; 1 the file does not load (error names
 its first invalid line; units are then empty) or trimContext throws for this
@@ -196,7 +248,7 @@ budget (error is the runtime's message; units are listed, cutoff is null);
 					return writeFailed(e, err)
 				}
 				if o.err != nil {
-					fmt.Fprintf(e.stderr, "sessionls: %s: %s\n", sanitize(file), sanitize(o.err.Error()))
+					fmt.Fprintf(e.stderr, "sessionls: %s: %s\n", sanitize(file), sanitize(o.errorText()))
 				}
 			}
 			if o.err != nil {

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sessionls/sessionls/analysis"
 )
 
 var budgetCases = []struct {
@@ -76,7 +78,7 @@ func TestBudgetJSONExactKeys(t *testing.T) {
 	}{{"units", "300"}, {"clean", "10"}, {"demo", "100"}} {
 		r := sessionls(t, "budget", "--format", "json", "--max-chars", tc.budget, sessionPath(tc.session))
 		raw := json.RawMessage(r.stdout)
-		assert.Equal(t, []string{"file", "messages", "totalChars", "units", "budget", "cutoff", "error"}, keysOf(raw))
+		assert.Equal(t, []string{"file", "messages", "totalChars", "units", "budget", "cutoff", "error", "minBudget"}, keysOf(raw))
 		var top map[string]json.RawMessage
 		require.NoError(t, json.Unmarshal(raw, &top))
 		var units []json.RawMessage
@@ -104,6 +106,13 @@ func TestBudgetErrors(t *testing.T) {
 	assert.Equal(t, "context budget cannot contain the smallest consistent message unit", *bj.Error)
 	assert.Len(t, bj.Units, 5, "units are listed even when the budget is too small")
 	assert.True(t, bj.Cutoff == nil)
+	require.NotNil(t, bj.MinBudget)
+	assert.Equal(t, int64(43), *bj.MinBudget, "the newest unit's cost")
+	r = sessionls(t, "budget", "--max-chars", "10", sessionPath("clean"))
+	assert.Equal(t, 1, r.code)
+	assert.Equal(t, "sessionls: testdata/sessions/clean.jsonl: context budget cannot contain the smallest consistent message unit; the least budget that works is 43 (the newest unit, line 7)\n", r.stderr)
+	r = sessionls(t, "budget", "--max-chars", "43", sessionPath("clean"))
+	assert.Equal(t, 0, r.code, "the least budget that works works: %s", r.stderr)
 
 	r = sessionls(t, "budget", "--format", "json", "--max-chars", "10", sessionPath("empty"))
 	assert.Equal(t, 1, r.code)
@@ -111,6 +120,7 @@ func TestBudgetErrors(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &bj))
 	require.NotNil(t, bj.Error)
 	assert.Equal(t, "context budget cannot be empty", *bj.Error)
+	assert.True(t, bj.MinBudget == nil, "no budget works for a session with no messages")
 
 	r = sessionls(t, "budget", "--format", "json", "--max-chars", "1000", sessionPath("demo"))
 	assert.Equal(t, 1, r.code)
@@ -119,6 +129,7 @@ func TestBudgetErrors(t *testing.T) {
 	require.NotNil(t, bj.Error)
 	assert.True(t, strings.HasPrefix(*bj.Error, "invalid session record at line 7"), *bj.Error)
 	assert.Len(t, bj.Units, 0)
+	assert.True(t, bj.MinBudget == nil)
 
 	data, err := os.ReadFile(sessionPath("clean"))
 	require.NoError(t, err)
@@ -128,9 +139,13 @@ func TestBudgetErrors(t *testing.T) {
 	assert.Contains(t, r.stdout, `"file": "-"`)
 	assert.Contains(t, r.stdout, `"firstKeptLine": 6`)
 
+	// Text output of a file that does not load: the units of its valid
+	// lines, marked as what it would cost once it loads (as the editors show).
 	r = sessionls(t, "budget", "--max-chars", "1000", sessionPath("demo"))
 	assert.Equal(t, 1, r.code)
-	assert.Equal(t, "", r.stdout)
+	assert.True(t, strings.HasPrefix(r.stdout, "testdata/sessions/demo.jsonl: the file does not load (line 7 is invalid)"), r.stdout)
+	assert.Contains(t, r.stdout, "once it loads, its valid lines would cost (invalid lines not counted): 10 messages in 6 units, 1,351 chars\n")
+	assert.NotContains(t, r.stdout, "cuts here")
 	assert.True(t, strings.HasPrefix(r.stderr, "sessionls: testdata/sessions/demo.jsonl: invalid session record at line 7"), r.stderr)
 
 	for _, args := range [][]string{
@@ -223,7 +238,17 @@ func TestBudgetMatchesNodeOracle(t *testing.T) {
 					"%s: %q should name physical line %d", where, *got.Error, want.Line)
 				assert.True(t, strings.HasPrefix(*got.Error, strings.Split(want.Error, " at line")[0]), "%s: %q vs node %q", where, *got.Error, want.Error)
 				assert.Len(t, got.Units, 0, where)
+				assert.True(t, got.MinBudget == nil, where)
 				continue
+			}
+			// minBudget is the least budget node's trimContext accepts.
+			if len(want.Units) == 0 {
+				assert.True(t, got.MinBudget == nil, where)
+			} else if assert.NotNil(t, got.MinBudget, where) {
+				least := *got.MinBudget
+				assert.Equal(t, want.Units[len(want.Units)-1].Chars, least, where)
+				tooSmall := want.Cuts[j].Error == analysis.ErrBudgetTooSmall.Error()
+				assert.Equal(t, b < least, tooSmall, "%s: minBudget %d, node says too small: %v", where, least, tooSmall)
 			}
 			assert.Equal(t, want.Messages, got.Messages, where)
 			assert.Equal(t, want.TotalChars, got.TotalChars, where)

@@ -65,7 +65,7 @@ func runTrim(ctx context.Context, e *env, file, out string, budget int64) error 
 	}
 	o := outcome(rep, budget)
 	if o.err != nil {
-		fmt.Fprintf(e.stderr, "sessionls: cannot trim %s: %s\n", sanitize(file), sanitize(o.err.Error()))
+		fmt.Fprintf(e.stderr, "sessionls: cannot trim %s: %s\n", sanitize(file), sanitize(o.errorText()))
 		return exitError{ExitFindings}
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {

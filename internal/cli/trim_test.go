@@ -94,7 +94,7 @@ func TestTrimRefuses(t *testing.T) {
 		name, session, budget, stderr string
 	}{
 		{"invalid file", "demo", "1000", "sessionls: cannot trim testdata/sessions/demo.jsonl: invalid session record at line 7"},
-		{"budget too small", "clean", "10", "sessionls: cannot trim testdata/sessions/clean.jsonl: context budget cannot contain the smallest consistent message unit\n"},
+		{"budget too small", "clean", "10", "sessionls: cannot trim testdata/sessions/clean.jsonl: context budget cannot contain the smallest consistent message unit; the least budget that works is 43 (the newest unit, line 7)\n"},
 		{"empty session", "empty", "10", "sessionls: cannot trim testdata/sessions/empty.jsonl: context budget cannot be empty\n"},
 		{"BOM", "crlf", "1000", "sessionls: cannot trim testdata/sessions/crlf.jsonl: invalid session JSON at line 1"},
 	} {
