@@ -33,7 +33,7 @@ func (s *server) CodeAction(ctx context.Context, p *protocol.CodeActionParams) (
 	action := protocol.CodeAction{
 		Title:       fmt.Sprintf("Trim %s above the budget cutoff", textfmt.Plural(n, "line", "lines")),
 		Kind:        protocol.RefactorRewrite,
-		Diagnostics: cutoffDiagnostics(f.uri, f.doc, rep),
+		Diagnostics: cutoffDiagnostics(f.uri, f.doc, rep, s.currentCaps().unnecessaryTag),
 		Edit:        trimEdit(f, cut, s.currentCaps().documentChanges),
 	}
 	return append(out, action), nil
@@ -58,12 +58,16 @@ func trimEdit(f *file, cut uint32, versioned bool) *protocol.WorkspaceEdit {
 	}}}
 }
 
-// cutoffDiagnostics are the budget-cutoff diagnostics the action resolves.
-func cutoffDiagnostics(uri protocol.DocumentURI, doc *analysis.Document, rep *analysis.Report) []protocol.Diagnostic {
+// cutoffDiagnostics are the budget-cutoff diagnostics the action resolves,
+// as they were published (faded with fade: see toDiagnostics).
+func cutoffDiagnostics(uri protocol.DocumentURI, doc *analysis.Document, rep *analysis.Report, fade bool) []protocol.Diagnostic {
 	var out []protocol.Diagnostic
 	for _, fd := range rep.Findings {
-		if fd.Code == analysis.CodeBudgetCutoff {
-			out = append(out, toDiagnostic(uri, doc, fd))
+		if fd.Code != analysis.CodeBudgetCutoff {
+			continue
+		}
+		if d, ok := publishedDiagnostic(uri, doc, rep, fd, fade); ok {
+			out = append(out, d)
 		}
 	}
 	return out

@@ -1,12 +1,19 @@
 package lsp
 
 import (
+	"fmt"
+
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/line"
+	"github.com/sessionls/sessionls/internal/textfmt"
 	"go.lsp.dev/protocol"
 )
 
 // Diagnostics: one per finding, published with the document's version
-// after every open and change, and cleared ([]) on close.
+// after every open and change, and cleared ([]) on close. For a client
+// that fades Unnecessary-tagged ranges, the budget-cutoff finding is
+// published as the faded region the model will not see (trimmedDiagnostic)
+// rather than as a squiggle on the first kept line.
 
 // diagnosticSource names sessionls in every diagnostic.
 const diagnosticSource = "sessionls"
@@ -15,7 +22,7 @@ const diagnosticSource = "sessionls"
 func (s *server) publish(f *file) {
 	rep := f.doc.Report()
 	s.notify(protocol.MethodTextDocumentPublishDiagnostics, &publishDiagnosticsParams{
-		URI: f.uri, Version: f.version, Diagnostics: toDiagnostics(f.uri, f.doc, rep),
+		URI: f.uri, Version: f.version, Diagnostics: toDiagnostics(f.uri, f.doc, rep, s.currentCaps().unnecessaryTag),
 	})
 }
 
@@ -29,12 +36,49 @@ func (s *server) clearDiagnostics(f *file) {
 
 // toDiagnostics converts every finding of rep, a report on doc. It never
 // returns nil: a nil slice would be published as null.
-func toDiagnostics(uri protocol.DocumentURI, doc *analysis.Document, rep *analysis.Report) []protocol.Diagnostic {
+func toDiagnostics(uri protocol.DocumentURI, doc *analysis.Document, rep *analysis.Report, fade bool) []protocol.Diagnostic {
 	out := make([]protocol.Diagnostic, 0, len(rep.Findings))
 	for _, f := range rep.Findings {
-		out = append(out, toDiagnostic(uri, doc, f))
+		if d, ok := publishedDiagnostic(uri, doc, rep, f, fade); ok {
+			out = append(out, d)
+		}
 	}
 	return out
+}
+
+// publishedDiagnostic is finding f as published: toDiagnostic, except that
+// with fade the budget-cutoff finding becomes trimmedDiagnostic (or nothing,
+// when the budget trims no line).
+func publishedDiagnostic(uri protocol.DocumentURI, doc *analysis.Document, rep *analysis.Report, f analysis.Finding, fade bool) (protocol.Diagnostic, bool) {
+	if fade && f.Code == analysis.CodeBudgetCutoff {
+		return trimmedDiagnostic(doc, rep)
+	}
+	return toDiagnostic(uri, doc, f), true
+}
+
+// trimmedDiagnostic spans the lines above the budget's first kept line,
+// the part of the file the model will not see: a hint with the Unnecessary
+// tag, which editors draw faded, as they draw unused code. ok is false when
+// the budget does not cut or trims no line.
+func trimmedDiagnostic(doc *analysis.Document, rep *analysis.Report) (d protocol.Diagnostic, ok bool) {
+	c := rep.Cutoff
+	if c == nil || rep.CutoffErr != nil || c.FirstKeptLine <= 1 {
+		return d, false
+	}
+	last := c.FirstKeptLine - 1 // the last trimmed line, 1-based
+	dropped := max(len(rep.Messages)-c.KeptMessages, 0)
+	return protocol.Diagnostic{
+		Range: protocol.Range{
+			Start: protocol.Position{},
+			End:   findingRange(doc, last, line.Span{}).End,
+		},
+		Severity: protocol.DiagnosticSeverityHint,
+		Code:     analysis.CodeBudgetCutoff,
+		Source:   diagnosticSource,
+		Message: fmt.Sprintf("trimmed by budget %s: the model will not see %s (%s)", textfmt.Thousands(c.Budget),
+			textfmt.LineRange(1, last), textfmt.Plural(dropped, "message", "messages")),
+		Tags: []protocol.DiagnosticTag{protocol.DiagnosticTagUnnecessary},
+	}, true
 }
 
 func toDiagnostic(uri protocol.DocumentURI, doc *analysis.Document, f analysis.Finding) protocol.Diagnostic {

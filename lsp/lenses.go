@@ -23,15 +23,18 @@ func (s *server) CodeLens(ctx context.Context, p *protocol.CodeLensParams) ([]pr
 //   - with no budget, on line 1: "Σ 12,345 chars · 42 messages · set a context budget";
 //   - with a budget that cuts, on the first kept line:
 //     "✂ budget 8,000 · keeps lines 12–40 · 7,912 chars · 11 messages above trimmed";
-//   - with a budget the newest unit cannot fit in (or no messages), on the
-//     newest unit's first line (line 1 if none):
-//     "✂ budget 100: context budget cannot contain the smallest consistent message unit";
+//   - with a budget the newest unit cannot fit in, on the newest unit's
+//     first line, the runtime's error and the least budget that works:
+//     "✂ budget 100: context budget cannot contain the smallest consistent message unit; the least budget that works is 719";
+//   - with a budget and no messages, on line 1: "✂ budget 100: context budget cannot be empty";
 //   - with a budget and a file that does not load, on line 1:
 //     "✂ budget 8,000: the file does not load (line 8 is invalid)";
 //   - one per unit on its first line: "1,234 chars · 3 messages · 45,678 from newest".
 //
-// The budget lenses carry the sessionls.setBudget command; the unit lenses
-// carry a command with no id (clients show the title, clicking does nothing).
+// The budget lenses carry sessionls.setBudget with no argument: clients
+// prompt for a budget. Each unit lens carries sessionls.setBudget with the
+// unit's chars from newest: "budget to here", the least budget whose cut
+// keeps that unit and drops every older one.
 func codeLenses(rep *analysis.Report, budget int64) []protocol.CodeLens {
 	out := make([]protocol.CodeLens, 0, len(rep.Units)+1)
 	setBudget := func(line int, title string) {
@@ -48,15 +51,37 @@ func codeLenses(rep *analysis.Report, budget int64) []protocol.CodeLens {
 		if n := len(rep.Units); n > 0 {
 			l = rep.Units[n-1].StartLine
 		}
-		setBudget(l, fmt.Sprintf("✂ budget %s: %s", textfmt.Thousands(budget), runtimeError(rep.CutoffErr)))
+		setBudget(l, fmt.Sprintf("✂ budget %s: %s", textfmt.Thousands(budget), cutoffError(rep)))
 	case rep.Cutoff != nil:
 		c := rep.Cutoff
 		setBudget(c.FirstKeptLine, cutoffTitle(rep, c))
 	}
 	for _, u := range rep.Units {
-		out = append(out, lensAt(u.StartLine, unitTitle(u), ""))
+		l := lensAt(u.StartLine, unitTitle(u), commandSetBudget)
+		l.Command.Arguments = []any{u.FromNewest}
+		out = append(out, l)
 	}
 	return out
+}
+
+// minBudget is the least budget trimContext accepts for rep: the newest
+// unit's cost (it never skips that unit). ok is false when the file does
+// not load or holds no messages: then no budget works.
+func minBudget(rep *analysis.Report) (n int64, ok bool) {
+	if !rep.Loads() || len(rep.Units) == 0 {
+		return 0, false
+	}
+	return rep.Units[len(rep.Units)-1].Chars, true
+}
+
+// cutoffError is the runtime's error for the budget and, when the budget
+// is too small, the least budget that works (as `sessionls budget` says).
+func cutoffError(rep *analysis.Report) string {
+	msg := runtimeError(rep.CutoffErr)
+	if n, ok := minBudget(rep); ok && errors.Is(rep.CutoffErr, analysis.ErrBudgetTooSmall) {
+		msg += "; the least budget that works is " + textfmt.Thousands(n)
+	}
+	return msg
 }
 
 // cutoffTitle counts the messages above the cutoff, as the engine's

@@ -35,6 +35,7 @@ func (s *server) initialize(ctx context.Context, raw json.RawMessage) (*initiali
 		codeLensRefresh: p.Capabilities.Workspace.CodeLens.RefreshSupport,
 		documentChanges: p.Capabilities.Workspace.WorkspaceEdit.DocumentChanges,
 		watchFiles:      p.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration,
+		unnecessaryTag:  tagSupportHas(p.Capabilities.TextDocument.PublishDiagnostics.TagSupport, protocol.DiagnosticTagUnnecessary),
 	}
 	var roots []string
 	for _, f := range p.WorkspaceFolders {
@@ -47,7 +48,8 @@ func (s *server) initialize(ctx context.Context, raw json.RawMessage) (*initiali
 	s.caps, s.roots = caps, roots
 	s.mu.Unlock()
 	s.logger.Info("initialize", zap.Bool("configuration", caps.configuration),
-		zap.Bool("codelens_refresh", caps.codeLensRefresh), zap.Strings("roots", roots))
+		zap.Bool("codelens_refresh", caps.codeLensRefresh), zap.Bool("unnecessary_tag", caps.unnecessaryTag),
+		zap.Strings("roots", roots))
 
 	if opts, ok := p.InitializationOptions.(map[string]any); ok {
 		patch, errs := parseSettings(opts)

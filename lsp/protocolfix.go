@@ -51,7 +51,31 @@ type initializeParams struct {
 				DynamicRegistration bool `json:"dynamicRegistration"`
 			} `json:"didChangeWatchedFiles"`
 		} `json:"workspace"`
+		TextDocument struct {
+			PublishDiagnostics struct {
+				// Raw, read by tagSupportHas: a malformed tagSupport
+				// only means no tags, not a refused initialize.
+				TagSupport json.RawMessage `json:"tagSupport"`
+			} `json:"publishDiagnostics"`
+		} `json:"textDocument"`
 	} `json:"capabilities"`
+}
+
+// tagSupportHas reports whether a publishDiagnostics.tagSupport capability
+// ({"valueSet": [1, 2]}) lists tag.
+func tagSupportHas(raw json.RawMessage, tag protocol.DiagnosticTag) bool {
+	var ts struct {
+		ValueSet []any `json:"valueSet"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &ts) != nil {
+		return false
+	}
+	for _, v := range ts.ValueSet {
+		if n, ok := v.(float64); ok && n == float64(tag) {
+			return true
+		}
+	}
+	return false
 }
 
 // serverCapabilities adds the LSP 3.17 positionEncoding to protocol's.

@@ -42,6 +42,9 @@ type clientCaps struct {
 	codeLensRefresh bool // workspace/codeLens/refresh
 	documentChanges bool // versioned WorkspaceEdits
 	watchFiles      bool // dynamic registration of workspace/didChangeWatchedFiles
+	// unnecessaryTag: publishDiagnostics.tagSupport lists Unnecessary, so
+	// the lines a budget trims can be faded (diagnostics.go).
+	unnecessaryTag bool
 }
 
 func newServer(ctx context.Context, logger *zap.Logger, conn jsonrpc2.Conn) *server {

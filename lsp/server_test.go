@@ -119,6 +119,9 @@ func lensTitles(lenses []protocol.CodeLens) []string {
 	out := make([]string, len(lenses))
 	for i, l := range lenses {
 		out[i] = fmt.Sprintf("%d: %s [%s]", l.Range.Start.Line, l.Command.Title, l.Command.Command)
+		if len(l.Command.Arguments) > 0 {
+			out[i] = fmt.Sprintf("%d: %s [%s %v]", l.Range.Start.Line, l.Command.Title, l.Command.Command, l.Command.Arguments)
+		}
 	}
 	return out
 }
@@ -134,45 +137,45 @@ func TestCodeLenses(t *testing.T) {
 	}{
 		{"demo, no budget", demo, nil, []string{
 			"0: Σ 1,351 chars · 10 messages · set a context budget [sessionls.setBudget]",
-			"0: 95 chars · 1 message · 1,351 from newest []",
-			"1: 590 chars · 3 messages · 1,256 from newest []",
-			"4: 283 chars · 2 messages · 666 from newest []",
-			"8: 234 chars · 2 messages · 383 from newest []",
-			"10: 79 chars · 1 message · 149 from newest []",
-			"11: 70 chars · 1 message · 70 from newest []",
+			"0: 95 chars · 1 message · 1,351 from newest [sessionls.setBudget [1351]]",
+			"1: 590 chars · 3 messages · 1,256 from newest [sessionls.setBudget [1256]]",
+			"4: 283 chars · 2 messages · 666 from newest [sessionls.setBudget [666]]",
+			"8: 234 chars · 2 messages · 383 from newest [sessionls.setBudget [383]]",
+			"10: 79 chars · 1 message · 149 from newest [sessionls.setBudget [149]]",
+			"11: 70 chars · 1 message · 70 from newest [sessionls.setBudget [70]]",
 		}},
 		{"demo does not load", demo, 8000, []string{
 			"0: ✂ budget 8,000: the file does not load (line 7 is invalid) [sessionls.setBudget]",
-			"0: 95 chars · 1 message · 1,351 from newest []",
-			"1: 590 chars · 3 messages · 1,256 from newest []",
-			"4: 283 chars · 2 messages · 666 from newest []",
-			"8: 234 chars · 2 messages · 383 from newest []",
-			"10: 79 chars · 1 message · 149 from newest []",
-			"11: 70 chars · 1 message · 70 from newest []",
+			"0: 95 chars · 1 message · 1,351 from newest [sessionls.setBudget [1351]]",
+			"1: 590 chars · 3 messages · 1,256 from newest [sessionls.setBudget [1256]]",
+			"4: 283 chars · 2 messages · 666 from newest [sessionls.setBudget [666]]",
+			"8: 234 chars · 2 messages · 383 from newest [sessionls.setBudget [383]]",
+			"10: 79 chars · 1 message · 149 from newest [sessionls.setBudget [149]]",
+			"11: 70 chars · 1 message · 70 from newest [sessionls.setBudget [70]]",
 		}},
 		{"clean, cut", clean, 300, []string{
-			"0: 81 chars · 1 message · 719 from newest []",
-			"1: 210 chars · 2 messages · 638 from newest []",
-			"3: 247 chars · 2 messages · 428 from newest []",
+			"0: 81 chars · 1 message · 719 from newest [sessionls.setBudget [719]]",
+			"1: 210 chars · 2 messages · 638 from newest [sessionls.setBudget [638]]",
+			"3: 247 chars · 2 messages · 428 from newest [sessionls.setBudget [428]]",
 			"5: ✂ budget 300 · keeps lines 6–7 · 181 chars · 5 messages above trimmed [sessionls.setBudget]",
-			"5: 138 chars · 1 message · 181 from newest []",
-			"6: 43 chars · 1 message · 43 from newest []",
+			"5: 138 chars · 1 message · 181 from newest [sessionls.setBudget [181]]",
+			"6: 43 chars · 1 message · 43 from newest [sessionls.setBudget [43]]",
 		}},
 		{"clean, all kept", clean, 100000, []string{
 			"0: ✂ budget 100,000 · keeps lines 1–7 · 719 chars · 0 messages above trimmed [sessionls.setBudget]",
-			"0: 81 chars · 1 message · 719 from newest []",
-			"1: 210 chars · 2 messages · 638 from newest []",
-			"3: 247 chars · 2 messages · 428 from newest []",
-			"5: 138 chars · 1 message · 181 from newest []",
-			"6: 43 chars · 1 message · 43 from newest []",
+			"0: 81 chars · 1 message · 719 from newest [sessionls.setBudget [719]]",
+			"1: 210 chars · 2 messages · 638 from newest [sessionls.setBudget [638]]",
+			"3: 247 chars · 2 messages · 428 from newest [sessionls.setBudget [428]]",
+			"5: 138 chars · 1 message · 181 from newest [sessionls.setBudget [181]]",
+			"6: 43 chars · 1 message · 43 from newest [sessionls.setBudget [43]]",
 		}},
 		{"clean, too small", clean, 42, []string{
-			"0: 81 chars · 1 message · 719 from newest []",
-			"1: 210 chars · 2 messages · 638 from newest []",
-			"3: 247 chars · 2 messages · 428 from newest []",
-			"5: 138 chars · 1 message · 181 from newest []",
-			"6: ✂ budget 42: context budget cannot contain the smallest consistent message unit [sessionls.setBudget]",
-			"6: 43 chars · 1 message · 43 from newest []",
+			"0: 81 chars · 1 message · 719 from newest [sessionls.setBudget [719]]",
+			"1: 210 chars · 2 messages · 638 from newest [sessionls.setBudget [638]]",
+			"3: 247 chars · 2 messages · 428 from newest [sessionls.setBudget [428]]",
+			"5: 138 chars · 1 message · 181 from newest [sessionls.setBudget [181]]",
+			"6: ✂ budget 42: context budget cannot contain the smallest consistent message unit; the least budget that works is 43 [sessionls.setBudget]",
+			"6: 43 chars · 1 message · 43 from newest [sessionls.setBudget [43]]",
 		}},
 		{"empty file", "", 100, []string{
 			"0: ✂ budget 100: context budget cannot be empty [sessionls.setBudget]",
@@ -200,9 +203,39 @@ func TestCodeLenses(t *testing.T) {
 			b, _ := tt.budget.(int)
 			rep := analysis.Analyze([]byte(tt.text), analysis.Options{Budget: int64(b)})
 			for _, u := range rep.Units {
-				require.Contains(t, got, fmt.Sprintf("%d: %s []", u.StartLine-1, unitTitle(u)))
+				require.Contains(t, got, fmt.Sprintf("%d: %s [sessionls.setBudget [%d]]", u.StartLine-1, unitTitle(u), u.FromNewest))
 				require.Contains(t, unitTitle(u), textfmt.Thousands(u.Chars)+" chars")
 			}
+		})
+	}
+}
+
+// TestUnitLensBudgetToHere runs every unit lens's command as a client does
+// (workspace/executeCommand with the lens's arguments): the budget becomes
+// the unit's chars from newest and the cut lands on that unit.
+func TestUnitLensBudgetToHere(t *testing.T) {
+	for _, name := range []string{"clean.jsonl", "units.jsonl"} {
+		t.Run(name, func(t *testing.T) {
+			text := readSession(t, name)
+			h := startHarness(t, harnessOptions{})
+			uri := h.open(name, "jsonl", text)
+			var lenses []protocol.CodeLens
+			h.call("textDocument/codeLens", textDoc(uri), &lenses)
+			units := analysis.Analyze([]byte(text), analysis.Options{}).Units
+			ran := 0
+			for _, l := range lenses {
+				if len(l.Command.Arguments) == 0 {
+					continue // the Σ lens: the client prompts
+				}
+				ran++
+				require.Equal(t, commandSetBudget, l.Command.Command)
+				h.call("workspace/executeCommand", map[string]any{"command": l.Command.Command, "arguments": l.Command.Arguments}, nil)
+				st := statusOf(h, uri)
+				require.Equal(t, l.Command.Arguments[0], st["budget"])
+				require.Equal(t, float64(l.Range.Start.Line+1), st["firstKeptLine"], "%s: the cut lands on the lens's unit", l.Command.Title)
+				require.Equal(t, st["budget"], st["keptChars"], "the unit and every newer one fill the budget exactly")
+			}
+			require.Equal(t, len(units), ran, "one budget-to-here lens per unit")
 		})
 	}
 }
@@ -222,7 +255,7 @@ func TestBudgetRoutes(t *testing.T) {
 	st := statusOf(h, uri)
 	require.Equal(t, map[string]any{
 		"budget": float64(300), "totalChars": float64(719), "keptChars": float64(181), "firstKeptLine": float64(6),
-		"messages": float64(7), "loads": true, "error": nil,
+		"messages": float64(7), "loads": true, "error": nil, "minBudget": float64(43),
 	}, st, "initializationOptions.budget")
 	requireDiagnosticsMatch(t, uri, clean, analysis.Analyze([]byte(clean), analysis.Options{Budget: 300}), h.client.lastDiagnostics(uri).Diagnostics)
 
@@ -250,7 +283,8 @@ func TestBudgetRoutes(t *testing.T) {
 	}
 	st = statusOf(h, uri)
 	require.Equal(t, float64(42), st["budget"])
-	require.Equal(t, "context budget cannot contain the smallest consistent message unit", st["error"])
+	require.Equal(t, "context budget cannot contain the smallest consistent message unit", st["error"], "the runtime's words")
+	require.Equal(t, float64(43), st["minBudget"], "the least budget that works: the newest unit's cost")
 	require.Nil(t, st["keptChars"])
 	rep := analysis.Analyze([]byte(clean), analysis.Options{Budget: 42})
 	requireDiagnosticsMatch(t, uri, clean, rep, h.client.lastDiagnostics(uri).Diagnostics)
@@ -486,7 +520,7 @@ func TestAstralEdit(t *testing.T) {
 	requireDiagnosticsMatch(t, uri, want, rep, h.client.lastDiagnostics(uri).Diagnostics)
 	var lenses []protocol.CodeLens
 	h.call("textDocument/codeLens", textDoc(uri), &lenses)
-	require.Contains(t, lensTitles(lenses), fmt.Sprintf("0: %s []", unitTitle(rep.Units[0])))
+	require.Contains(t, lensTitles(lenses), fmt.Sprintf("0: %s [sessionls.setBudget [%d]]", unitTitle(rep.Units[0]), rep.Units[0].FromNewest))
 	require.Equal(t, float64(rep.TotalChars), statusOf(h, uri)["totalChars"])
 }
 
@@ -586,5 +620,101 @@ func TestRedeclaredCallID(t *testing.T) {
 		h.call("textDocument/definition", at(uri, line, resCol), &locs)
 		require.Len(t, locs, 1)
 		require.Equal(t, want, locs[0].Range.Start.Line, "definition from line %d", line)
+	}
+}
+
+// withDiagnosticTags is defaultCapabilities plus
+// textDocument.publishDiagnostics.tagSupport (raw JSON value).
+func withDiagnosticTags(tagSupport any) map[string]any {
+	caps := defaultCapabilities()
+	caps["textDocument"] = map[string]any{"publishDiagnostics": map[string]any{"tagSupport": tagSupport}}
+	return caps
+}
+
+// TestTrimmedRegionFaded: for a client that fades Unnecessary-tagged
+// ranges, the budget-cutoff finding is published as a hint spanning the
+// lines the model will not see; other clients keep the info diagnostic on
+// the first kept line, and the other findings are the same either way.
+func TestTrimmedRegionFaded(t *testing.T) {
+	tests := []struct {
+		session string
+		budget  int64
+		last    int    // last trimmed line, 1-based; 0: nothing faded
+		message string // of the faded hint
+	}{
+		{"clean.jsonl", 300, 5, "trimmed by budget 300: the model will not see lines 1–5 (5 messages)"},
+		{"clean.jsonl", 700, 1, "trimmed by budget 700: the model will not see line 1 (1 message)"},
+		{"clean.jsonl", 100000, 0, ""}, // keeps everything: nothing to fade
+		{"crlf_ok.jsonl", 150, 0, ""},  // filled in below from the engine
+		{"units.jsonl", 600, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s %d", tt.session, tt.budget), func(t *testing.T) {
+			text := readSession(t, tt.session)
+			rep := analysis.Analyze([]byte(text), analysis.Options{Budget: tt.budget})
+			require.NotNil(t, rep.Cutoff)
+			if tt.message == "" && rep.Cutoff.FirstKeptLine > 1 {
+				tt.last = rep.Cutoff.FirstKeptLine - 1
+				tt.message = fmt.Sprintf("trimmed by budget %s: the model will not see %s (%s)", textfmt.Thousands(tt.budget),
+					textfmt.LineRange(1, tt.last), textfmt.Plural(len(rep.Messages)-rep.Cutoff.KeptMessages, "message", "messages"))
+			}
+			require.Equal(t, rep.Cutoff.FirstKeptLine-1, tt.last)
+
+			h := startHarness(t, harnessOptions{initOptions: map[string]any{"budget": tt.budget}, capabilities: withDiagnosticTags(map[string]any{"valueSet": []any{1, 2}})})
+			uri := h.open(tt.session, "jsonl", text)
+			got := h.client.lastDiagnostics(uri).Diagnostics
+			var others []protocol.Diagnostic
+			var faded []protocol.Diagnostic
+			for _, d := range got {
+				if d.Code == analysis.CodeBudgetCutoff {
+					faded = append(faded, d)
+				} else {
+					others = append(others, d)
+				}
+			}
+			var otherFindings []analysis.Finding
+			for _, f := range rep.Findings {
+				if f.Code != analysis.CodeBudgetCutoff {
+					otherFindings = append(otherFindings, f)
+				}
+			}
+			requireDiagnosticsMatch(t, uri, text, &analysis.Report{Findings: otherFindings}, append([]protocol.Diagnostic{}, others...))
+			if tt.last == 0 {
+				require.Empty(t, faded, "no line is trimmed, nothing is faded")
+				return
+			}
+			require.Len(t, faded, 1)
+			d := faded[0]
+			lines := strings.Split(text, "\n")
+			lastWidth := len(utf16.Encode([]rune(strings.TrimSuffix(lines[tt.last-1], "\r"))))
+			require.Equal(t, protocol.Range{End: protocol.Position{Line: uint32(tt.last - 1), Character: uint32(lastWidth)}}, d.Range,
+				"from line 1 to the end of the line before the first kept line")
+			require.Equal(t, protocol.DiagnosticSeverityHint, d.Severity)
+			require.Equal(t, []protocol.DiagnosticTag{protocol.DiagnosticTagUnnecessary}, d.Tags)
+			require.Equal(t, "sessionls", d.Source)
+			require.Equal(t, tt.message, d.Message)
+
+			// The trim action resolves the faded diagnostic.
+			var actions []protocol.CodeAction
+			p := map[string]any{"line": 0, "character": 0}
+			h.call("textDocument/codeAction", map[string]any{
+				"textDocument": map[string]any{"uri": uri}, "range": map[string]any{"start": p, "end": p}, "context": map[string]any{"diagnostics": []any{}},
+			}, &actions)
+			require.Len(t, actions, 1)
+			require.Equal(t, []protocol.Diagnostic{d}, actions[0].Diagnostics)
+		})
+	}
+}
+
+// TestTrimmedRegionNeedsTagSupport: without Unnecessary in tagSupport (or
+// with a tagSupport that cannot be read) the cutoff stays an info
+// diagnostic on the first kept line, and initialize still succeeds.
+func TestTrimmedRegionNeedsTagSupport(t *testing.T) {
+	clean := readSession(t, "clean.jsonl")
+	rep := analysis.Analyze([]byte(clean), analysis.Options{Budget: 300})
+	for _, ts := range []any{nil, map[string]any{"valueSet": []any{2}}, true, "yes", map[string]any{"valueSet": "1"}, map[string]any{"valueSet": []any{"1", nil}}} {
+		h := startHarness(t, harnessOptions{initOptions: map[string]any{"budget": 300}, capabilities: withDiagnosticTags(ts)})
+		uri := h.open("clean.jsonl", "jsonl", clean)
+		requireDiagnosticsMatch(t, uri, clean, rep, h.client.lastDiagnostics(uri).Diagnostics)
 	}
 }

@@ -21,6 +21,9 @@ type statusResult struct {
 	Messages      int     `json:"messages"`
 	Loads         bool    `json:"loads"`
 	Error         *string `json:"error"`
+	// MinBudget is the least budget that works (the newest unit's cost);
+	// null when the file does not load or holds no messages.
+	MinBudget *int64 `json:"minBudget"`
 }
 
 // Request serves the custom requests (protocol.ServerHandler hands every
@@ -54,6 +57,9 @@ func (s *server) status(params any) (*statusResult, error) {
 	if c := rep.Cutoff; c != nil && rep.CutoffErr == nil {
 		kept, first := c.KeptChars, c.FirstKeptLine
 		res.KeptChars, res.FirstKeptLine = &kept, &first
+	}
+	if n, ok := minBudget(rep); ok {
+		res.MinBudget = &n
 	}
 	var msg string
 	switch {
