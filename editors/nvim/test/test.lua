@@ -154,6 +154,12 @@ local function expected_lenses(bj, budget, findings)
         thousands(budget), range, thousands(cutoff.keptChars), plural(bj.messages - kept, "message")),
     })
   elseif err then
+    -- A budget too small for the newest unit: the lens adds the least
+    -- budget that works (the CLI's minBudget).
+    local least = nonnull(bj.minBudget)
+    if least and err == "context budget cannot contain the smallest consistent message unit" then
+      err = err .. "; the least budget that works is " .. thousands(least)
+    end
     table.insert(out, {
       line = #units > 0 and units[#units].startLine or 1,
       title = string.format("✂ budget %s: %s", thousands(budget), err),
@@ -276,10 +282,26 @@ end
 -- Diagnostics as {line, col (byte, 0-based), code, severity, message}.
 local severity_name = { "error", "warning", "info", "hint" }
 
+-- Whether an LSP diagnostic carries the Unnecessary tag (1).
+local function is_unnecessary(d)
+  local lsp = d.user_data and d.user_data.lsp
+  return type(lsp) == "table" and type(lsp.tags) == "table" and vim.tbl_contains(lsp.tags, 1)
+end
+
+-- Whether this Neovim tells the server it can show Unnecessary-tagged
+-- ranges: then the server fades the trimmed lines instead of reporting
+-- budget-cutoff on the first kept line.
+local FADES = (function()
+  local pd = vim.lsp.protocol.make_client_capabilities().textDocument.publishDiagnostics or {}
+  local ts = pd.tagSupport
+  return type(ts) == "table" and type(ts.valueSet) == "table" and vim.tbl_contains(ts.valueSet, 1)
+end)()
+
 local function diag_list(buf)
   local out = {}
   for _, d in ipairs(vim.diagnostic.get(buf)) do
     table.insert(out, {
+      tags = is_unnecessary(d) and "unnecessary" or nil,
       line = d.lnum + 1,
       col = d.col,
       end_line = d.end_lnum + 1,
@@ -303,11 +325,46 @@ local function byte_col(buf, line, col16)
   return col
 end
 
+local function line_text(buf, line)
+  return (vim.api.nvim_buf_get_lines(buf, line - 1, line, false)[1] or ""):gsub("\r$", "")
+end
+
+-- The faded region the server publishes instead of the CLI's budget-cutoff
+-- finding f (on the first kept line) when the client shows Unnecessary
+-- tags: lines 1 to the line before, or nothing when no line is trimmed.
+-- The budget and the trimmed messages are read from f's message:
+-- "budget 8,000 keeps lines 12–40: …; 11 messages above are trimmed".
+local function faded_diag(buf, f)
+  if f.line <= 1 then
+    return nil
+  end
+  local budget = f.message:match("^budget ([%d,]+) keeps")
+  local dropped = tonumber((f.message:match("; ([%d,]+) messages? above %a+ trimmed$") or "0"):gsub(",", ""), 10)
+  ok(budget ~= nil, "cannot read the budget from the CLI's budget-cutoff message %q", f.message)
+  local last = f.line - 1
+  return {
+    line = 1,
+    col = 0,
+    end_line = last,
+    end_col = #line_text(buf, last),
+    code = f.code,
+    severity = "hint",
+    tags = "unnecessary",
+    message = string.format("trimmed by budget %s: the model will not see %s (%s)", budget,
+      last == 1 and "line 1" or string.format("lines 1–%d", last), plural(dropped, "message")),
+    source = "sessionls",
+  }
+end
+
 -- The CLI's findings mapped to what Neovim shows: 1-based UTF-16 columns
 -- (the end one exclusive) become 0-based byte columns of the buffer line.
 local function expected_diags(buf, findings)
   local out = {}
   for _, f in ipairs(findings) do
+    if FADES and f.code == "budget-cutoff" then
+      table.insert(out, faded_diag(buf, f))
+      goto continue
+    end
     local end_col = byte_col(buf, f.endLine, f.endColumn)
     if f.line == f.endLine and f.column == 1 and f.endColumn == 1 then
       -- A finding about a whole line (the CLI prints column 1 to 1): the
@@ -325,13 +382,14 @@ local function expected_diags(buf, findings)
       message = f.message,
       source = "sessionls",
     })
+    ::continue::
   end
   return out
 end
 
 local function diag_key(d)
-  return string.format("%05d:%05d:%05d:%05d:%s:%s:%s", d.line, d.col, d.end_line, d.end_col, d.code or "",
-    d.severity or "", d.message or "")
+  return string.format("%05d:%05d:%05d:%05d:%s:%s:%s:%s", d.line, d.col, d.end_line, d.end_col, d.code or "",
+    d.severity or "", d.tags or "", d.message or "")
 end
 
 local function sorted_diags(list)
@@ -345,8 +403,8 @@ end
 local function show_diags(list)
   local s = {}
   for _, d in ipairs(list) do
-    table.insert(s, string.format("  %d:%d-%d:%d %s %s [%s] %s", d.line, d.col, d.end_line, d.end_col, d.severity,
-      d.source or "?", d.code or "", d.message))
+    table.insert(s, string.format("  %d:%d-%d:%d %s%s %s [%s] %s", d.line, d.col, d.end_line, d.end_col, d.severity,
+      d.tags and (" (" .. d.tags .. ")") or "", d.source or "?", d.code or "", d.message))
   end
   return table.concat(s, "\n")
 end
@@ -592,7 +650,89 @@ local function run()
   want, partial = expect(buf, n2)
   wait_lenses(buf, want, partial, "lenses after :SessionlsBudget " .. n2 .. " again", since, false)
 
-  -- 10c. K shows the hover in the session buffer.
+  -- 10c. The lines the budget trims are faded: one hint tagged Unnecessary
+  -- from line 1 to the line before the first kept line (Neovim 0.7 does
+  -- not draw the tag; the plugin fades the range with an extmark there).
+  local cut2 = nonnull(budget_json(buf, n2).cutoff).firstKeptLine
+  ok(cut2 > 1, "budget %d trims nothing: the fade check would be vacuous", n2)
+  if FADES then
+    local faded = vim.tbl_filter(is_unnecessary, vim.diagnostic.get(buf))
+    ok(#faded == 1, "%d diagnostics tagged Unnecessary, want 1:\n%s", #faded, vim.inspect(faded))
+    local d = faded[1]
+    ok(d.lnum == 0 and d.col == 0 and d.end_lnum == cut2 - 2 and d.end_col == #line_text(buf, cut2 - 1),
+      "the faded hint spans %d:%d-%d:%d, want 0:0-%d:%d (0-based; the first kept line is %d)",
+      d.lnum, d.col, d.end_lnum, d.end_col, cut2 - 2, #line_text(buf, cut2 - 1), cut2)
+    ok(d.severity == vim.diagnostic.severity.HINT and d.code == "budget-cutoff", "faded diagnostic: %s", vim.inspect(d))
+    ok(#vim.tbl_filter(function(x)
+      return x.code == "budget-cutoff" and x.lnum == cut2 - 1
+    end, vim.diagnostic.get(buf)) == 0, "a budget-cutoff diagnostic is still on the first kept line %d", cut2)
+    if vim.fn.has("nvim-0.10") == 0 then
+      local ns = vim.api.nvim_get_namespaces()["sessionls_trimmed"]
+      local marks = ns and vim.api.nvim_buf_get_extmarks(buf, ns, 0, -1, { details = true }) or {}
+      ok(#marks == 1 and marks[1][2] == 0 and marks[1][4].end_row == cut2 - 2
+        and marks[1][4].hl_group == "SessionlsTrimmed",
+        "the plugin does not fade lines 1-%d: extmarks %s", cut2 - 1, vim.inspect(marks))
+    end
+    log("ok   lines 1-%d (trimmed by budget %d) are one faded hint%s", cut2 - 1, n2,
+      vim.fn.has("nvim-0.10") == 0 and ", drawn with SessionlsTrimmed" or "")
+  else
+    log("skip the fade check: this Neovim does not advertise the Unnecessary diagnostic tag")
+  end
+
+  -- 10d. A unit lens sets "budget to here": the unit's chars from newest,
+  -- so that the cut lands on that unit. Pick a unit whose line holds only
+  -- its own lens (not the first line, not the current cut).
+  local cur = budget_json(buf, nil)
+  local from_newest, acc = {}, 0
+  for i = #cur.units, 1, -1 do
+    acc = acc + cur.units[i].chars
+    from_newest[i] = acc
+  end
+  local j
+  for i = #cur.units - 1, 2, -1 do
+    if cur.units[i].startLine ~= cut2 then
+      j = i
+      break
+    end
+  end
+  ok(j ~= nil, "no unit lens to run: %s", vim.inspect(cur.units))
+  local target = cur.units[j]
+  vim.api.nvim_win_set_cursor(0, { target.startLine, 0 })
+  asked = false
+  since = lens_responses
+  vim.lsp.codelens.run()
+  ok(not asked, "running a unit lens asked for a budget")
+  ok(sessionls.config.budget == from_newest[j], "budget is %s after running the lens of unit %d (line %d), want its %d from newest",
+    tostring(sessionls.config.budget), j, target.startLine, from_newest[j])
+  local bj2 = budget_json(buf, from_newest[j])
+  ok(nonnull(bj2.cutoff) and bj2.cutoff.firstKeptLine == target.startLine,
+    "budget %d cuts at %s, want the lens's line %d", from_newest[j], vim.inspect(bj2.cutoff), target.startLine)
+  want, partial = expect(buf, from_newest[j])
+  wait_lenses(buf, want, partial, "lenses after running the unit lens on line " .. target.startLine
+    .. " (budget to here: " .. from_newest[j] .. ", the ✂ lens moves there)", since, false)
+  wait_diags(buf, "diagnostics after the unit lens (budget " .. from_newest[j] .. ")", from_newest[j])
+
+  -- 10e. A budget too small for the newest unit: the ✂ lens names the
+  -- least budget that works, the newest unit's chars.
+  since = lens_responses
+  vim.cmd("SessionlsBudget 10")
+  want, partial = expect(buf, 10)
+  local newest = cur.units[#cur.units]
+  local tail = "; the least budget that works is " .. thousands(newest.chars)
+  local found_small = false
+  for _, w in ipairs(want) do
+    found_small = found_small or (w.title and w.line == newest.startLine and w.title:sub(-#tail) == tail)
+  end
+  ok(found_small, "no ✂ lens ending %q expected on line %d:\n%s", tail, newest.startLine, show(want))
+  wait_lenses(buf, want, partial, "lenses with budget 10 (too small; the least that works is " .. newest.chars .. ")", since, false)
+  wait_diags(buf, "diagnostics with budget 10", 10)
+  since = lens_responses
+  vim.cmd("SessionlsBudget " .. n2)
+  wait_diags(buf, "diagnostics after :SessionlsBudget " .. n2 .. " once more", n2)
+  want, partial = expect(buf, n2)
+  wait_lenses(buf, want, partial, "lenses after :SessionlsBudget " .. n2 .. " once more", since, false)
+
+  -- 10f. K shows the hover in the session buffer.
   local k = vim.fn.maparg("K", "n", false, true)
   ok(k.buffer == 1 and k.desc == "sessionls: hover", "K is not the plugin's hover mapping: %s", vim.inspect(k))
   log("ok   K maps to the hover")

@@ -202,6 +202,54 @@ local function map_hover(bufnr)
   })
 end
 
+-- With a budget, the server marks the lines the model will not see with a
+-- hint diagnostic tagged Unnecessary (LSP DiagnosticTag 1). Neovim 0.10+
+-- draws such a range with its DiagnosticUnnecessary highlight; before
+-- 0.10 the plugin fades it itself, with SessionlsTrimmed (linked to
+-- Comment unless the user set it).
+local fade_ns = vim.api.nvim_create_namespace("sessionls_trimmed")
+
+local function define_highlights()
+  vim.cmd("highlight default link SessionlsTrimmed Comment")
+end
+
+local function is_unnecessary(d)
+  local lsp = d.user_data and d.user_data.lsp
+  return type(lsp) == "table" and type(lsp.tags) == "table" and vim.tbl_contains(lsp.tags, 1)
+end
+
+local function fade_trimmed(bufnr)
+  if not vim.api.nvim_buf_is_valid(bufnr) then
+    return
+  end
+  vim.api.nvim_buf_clear_namespace(bufnr, fade_ns, 0, -1)
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    if d.source == NAME and is_unnecessary(d) then
+      pcall(vim.api.nvim_buf_set_extmark, bufnr, fade_ns, d.lnum, d.col, {
+        end_row = d.end_lnum,
+        end_col = d.end_col,
+        hl_group = "SessionlsTrimmed",
+        priority = 200,
+      })
+    end
+  end
+end
+
+local function watch_trimmed(bufnr)
+  if has("nvim-0.10") then
+    return
+  end
+  local group = vim.api.nvim_create_augroup(augroup_name .. "_trimmed_" .. bufnr, { clear = true })
+  vim.api.nvim_create_autocmd("DiagnosticChanged", {
+    group = group,
+    buffer = bufnr,
+    callback = function()
+      fade_trimmed(bufnr)
+    end,
+  })
+  fade_trimmed(bufnr)
+end
+
 -- Buffers each client attached to, to clear its lenses when it exits.
 local attached = {}
 
@@ -242,6 +290,7 @@ local function on_attach(client, bufnr)
   if M.config.hover_key then
     map_hover(bufnr)
   end
+  watch_trimmed(bufnr)
   if M.config.on_attach then
     M.config.on_attach(client, bufnr)
   end
@@ -408,9 +457,10 @@ function M.set_budget(n, on_done)
   return true
 end
 
--- The budget lenses carry sessionls.setBudget without an argument: the
--- client asks for the number. Running such a lens (vim.lsp.codelens.run)
--- lands here.
+-- The budget lenses (Σ, ✂) carry sessionls.setBudget without an argument:
+-- the client asks for the number. Each unit lens carries the unit's chars
+-- from newest ("budget to here"), set as it is. Running a lens
+-- (vim.lsp.codelens.run) lands here.
 local function lens_set_budget(command)
   local args = command.arguments
   if type(args) == "table" and args[1] ~= nil then
@@ -518,6 +568,11 @@ function M.setup(opts)
   register_filetype()
   define_command()
   watch_config_files()
+  define_highlights()
+  vim.api.nvim_create_autocmd("ColorScheme", {
+    group = vim.api.nvim_create_augroup(augroup_name .. "_hl", { clear = true }),
+    callback = define_highlights,
+  })
   vim.lsp.commands[COMMAND_SET_BUDGET] = lens_set_budget
 
   local builtin = vim.lsp.config ~= nil and vim.lsp.enable ~= nil
