@@ -16,7 +16,10 @@
 ;; context-budget cutoff).  eglot does not display code lenses, so
 ;; `sessionls-lens-mode' (on by default in `sessionls-jsonl-mode' buffers
 ;; that eglot manages) asks for them and shows each as a line of text
-;; above the line it belongs to.
+;; above the line it belongs to.  Click a lens, or type C-c C-l
+;; (`sessionls-lens-run') on its line, to run it: a unit lens sets the
+;; budget to that unit's "from newest" (budget to here), the Σ or ✂ lens
+;; asks for a budget.
 ;;
 ;; Set-up:
 ;;   (require 'eglot)   ; built in since Emacs 29, from ELPA before
@@ -109,6 +112,8 @@ Long lines are the norm here, so lines are not wrapped."
 ;;;###autoload
 (add-to-list 'auto-mode-alist '("\\.jsonl\\'" . sessionls-jsonl-mode))
 
+(define-key sessionls-jsonl-mode-map (kbd "C-c C-l") #'sessionls-lens-run)
+
 ;;;; eglot
 
 (defun sessionls--initialization-options (_server)
@@ -168,8 +173,8 @@ Signal a `user-error' when it is not one."
 ;;;###autoload
 (defun sessionls-set-budget (budget)
   "Set the context BUDGET (characters) of the current buffer's sessionls server.
-The server then shows where the budget cuts: a cutoff lens and a
-diagnostic on the first kept line.  BUDGET nil, \"off\", \"none\" or 0
+The server then shows where the budget cuts: a cutoff lens on the first
+kept line, and the lines above it faded.  BUDGET nil, \"off\", \"none\" or 0
 clears it; interactively, a prefix argument (\\[universal-argument]) clears it."
   (interactive (list (if current-prefix-arg
                          nil
@@ -212,36 +217,115 @@ Return a list of (LINE . TITLE), LINE 1-based, in the server's order."
                                   (list :textDocument (eglot--TextDocumentIdentifier)))))
     (sessionls--lens-pairs lenses)))
 
+(defun sessionls--lens-entries (lenses)
+  "LENSES (a JSON array of CodeLens) as a list of (LINE TITLE COMMAND).
+COMMAND is the lens's Command object (a plist with :command and
+:arguments)."
+  (cl-loop for lens across (or lenses [])
+           for command = (plist-get lens :command)
+           for title = (plist-get command :title)
+           when title
+           collect (list (1+ (plist-get (plist-get (plist-get lens :range) :start) :line))
+                         title command)))
+
 (defun sessionls--lens-pairs (lenses)
   "LENSES (a JSON array of CodeLens) as a list of (LINE . TITLE)."
-  (cl-loop for lens across (or lenses [])
-           for title = (plist-get (plist-get lens :command) :title)
-           when title
-           collect (cons (1+ (plist-get (plist-get (plist-get lens :range) :start) :line))
-                         title)))
+  (mapcar (lambda (e) (cons (nth 0 e) (nth 1 e))) (sessionls--lens-entries lenses)))
+
+(defun sessionls--run-lens-command (command)
+  "Run a lens's COMMAND (a Command plist).
+sessionls.setBudget with an argument sets that budget (a unit lens:
+budget to here); without one it asks for a budget, as
+\\[sessionls-set-budget] does."
+  (let ((name (plist-get command :command))
+        (args (plist-get command :arguments)))
+    (cond
+     ((equal name "sessionls.setBudget")
+      (if (and args (> (length args) 0))
+          (sessionls-set-budget (aref args 0))
+        (call-interactively #'sessionls-set-budget)))
+     ((and (stringp name) (not (string-empty-p name)))
+      (jsonrpc-request (sessionls--server) :workspace/executeCommand
+                       (append (list :command name) (and args (list :arguments args)))))
+     (t (user-error "This lens runs no command")))))
+
+(defun sessionls--lens-keymap (command)
+  "A keymap that runs COMMAND when its lens text is clicked."
+  (let ((map (make-sparse-keymap))
+        (run (lambda (event)
+               (interactive "e")
+               (let ((pos (posn-point (event-end event))))
+                 (when pos
+                   (with-current-buffer (window-buffer (posn-window (event-end event)))
+                     (save-excursion
+                       (goto-char pos)
+                       (sessionls--run-lens-command command))))))))
+    (define-key map [mouse-1] run)
+    (define-key map [mouse-2] run)
+    map))
+
+(defun sessionls--lens-help (command)
+  "The help-echo of a lens that runs COMMAND."
+  (let ((args (plist-get command :arguments)))
+    (if (and args (> (length args) 0))
+        (format "mouse-1 or C-c C-l: set the context budget to %s (budget to here)"
+                (sessionls--thousands (aref args 0)))
+      "mouse-1 or C-c C-l: set the context budget")))
+
+(defun sessionls-lens-run ()
+  "Run the code lens on the current line.
+A unit lens sets the budget to the unit's chars from newest, so that the
+cut lands on it; the Σ or ✂ lens asks for a budget.  With several lenses
+on the line, ask which."
+  (interactive)
+  (let* ((bol (line-beginning-position))
+         (entries (cl-loop for ov in (overlays-in bol bol)
+                           when (and (overlay-get ov 'sessionls-lens-commands)
+                                     (= (overlay-start ov) bol))
+                           append (cl-mapcar #'cons
+                                             (overlay-get ov 'sessionls-lens)
+                                             (overlay-get ov 'sessionls-lens-commands)))))
+    (pcase (length entries)
+      (0 (user-error "No sessionls lens on this line"))
+      (1 (sessionls--run-lens-command (cdar entries)))
+      (_ (let ((title (completing-read "Run lens: " (mapcar #'car entries) nil t)))
+           (sessionls--run-lens-command (cdr (assoc title entries))))))))
 
 (defun sessionls--lens-clear ()
   (mapc #'delete-overlay sessionls--lens-overlays)
   (setq sessionls--lens-overlays nil))
 
-(defun sessionls--lens-show (pairs)
-  "Show PAIRS, a list of (LINE . TITLE), above their lines."
+(defun sessionls--lens-show (entries)
+  "Show ENTRIES, a list of (LINE TITLE COMMAND), above their lines.
+Each title is clickable: it runs its lens's command."
   (sessionls--lens-clear)
   (let ((by-line (make-hash-table)))
-    (dolist (p pairs)
-      (puthash (car p) (append (gethash (car p) by-line) (list (cdr p))) by-line))
+    (dolist (e entries)
+      (puthash (car e) (append (gethash (car e) by-line) (list (cdr e))) by-line))
     (save-excursion
       (save-restriction
         (widen)
         (maphash
-         (lambda (line titles)
+         (lambda (line lenses)
            (goto-char (point-min))
            (when (zerop (forward-line (1- line)))
-             (let ((ov (make-overlay (point) (point))))
+             (let ((ov (make-overlay (point) (point)))
+                   (titles (mapcar #'car lenses))
+                   (commands (mapcar #'cadr lenses)))
                (overlay-put ov 'sessionls-lens titles)
+               (overlay-put ov 'sessionls-lens-commands commands)
                (overlay-put ov 'before-string
-                            (propertize (concat (string-join titles " | ") "\n")
-                                        'face 'sessionls-lens-face))
+                            (concat
+                             (mapconcat
+                              (lambda (l)
+                                (propertize (car l)
+                                            'face 'sessionls-lens-face
+                                            'mouse-face 'highlight
+                                            'help-echo (sessionls--lens-help (cadr l))
+                                            'keymap (sessionls--lens-keymap (cadr l))))
+                              lenses
+                              (propertize " | " 'face 'sessionls-lens-face))
+                             (propertize "\n" 'face 'sessionls-lens-face)))
                (push ov sessionls--lens-overlays))))
          by-line)))))
 
@@ -259,7 +343,7 @@ Return a list of (LINE . TITLE), LINE 1-based, in the server's order."
                      (when (buffer-live-p buf)
                        (with-current-buffer buf
                          (when (= gen sessionls--lens-generation)
-                           (sessionls--lens-show (sessionls--lens-pairs lenses))))))
+                           (sessionls--lens-show (sessionls--lens-entries lenses))))))
        :error-fn #'ignore
        :timeout-fn #'ignore))))
 

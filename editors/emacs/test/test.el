@@ -157,6 +157,12 @@ a budget, (LINE . REGEXP)."
                                      (st-plural (- (plist-get bj :messages) kept) "message")))
                        out)))
               (err
+               ;; Too small for the newest unit: the lens adds the least
+               ;; budget that works (the CLI's minBudget).
+               (when (and (plist-get bj :minBudget)
+                          (equal err "context budget cannot contain the smallest consistent message unit"))
+                 (setq err (format "%s; the least budget that works is %s"
+                                   err (st-thousands (plist-get bj :minBudget)))))
                (push (cons (if units (plist-get (car (last units)) :startLine) 1)
                            (format "✂ budget %s: %s" (st-thousands budget) err))
                      out)))
@@ -265,16 +271,64 @@ characters outside the BMP, that lands on the next line."
           (goto-char (car region))
           (list (line-number-at-pos) (- (point) (line-beginning-position))))))))
 
+(defun st-fades-p ()
+  "Whether eglot tells the server it shows Unnecessary-tagged ranges.
+Then the server fades the trimmed lines instead of reporting
+budget-cutoff on the first kept line."
+  (and (boundp 'eglot--tag-faces) (assq 1 eglot--tag-faces) t))
+
+(defun st-faded-diag (f)
+  "The faded region the server publishes for the CLI's budget-cutoff
+finding F (on the first kept line), as (LINE COL TYPE MESSAGE); nil when
+no line is trimmed.  The budget and the trimmed messages are read from
+F's message: \"budget 8,000 keeps …; 11 messages above are trimmed\"."
+  (let ((line (plist-get f :line))
+        (msg (plist-get f :message)))
+    (when (> line 1)
+      (st-ok (string-match "\\`budget \\([0-9,]+\\) keeps" msg)
+             "cannot read the budget from the budget-cutoff message %S" msg)
+      (let ((budget (match-string 1 msg))
+            (dropped (if (string-match "; \\([0-9,]+\\) messages? above [a-z]+ trimmed\\'" msg)
+                         (string-to-number (replace-regexp-in-string "," "" (match-string 1 msg)))
+                       0))
+            (last (1- line)))
+        (list 1 0 'eglot-note
+              (format "sessionls [budget-cutoff]: trimmed by budget %s: the model will not see %s (%s)"
+                      budget (if (= last 1) "line 1" (format "lines 1–%d" last))
+                      (st-plural dropped "message")))))))
+
 (defun st-expected-diags (findings)
   "CLI FINDINGS as (LINE COL TYPE MESSAGE), COL in characters."
   (st-sort-diags
-   (cl-loop for f in findings
-            for sev = (plist-get f :severity)
-            when (member sev '("error" "warning" "info"))
-            collect (append (st-flymake-position f)
-                            (list (pcase sev ("error" 'eglot-error) ("warning" 'eglot-warning) (_ 'eglot-note))
-                                  (format "sessionls [%s]: %s" (plist-get f :code)
-                                          (plist-get f :message)))))))
+   (delq nil
+         (cl-loop for f in findings
+                  for sev = (plist-get f :severity)
+                  when (member sev '("error" "warning" "info"))
+                  collect (if (and (st-fades-p) (equal (plist-get f :code) "budget-cutoff"))
+                              (st-faded-diag f)
+                            (append (st-flymake-position f)
+                                    (list (pcase sev ("error" 'eglot-error) ("warning" 'eglot-warning) (_ 'eglot-note))
+                                          (format "sessionls [%s]: %s" (plist-get f :code)
+                                                  (plist-get f :message)))))))))
+
+(defun st-check-faded (n)
+  "With budget N, the trimmed lines are one faded flymake diagnostic."
+  (let* ((cut (plist-get (plist-get (st-budget-json n) :cutoff) :firstKeptLine))
+         (ds (cl-remove-if-not (lambda (d) (string-match-p "\\[budget-cutoff\\]" (flymake-diagnostic-text d)))
+                               (flymake-diagnostics))))
+    (st-ok (> cut 1) "budget %d trims nothing: the fade check would be vacuous" n)
+    (st-ok (= (length ds) 1) "%d budget-cutoff diagnostics, want 1" (length ds))
+    (let* ((d (car ds))
+           (end (save-excursion (goto-char (point-min)) (forward-line (- cut 2)) (line-end-position)))
+           (ov (cl-find-if (lambda (o) (eq (overlay-get o 'flymake-diagnostic) d))
+                           (overlays-in (point-min) (point-max))))
+           (face (and ov (overlay-get ov 'face))))
+      (st-ok (and (= (flymake-diagnostic-beg d) (point-min)) (= (flymake-diagnostic-end d) end))
+             "the faded diagnostic spans %d-%d, want %d-%d (lines 1-%d)"
+             (flymake-diagnostic-beg d) (flymake-diagnostic-end d) (point-min) end (1- cut))
+      (st-ok (memq 'eglot-diagnostic-tag-unnecessary-face (if (listp face) face (list face)))
+             "the trimmed lines are not drawn with eglot-diagnostic-tag-unnecessary-face: face %S" face)
+      (st-log "ok   lines 1-%d (trimmed by budget %d) are one diagnostic drawn with %S" (1- cut) n face))))
 
 (defun st-flymake-diags ()
   "Flymake's diagnostics from eglot as (LINE COL TYPE MESSAGE)."
@@ -410,6 +464,82 @@ characters outside the BMP, that lands on the next line."
         (st-ok (= (sessionls-set-budget n) n) "sessionls-set-budget did not return %d" n)
         (st-check-lenses "lenses with the budget set again" (st-expect n) server)
         (st-check-diags "diagnostics with the budget set again" n)
+
+        ;; 5c. The trimmed lines are faded (eglot shows the Unnecessary tag).
+        (if (st-fades-p)
+            (st-check-faded n)
+          (st-log "skip the fade check: this eglot does not advertise the Unnecessary diagnostic tag"))
+
+        ;; 5d. A unit lens sets "budget to here": its chars from newest, so
+        ;; the cut lands on it. Run with C-c C-l on its line (one lens
+        ;; there: not line 1, not the cut), and through its click keymap.
+        (let* ((cut (plist-get (plist-get (st-budget-json n) :cutoff) :firstKeptLine))
+               (from-newest (let ((acc 0))
+                              (nreverse (mapcar (lambda (u) (setq acc (+ acc (plist-get u :chars))))
+                                                (reverse units)))))
+               (picks (cl-loop for u in units for fn in from-newest for i from 0
+                               when (and (> i 0) (/= (plist-get u :startLine) cut))
+                               collect (cons (plist-get u :startLine) fn))))
+          (st-ok (>= (length picks) 2) "fewer than 2 unit lenses to run: %S" units)
+          (st-ok (eq (lookup-key sessionls-jsonl-mode-map (kbd "C-c C-l")) #'sessionls-lens-run)
+                 "C-c C-l is not sessionls-lens-run")
+          (let ((pick (car (last picks))))
+            (goto-char (point-min))
+            (forward-line (1- (car pick)))
+            (call-interactively #'sessionls-lens-run)
+            (st-ok (eql sessionls-budget (cdr pick)) "budget %S after C-c C-l on the unit lens of line %d, want its %d from newest"
+                   sessionls-budget (car pick) (cdr pick))
+            (st-ok (= (plist-get (plist-get (st-budget-json (cdr pick)) :cutoff) :firstKeptLine) (car pick))
+                   "budget %d does not cut at line %d" (cdr pick) (car pick))
+            (st-check-lenses (format "lenses after C-c C-l on the unit lens of line %d (budget to here: %d)"
+                                     (car pick) (cdr pick))
+                             (st-expect (cdr pick)) server)
+            (st-check-diags "diagnostics after the unit lens" (cdr pick)))
+          ;; The other pick, clicked: the lens text's mouse-1 binding.
+          (let* ((pick (car picks))
+                 (ov (cl-find-if (lambda (o) (= (line-number-at-pos (overlay-start o)) (car pick)))
+                                 sessionls--lens-overlays))
+                 (text (and ov (overlay-get ov 'before-string)))
+                 (click (and text (lookup-key (get-text-property 0 'keymap text) [mouse-1]))))
+            (st-ok (commandp click) "the lens text on line %d has no mouse-1 command: %S" (car pick) text)
+            (goto-char (point-min))
+            (forward-line (1- (car pick)))
+            (funcall-interactively click (list 'mouse-1 (list (selected-window) (point) '(0 . 0) 0)))
+            (st-ok (eql sessionls-budget (cdr pick)) "budget %S after clicking the unit lens of line %d, want %d"
+                   sessionls-budget (car pick) (cdr pick))
+            (st-check-lenses (format "lenses after clicking the unit lens of line %d (budget %d)" (car pick) (cdr pick))
+                             (st-expect (cdr pick)) server)))
+
+        ;; 5e. On the cut line (the ✂ lens and a unit lens), C-c C-l asks
+        ;; which, and the ✂ lens asks for a budget.
+        (let* ((cur (plist-get (plist-get (st-budget-json sessionls-budget) :cutoff) :firstKeptLine))
+               (asked nil))
+          (goto-char (point-min))
+          (forward-line (1- cur))
+          (cl-letf (((symbol-function 'completing-read)
+                     (lambda (_prompt coll &rest _)
+                       (cl-find-if (lambda (c) (string-prefix-p "✂" c)) coll)))
+                    ((symbol-function 'read-string)
+                     (lambda (&rest _) (setq asked t) (number-to-string n))))
+            (call-interactively #'sessionls-lens-run))
+          (st-ok asked "the ✂ lens asked for no budget")
+          (st-ok (eql sessionls-budget n) "budget %S after the ✂ lens, want %d" sessionls-budget n)
+          (st-check-lenses (format "lenses after running the ✂ lens (budget %d)" n) (st-expect n) server))
+
+        ;; 5f. A budget too small for the newest unit: the ✂ lens names the
+        ;; least budget that works, the newest unit's chars.
+        (sessionls-set-budget 10)
+        (let* ((want (st-expect 10))
+               (newest (car (last units)))
+               (tail (format "; the least budget that works is %s" (st-thousands (plist-get newest :chars)))))
+          (st-ok (cl-find-if (lambda (p) (and (= (car p) (plist-get newest :startLine)) (string-suffix-p tail (cdr p)))) want)
+                 "no ✂ lens ending %S expected:\n%s" tail (st-show-want want))
+          (st-check-lenses (format "lenses with budget 10 (too small; the least that works is %d)" (plist-get newest :chars))
+                           want server))
+        (st-check-diags "diagnostics with budget 10" 10)
+        (sessionls-set-budget n)
+        (st-check-lenses "lenses with the budget back" (st-expect n) server)
+        (st-check-diags "diagnostics with the budget back" n)
 
         ;; 6. Edit: non-BMP text after non-ASCII text on line 1, then
         ;; break the line (drop its closing brace), then fix it.
