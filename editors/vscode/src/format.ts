@@ -11,6 +11,8 @@ export interface SessionStatus {
   messages: number;
   loads: boolean;
   error?: string | null;
+  /** The least budget that works (the newest unit's cost); null when the file does not load or holds no messages. */
+  minBudget?: number | null;
 }
 
 const numberFormat = new Intl.NumberFormat("en-US");
@@ -24,22 +26,27 @@ export function plural(n: number, one: string, many: string): string {
 }
 
 /**
- * The status bar text: `✂ 7,912 / 8,000` (kept / budget),
- * `✂ 12,345 chars · no budget`, `✂ 12,345 chars · does not load` (a budget
- * but the runtime refuses the file) or `✂ 12,345 / 100 · over budget` (the
- * budget cannot hold the newest unit).
+ * The status bar text, worded so that no number can be taken for another:
+ * `✂ 12,345 chars · no budget`, `✂ budget 8,000 keeps 7,912 chars`,
+ * `✂ budget 42 too small (needs ≥ 719)` (the newest unit does not fit),
+ * `✂ budget 100 · no messages`, `✂ budget 8,000 · file does not load`.
  */
 export function statusText(s: SessionStatus): string {
   if (s.budget === null || s.budget === undefined) {
     return `✂ ${formatCount(s.totalChars)} chars · no budget`;
   }
+  const budget = `budget ${formatCount(s.budget)}`;
   if (!s.loads) {
-    return `✂ ${formatCount(s.totalChars)} chars · does not load`;
+    return `✂ ${budget} · file does not load`;
   }
   if (s.error || s.keptChars === null || s.keptChars === undefined) {
-    return `✂ ${formatCount(s.totalChars)} / ${formatCount(s.budget)} · over budget`;
+    if (s.messages === 0) {
+      return `✂ ${budget} · no messages`;
+    }
+    const least = typeof s.minBudget === "number" ? ` (needs ≥ ${formatCount(s.minBudget)})` : "";
+    return `✂ ${budget} too small${least}`;
   }
-  return `✂ ${formatCount(s.keptChars)} / ${formatCount(s.budget)}`;
+  return `✂ ${budget} keeps ${plural(s.keptChars, "char", "chars")}`;
 }
 
 /** The status bar tooltip: the details the short text leaves out. */
@@ -53,6 +60,9 @@ export function statusTooltip(s: SessionStatus): string {
       );
     } else {
       lines.push(`Budget ${formatCount(s.budget)}: ${s.error ?? "no cutoff"}`);
+      if (s.loads && typeof s.minBudget === "number") {
+        lines.push(`The least budget that works is ${formatCount(s.minBudget)} (the newest unit's cost).`);
+      }
     }
   } else if (s.error) {
     lines.push(s.error);

@@ -78,7 +78,8 @@ function factsFor(name, text, budget, disable = []) {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, name);
   fs.writeFileSync(file, text);
-  // With a budget, the server also reports budget-cutoff (info) or
+  // With a budget, the server also reports budget-cutoff (info; VS Code,
+  // which shows the Unnecessary tag, gets it as the faded trimmed lines) or
   // budget-exceeded (error); `check --budget` reports the same.
   const findings = checkJSON(file, budget, disable);
   const invalid = new Set(findings.filter(isLoadError).map((f) => f.line));
@@ -93,7 +94,15 @@ function factsFor(name, text, budget, disable = []) {
     throw new Error(`budget on the valid lines of ${name} failed: ${all.error}`);
   }
   const withBudget = budget ? budgetJSON(file, budget) : null;
-  return { findings, invalidLines: [...invalid].sort((a, b) => a - b), units: all.units, totalChars: all.totalChars, messages: all.messages, withBudget };
+  return {
+    findings,
+    invalidLines: [...invalid].sort((a, b) => a - b),
+    units: all.units,
+    totalChars: all.totalChars,
+    messages: all.messages,
+    withBudget,
+    lines: text.split("\n"),
+  };
 }
 
 /** The lenses the server should show: Map line → sorted titles. */
@@ -113,7 +122,10 @@ function expectedLenses(facts, budget) {
     add(1, `✂ budget ${fmt(budget)}: the file does not load (line ${facts.invalidLines[0]} is invalid)`);
   } else if (facts.withBudget.error) {
     const l = units.length ? units[units.length - 1].startLine : 1;
-    add(l, `✂ budget ${fmt(budget)}: ${facts.withBudget.error}`);
+    // Too small for the newest unit: the lens adds the least budget that works.
+    const least = facts.withBudget.minBudget;
+    const tooSmall = facts.withBudget.error === "context budget cannot contain the smallest consistent message unit";
+    add(l, `✂ budget ${fmt(budget)}: ${facts.withBudget.error}${tooSmall && least ? `; the least budget that works is ${fmt(least)}` : ""}`);
   } else {
     const c = facts.withBudget.cutoff;
     const last = units.length ? units[units.length - 1].endLine : c.firstKeptLine;
@@ -134,23 +146,48 @@ function expectedLenses(facts, budget) {
   return out;
 }
 
+/** The status bar text (src/format.ts statusText), from the CLI's facts. */
 function expectedStatus(facts, budget) {
   if (!budget) {
     return `✂ ${fmt(facts.totalChars)} chars · no budget`;
   }
   if (facts.invalidLines.length > 0) {
-    return `✂ ${fmt(facts.totalChars)} chars · does not load`;
+    return `✂ budget ${fmt(budget)} · file does not load`;
   }
   if (facts.withBudget.error) {
-    return `✂ ${fmt(facts.totalChars)} / ${fmt(budget)} · over budget`;
+    if (facts.messages === 0) {
+      return `✂ budget ${fmt(budget)} · no messages`;
+    }
+    return `✂ budget ${fmt(budget)} too small (needs ≥ ${fmt(facts.withBudget.minBudget)})`;
   }
-  return `✂ ${fmt(facts.withBudget.cutoff.keptChars)} / ${fmt(budget)}`;
+  return `✂ budget ${fmt(budget)} keeps ${plural(facts.withBudget.cutoff.keptChars, "char", "chars")}`;
 }
 
-/** Error, warning and info lines, as squiggles should mark them. */
+/**
+ * Error, warning and info lines, as squiggles should mark them. VS Code
+ * advertises the Unnecessary diagnostic tag, so the server sends
+ * budget-cutoff as the faded trimmed lines (expectedFaded), not as an info
+ * squiggle on the first kept line.
+ */
 function expectedSquiggles(findings) {
-  const lines = (sev) => [...new Set(findings.filter((f) => f.severity === sev).map((f) => f.line))].sort((a, b) => a - b);
+  const shown = findings.filter((f) => f.code !== "budget-cutoff");
+  const lines = (sev) => [...new Set(shown.filter((f) => f.severity === sev).map((f) => f.line))].sort((a, b) => a - b);
   return { error: lines("error"), warning: lines("warning"), info: lines("info") };
+}
+
+/** The lines drawn faded: those above the first kept line (non-empty: an empty line has no text to fade). */
+function expectedFaded(facts) {
+  const cut = facts.findings.find((f) => f.code === "budget-cutoff");
+  if (!cut || cut.line <= 1) {
+    return [];
+  }
+  const out = [];
+  for (let l = 1; l < cut.line; l++) {
+    if (facts.lines[l - 1].replace(/\r$/, "") !== "") {
+      out.push(l);
+    }
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------- the page
@@ -202,7 +239,14 @@ async function readEditor(page) {
       }
       squiggles[sev] = [...set].sort((a, b) => a - b);
     }
-    return { lenses, squiggles, lines: nums.length };
+    // Text faded by an Unnecessary-tagged diagnostic: inline decorations in
+    // the line's text.
+    const faded = new Set();
+    for (const s of editor.querySelectorAll(".view-lines .squiggly-inline-unnecessary")) {
+      const r = s.getBoundingClientRect();
+      faded.add(lineAt(r.top));
+    }
+    return { lenses, squiggles, faded: [...faded].sort((a, b) => a - b), lines: nums.length };
   });
 }
 
@@ -385,6 +429,11 @@ async function checkEditor(page, label, facts, budget) {
     const ok = JSON.stringify(got) === JSON.stringify(want);
     return { ok, detail: `want ${JSON.stringify(want)}\ngot ${JSON.stringify(got)}` };
   });
+  const faded = expectedFaded(facts);
+  await waitUntil(`${label}: faded lines ${JSON.stringify(faded)}`, async () => {
+    const got = (await readEditor(page)).faded;
+    return { ok: JSON.stringify(got) === JSON.stringify(faded), detail: `want ${JSON.stringify(faded)}\ngot ${JSON.stringify(got)}` };
+  });
   const status = expectedStatus(facts, budget);
   await waitUntil(`${label}: status bar "${status}"`, async () => {
     const got = await statusBarText(page);
@@ -522,6 +571,31 @@ async function main() {
     await clickStatusItem(page);
     await answerBudgetBox(page, budget);
     await checkEditor(page, `clean.jsonl, status bar click, budget ${budget}`, cleanBudget, budget);
+
+    // 4d. A click on a unit lens sets "budget to here" (its chars from
+    // newest, no prompt): the cut lands on that unit.
+    {
+      const us = cleanBudget.units;
+      let acc2 = 0;
+      const from2 = us.map((u) => u.chars).reverse().map((c) => (acc2 += c)).reverse();
+      const j = 1;
+      const u = us[j];
+      const title = `${fmt(u.chars)} chars · ${plural(u.messages, "message", "messages")} · ${fmt(from2[j])} from newest`;
+      const cleanHere = factsFor("clean.jsonl", cleanText, from2[j]);
+      if (!cleanHere.withBudget.cutoff || cleanHere.withBudget.cutoff.firstKeptLine !== u.startLine) {
+        throw new Error(`budget ${from2[j]} does not cut clean.jsonl at line ${u.startLine}: ${JSON.stringify(cleanHere.withBudget)}`);
+      }
+      await clickLens(page, title);
+      await checkEditor(page, `clean.jsonl, unit lens click on line ${u.startLine} (budget to here: ${from2[j]})`, cleanHere, from2[j]);
+      await waitUntil("the unit lens's budget is stored in the workspace settings", async () => {
+        const file = path.join(WORKSPACE, ".vscode", "settings.json");
+        const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "";
+        return { ok: new RegExp(`"sessionls\\.budget"\\s*:\\s*${from2[j]}\\b`).test(text), detail: `${file}: ${text}` };
+      });
+      await clickStatusItem(page);
+      await answerBudgetBox(page, budget);
+      await checkEditor(page, `clean.jsonl, budget ${budget} again`, cleanBudget, budget);
+    }
 
     // 5. Fix demo.jsonl by typing: the server follows the edits, the file now
     // loads, and the cutoff lens lands where the CLI cuts the same text.

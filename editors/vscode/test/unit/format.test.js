@@ -9,10 +9,17 @@ const base = { budget: null, totalChars: 12345, keptChars: null, firstKeptLine: 
 test("statusText", async (t) => {
   const cases = [
     ["no budget", {}, "✂ 12,345 chars · no budget"],
-    ["a cut", { budget: 8000, keptChars: 7912, firstKeptLine: 12 }, "✂ 7,912 / 8,000"],
-    ["everything fits", { budget: 1000000, keptChars: 12345, firstKeptLine: 1 }, "✂ 12,345 / 1,000,000"],
-    ["does not load", { budget: 8000, loads: false, error: "invalid session JSON at line 3: x" }, "✂ 12,345 chars · does not load"],
-    ["too small", { budget: 10, error: "context budget cannot contain the smallest consistent message unit" }, "✂ 12,345 / 10 · over budget"],
+    ["a cut", { budget: 8000, keptChars: 7912, firstKeptLine: 12, minBudget: 43 }, "✂ budget 8,000 keeps 7,912 chars"],
+    ["everything fits", { budget: 1000000, keptChars: 12345, firstKeptLine: 1 }, "✂ budget 1,000,000 keeps 12,345 chars"],
+    ["one char kept", { budget: 5, keptChars: 1, firstKeptLine: 1 }, "✂ budget 5 keeps 1 char"],
+    ["does not load", { budget: 8000, loads: false, error: "invalid session JSON at line 3: x" }, "✂ budget 8,000 · file does not load"],
+    [
+      "too small",
+      { budget: 42, error: "context budget cannot contain the smallest consistent message unit", minBudget: 1719 },
+      "✂ budget 42 too small (needs ≥ 1,719)",
+    ],
+    ["too small, older server", { budget: 10, error: "context budget cannot contain the smallest consistent message unit" }, "✂ budget 10 too small"],
+    ["no messages", { budget: 100, totalChars: 0, messages: 0, error: "context budget cannot be empty" }, "✂ budget 100 · no messages"],
     ["no budget, does not load", { loads: false, error: "x" }, "✂ 12,345 chars · no budget"],
   ];
   for (const [name, patch, want] of cases) {
@@ -28,6 +35,9 @@ test("statusTooltip says why", () => {
   const cut = statusTooltip({ ...base, budget: 8000, keptChars: 1, firstKeptLine: 12, messages: 1, totalChars: 1 });
   assert.match(cut, /1 message, 1 char in all/);
   assert.match(cut, /keeps 1 char from line 12/);
+  const small = statusTooltip({ ...base, budget: 42, error: "context budget cannot contain the smallest consistent message unit", minBudget: 1719 });
+  assert.match(small, /Budget 42: context budget cannot contain the smallest consistent message unit/);
+  assert.match(small, /least budget that works is 1,719/);
 });
 
 test("validateBudget and parseBudget", async (t) => {
