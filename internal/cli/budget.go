@@ -144,11 +144,21 @@ func (o budgetOutcome) text(out io.Writer, file string, budget int64) error {
 		header := [6]string{"unit", "start line", "end line", "messages", "chars", "from newest"}
 		// Counts and sizes with thousands separators, as everywhere in the
 		// editors; line numbers plain, as editors number lines.
-		cell := func(c int, v int64) string {
+		// One buffer for every cell: a session can have millions of units.
+		var buf []byte
+		cell := func(c int, v int64) []byte {
 			if c == 1 || c == 2 {
-				return strconv.FormatInt(v, 10)
+				buf = strconv.AppendInt(buf[:0], v, 10)
+			} else {
+				buf = textfmt.AppendThousands(buf[:0], v)
 			}
-			return textfmt.Thousands(v)
+			return buf
+		}
+		const spaces = "                                " // 32: wider than any int64 with separators (26)
+		pad := func(width int, b []byte) {
+			w.WriteString("  ")
+			w.WriteString(spaces[:max(width-len(b), 0)])
+			w.Write(b)
 		}
 		row := func(i int, u analysis.Unit) [6]int64 {
 			return [6]int64{int64(i + 1), int64(u.StartLine), int64(u.EndLine), int64(u.Len()), u.Chars, u.FromNewest}
@@ -165,7 +175,7 @@ func (o budgetOutcome) text(out io.Writer, file string, budget int64) error {
 			}
 		}
 		for c, h := range header {
-			fmt.Fprintf(w, "  %*s", widths[c], h)
+			pad(widths[c], []byte(h))
 		}
 		fmt.Fprintln(w)
 		for i, u := range rep.Units {
@@ -173,7 +183,7 @@ func (o budgetOutcome) text(out io.Writer, file string, budget int64) error {
 				fmt.Fprintf(w, "  ---- budget %s cuts here: the units below are kept ----\n", textfmt.Thousands(budget))
 			}
 			for c, v := range row(i, u) {
-				fmt.Fprintf(w, "  %*s", widths[c], cell(c, v))
+				pad(widths[c], cell(c, v))
 			}
 			fmt.Fprintln(w)
 		}

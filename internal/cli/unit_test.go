@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -419,6 +420,16 @@ once it loads, its valid lines would cost (invalid lines not counted): 3 message
      1           1         1         1      10       12,375
      2           3      1004         2  12,365       12,365
 `, text(o, 5000))
+
+	// The widest values there are still line up (the padding has room).
+	wide := &analysis.Report{Lines: 1, Messages: msgs[:1], TotalChars: math.MaxInt64,
+		Units:  []analysis.Unit{{StartLine: 1, EndLine: 1, Chars: math.MaxInt64, FromNewest: math.MaxInt64}},
+		Cutoff: &analysis.Cutoff{Budget: math.MaxInt64, FirstKeptLine: 1, KeptUnits: 1, KeptMessages: 1, KeptChars: math.MaxInt64}}
+	assert.Equal(t, `f.jsonl: 1 message in 1 unit, 9,223,372,036,854,775,807 chars
+  unit  start line  end line  messages                      chars                from newest
+     1           1         1         1  9,223,372,036,854,775,807  9,223,372,036,854,775,807
+budget 9,223,372,036,854,775,807 keeps 1 of 1 units (1 message, 9,223,372,036,854,775,807 chars) from line 1
+`, text(outcome(wide, math.MaxInt64), math.MaxInt64))
 
 	// Only a budget that is too small gets the hint.
 	empty := &analysis.Report{Lines: 1, CutoffErr: analysis.ErrEmptyContext}
