@@ -12,8 +12,11 @@ import (
 
 // CodeAction offers, when a budget cuts and lines lie above the first kept
 // line, "Trim N lines above the budget cutoff": a versioned WorkspaceEdit
-// that deletes lines 1..FirstKeptLine-1. It is offered with the cursor on
-// a trimmed line or on the cutoff line. The server never writes files.
+// that deletes lines 1..FirstKeptLine-1. It is offered where its
+// diagnostic is: with the cursor on a trimmed line, or on the cutoff line
+// for a client that gets budget-cutoff there (one that does not fade the
+// trimmed lines), so that no lightbulb sits on the first kept line of a
+// faded file. The server never writes files.
 func (s *server) CodeAction(ctx context.Context, p *protocol.CodeActionParams) ([]protocol.CodeAction, error) {
 	out := []protocol.CodeAction{}
 	f := s.files.get(p.TextDocument.URI)
@@ -26,14 +29,15 @@ func (s *server) CodeAction(ctx context.Context, p *protocol.CodeActionParams) (
 		return out, nil
 	}
 	cut := uint32(c.FirstKeptLine - 1) // 0-based line of the first kept message
-	if p.Range.Start.Line > cut {
+	fade := s.currentCaps().unnecessaryTag
+	if p.Range.Start.Line > cut || (fade && p.Range.Start.Line == cut) {
 		return out, nil
 	}
 	n := int64(c.FirstKeptLine - 1)
 	action := protocol.CodeAction{
 		Title:       fmt.Sprintf("Trim %s above the budget cutoff", textfmt.Plural(n, "line", "lines")),
 		Kind:        protocol.RefactorRewrite,
-		Diagnostics: cutoffDiagnostics(f.uri, f.doc, rep, s.currentCaps().unnecessaryTag),
+		Diagnostics: cutoffDiagnostics(f.uri, f.doc, rep, fade),
 		Edit:        trimEdit(f, cut, s.currentCaps().documentChanges),
 	}
 	return append(out, action), nil

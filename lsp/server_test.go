@@ -702,6 +702,16 @@ func TestTrimmedRegionFaded(t *testing.T) {
 			}, &actions)
 			require.Len(t, actions, 1)
 			require.Equal(t, []protocol.Diagnostic{d}, actions[0].Diagnostics)
+
+			// Offered on every faded line, not on the first kept line (no
+			// lightbulb there: its diagnostic is gone).
+			for l := 0; l <= tt.last; l++ {
+				p := map[string]any{"line": l, "character": 0}
+				h.call("textDocument/codeAction", map[string]any{
+					"textDocument": map[string]any{"uri": uri}, "range": map[string]any{"start": p, "end": p}, "context": map[string]any{"diagnostics": []any{}},
+				}, &actions)
+				require.Len(t, actions, map[bool]int{true: 1, false: 0}[l < tt.last], "code actions on 0-based line %d", l)
+			}
 		})
 	}
 }

@@ -722,10 +722,12 @@ async function main() {
       return { ok: n === 0 && status === null, detail: `${n} lines with lenses, status ${status}` };
     });
 
-    // 11. The server's code action trims the lines above the cutoff.
+    // 11. The server's code action trims the lines above the cutoff. It is
+    // offered on the faded lines (where its diagnostic is), not on the
+    // first kept line.
     await openFile(page, "demo.jsonl");
     const first = fixedBudget.withBudget.cutoff.firstKeptLine;
-    await goToLine(page, first);
+    await goToLine(page, first - 1);
     await runCommand(page, "Refactor...");
     const actionTitle = `Trim ${plural(first - 1, "line", "lines")} above the budget cutoff`;
     await waitUntil(`the refactor menu offers "${actionTitle}"`, async () => {
