@@ -745,6 +745,30 @@ async function main() {
     });
     await screenshot(page, "demo-trimmed");
 
+    // 12. sessionls.toml in the workspace sets the budget when the editor
+    // has none: the cutoff lands where `sessionls check` cuts for that
+    // budget; changing the file (the server watches it) moves it.
+    const noBudget = JSON.parse(settingsBefore);
+    delete noBudget["sessionls.budget"];
+    fs.writeFileSync(settingsFile, JSON.stringify(noBudget, null, 2));
+    const tomlPath = path.join(WORKSPACE, "sessionls.toml");
+    const cleanUnits = cleanBudget.units;
+    if (cleanUnits.length < 3) {
+      throw new Error(`clean.jsonl has ${cleanUnits.length} units; the config step needs 3`);
+    }
+    const newest = (k) => cleanUnits.slice(-k).reduce((sum, u) => sum + u.chars, 0);
+    const [tomlBudget, tomlBudget2] = [newest(2), newest(3)];
+    fs.writeFileSync(tomlPath, `# written by the e2e test\nbudget = ${tomlBudget}\n`);
+    await openFile(page, "clean.jsonl");
+    await checkEditor(page, `clean.jsonl under sessionls.toml budget = ${tomlBudget}, no editor budget`,
+      factsFor("clean.jsonl", cleanText, tomlBudget), tomlBudget);
+    await screenshot(page, "clean-sessionls-toml");
+    fs.writeFileSync(tomlPath, `# written by the e2e test\nbudget = ${tomlBudget2}\n`);
+    await checkEditor(page, `clean.jsonl after sessionls.toml changed to budget = ${tomlBudget2}`,
+      factsFor("clean.jsonl", cleanText, tomlBudget2), tomlBudget2);
+    fs.rmSync(tomlPath);
+    fs.writeFileSync(settingsFile, settingsBefore);
+
     const failures = (await notificationsText(page)).match(/Sending notification[^\n]*failed/);
     if (failures) {
       throw new Error(`a notification reports a failed message: ${failures[0]}`);
