@@ -261,6 +261,42 @@ do
   end
 end
 
+-- The lenses as drawn: each lens line > 1 as a virtual line above it,
+-- line 1's at its end, with the titles of the cached lenses.
+function check_drawn(buf)
+  local client = sessionls.clients(buf)[1]
+  local ns = vim.api.nvim_create_namespace("vim_lsp_codelens:" .. client.id)
+  local drawn = {}
+  for _, m in ipairs(vim.api.nvim_buf_get_extmarks(buf, ns, 0, -1, { details = true })) do
+    local row, d = m[2], m[4]
+    local chunks = d.virt_lines and d.virt_lines[1] or d.virt_text or {}
+    local text = ""
+    for _, c in ipairs(chunks) do
+      text = text .. c[1]
+    end
+    drawn[row + 1] = { text = text, above = d.virt_lines ~= nil and d.virt_lines_above == true }
+  end
+  local titles = {}
+  for _, l in ipairs(vim.lsp.codelens.get(buf) or {}) do
+    titles[l.range.start.line + 1] = titles[l.range.start.line + 1] or {}
+    table.insert(titles[l.range.start.line + 1], l.command.title)
+  end
+  local n = 0
+  for line, ts in pairs(titles) do
+    local d = drawn[line]
+    ok(d ~= nil, "no lens drawn on line %d", line)
+    ok(d.text == table.concat(ts, " | "), "line %d draws %q, want %q", line, d.text, table.concat(ts, " | "))
+    ok(d.above, "line %d's lenses are not drawn on a virtual line above it", line)
+    n = n + 1
+  end
+  ok(n >= 2, "only %d lens lines drawn", n)
+  if titles[1] and vim.api.nvim_win_get_buf(0) == buf then
+    local view = vim.fn.winsaveview()
+    ok(view.topline ~= 1 or (view.topfill or 0) >= 1, "line 1's lens is hidden: the window at line 1 has topfill %s", tostring(view.topfill))
+  end
+  log("ok   %d lens lines drawn on virtual lines above their line (line 1's shown as top filler)", n)
+end
+
 -- Wait until a codeLens answer newer than `since` has arrived and the
 -- lenses equal want. With do_refresh the test asks for lenses itself;
 -- without, the plugin must have (on attach, InsertLeave, BufWritePost...).
@@ -503,6 +539,7 @@ local function run()
   want, partial, bj = expect(buf, nil)
   ok(not partial and #bj.units >= 2, "budget json has fewer than 2 units: %s", vim.inspect(bj))
   wait_lenses(buf, want, false, "lenses of the loading file", lens_responses, true)
+  check_drawn(buf)
 
   -- 4. :SessionlsBudget refuses what is not a positive integer.
   for _, bad in ipairs({ "abc", "-5", "1.5" }) do

@@ -25,6 +25,12 @@ local defaults = {
   codelens = true,
   -- Map K to the hover in session buffers where K is not mapped already.
   hover_key = true,
+  -- Where code lenses are drawn: "above" puts a line's lenses on a virtual
+  -- line above it, where long wrapped lines and diagnostics' virtual text
+  -- cannot hide them (line 1's, which Neovim cannot show above the first
+  -- line, stay at its end); "eol" keeps Neovim's own drawing at the end of
+  -- the line.
+  lens_position = "above",
   -- Called as on_attach(client, bufnr) after the plugin's own set-up.
   on_attach = nil,
   -- Extra fields merged into the client configuration.
@@ -507,6 +513,75 @@ local function watch_config_files()
   })
 end
 
+-- The namespace Neovim's code lens module draws a client's lenses in
+-- (the same name gives the same namespace, so its clearing on edits and
+-- the plugin's on client exit apply to these lenses too).
+local function lens_namespace(client_id)
+  return vim.api.nvim_create_namespace("vim_lsp_codelens:" .. client_id)
+end
+
+-- Draw a sessionls client's lenses as virtual lines above their lines.
+local function draw_lenses_above(lenses, bufnr, client_id)
+  local ns = lens_namespace(client_id)
+  vim.api.nvim_buf_clear_namespace(bufnr, ns, 0, -1)
+  local by_line, order = {}, {}
+  for _, lens in pairs(lenses or {}) do
+    local l = lens.range.start.line
+    if not by_line[l] then
+      by_line[l] = {}
+      table.insert(order, l)
+    end
+    table.insert(by_line[l], lens)
+  end
+  local count = vim.api.nvim_buf_line_count(bufnr)
+  for _, l in ipairs(order) do
+    if l < count then
+      local chunks = {}
+      for j, lens in ipairs(by_line[l]) do
+        table.insert(chunks, { lens.command and lens.command.title or "Unresolved lens ...", "LspCodeLens" })
+        if j < #by_line[l] then
+          table.insert(chunks, { " | ", "LspCodeLensSeparator" })
+        end
+      end
+      vim.api.nvim_buf_set_extmark(bufnr, ns, l, 0, { virt_lines = { chunks }, virt_lines_above = true })
+    end
+  end
+end
+
+-- Neovim shows virtual lines above the first line only as "filler" at
+-- the top of a window scrolled to it: make windows at line 1 show them.
+local function show_top_lenses(bufnr)
+  for _, win in ipairs(vim.fn.win_findbuf(bufnr)) do
+    vim.api.nvim_win_call(win, function()
+      local view = vim.fn.winsaveview()
+      if view.topline == 1 and (view.topfill or 0) == 0 then
+        view.topfill = 1
+        vim.fn.winrestview(view)
+      end
+    end)
+  end
+end
+
+-- Route the drawing of sessionls's lenses (only theirs) to
+-- draw_lenses_above when lens_position is "above".
+local function hook_lens_display()
+  local codelens = vim.lsp.codelens
+  if codelens.__sessionls_display then
+    return
+  end
+  local original = codelens.display
+  codelens.__sessionls_display = true
+  codelens.display = function(lenses, bufnr, client_id)
+    local client = vim.lsp.get_client_by_id(client_id)
+    if M.config.lens_position == "above" and client and client.name == NAME and vim.api.nvim_buf_is_valid(bufnr) then
+      draw_lenses_above(lenses, bufnr, client_id)
+      show_top_lenses(bufnr)
+      return
+    end
+    return original(lenses, bufnr, client_id)
+  end
+end
+
 local function define_command()
   vim.api.nvim_create_user_command("SessionlsBudget", function(opts)
     if opts.args == "" then
@@ -574,6 +649,7 @@ function M.setup(opts)
     callback = define_highlights,
   })
   vim.lsp.commands[COMMAND_SET_BUDGET] = lens_set_budget
+  hook_lens_display()
 
   local builtin = vim.lsp.config ~= nil and vim.lsp.enable ~= nil
   if builtin then
