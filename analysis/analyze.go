@@ -6,8 +6,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/sessionls/sessionls/analysis/line"
@@ -49,23 +47,12 @@ func (e *engine) analyze(data []byte, opts Options) *Report {
 	}
 	pieces := splitLines(data, e.workers*4)
 	tallies := make([]tally, len(pieces))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	var box panicBox
-	for range e.workers {
-		wg.Go(func() {
-			defer box.capture()
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= len(pieces) {
-					return
-				}
-				parseLines(e.parse, pieces[k], &tallies[k])
-			}
-		})
+	err := newPool(e.workers).each(len(pieces), func(k int) {
+		parseLines(e.parse, pieces[k], &tallies[k])
+	})
+	if err != nil {
+		panic(err) // in the caller's goroutine, where it can be recovered
 	}
-	wg.Wait()
-	box.rethrow()
 	for k := range tallies {
 		c.add(&tallies[k])
 		tallies[k] = tally{}

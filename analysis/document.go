@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/sessionls/sessionls/analysis/line"
@@ -66,27 +64,32 @@ type Document struct {
 	patched int // reports patched rather than recomputed (for tests)
 }
 
-// NewDocument analyses text.
+// NewDocument analyses text. A bug in the parser panics in the caller's
+// goroutine, even when the text is parsed across cores.
 func NewDocument(text string, opts Options) *Document {
 	return newDocument(newEngine(), text, opts)
 }
 
 func newDocument(e engine, text string, opts Options) *Document {
 	d := &Document{eng: e, opts: opts}
-	d.lines, d.results = d.parseText(text)
+	var err error
+	d.lines, d.results, err = d.parseText(text)
+	if err != nil {
+		panic(err) // in the caller's goroutine, where it can be recovered
+	}
 	return d
 }
 
 // parseText splits text into lines and parses them, across cores when the
-// text is large.
-func (d *Document) parseText(text string) ([]string, []line.Result) {
+// text is large. Its error is a panic of a worker (a bug in the parser).
+func (d *Document) parseText(text string) ([]string, []line.Result, error) {
 	lines := strings.Split(text, "\n")
 	results := make([]line.Result, len(lines))
 	if len(text) < d.eng.parallelMin || d.eng.workers < 2 {
 		for i, l := range lines {
 			results[i] = d.parse(l)
 		}
-		return lines, results
+		return lines, results, nil
 	}
 	// Hand out runs of lines of about equal byte size.
 	const runs = 64
@@ -101,27 +104,16 @@ func (d *Document) parseText(text string) ([]string, []line.Result) {
 		acc += len(l) + 1
 	}
 	bounds = append(bounds, len(lines))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range d.eng.workers {
-		wg.Go(func() {
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= len(bounds) {
-					return
-				}
-				from := 0
-				if k > 0 {
-					from = bounds[k-1]
-				}
-				for i := from; i < bounds[k]; i++ {
-					results[i] = d.parse(lines[i])
-				}
-			}
-		})
-	}
-	wg.Wait()
-	return lines, results
+	err := newPool(d.eng.workers).each(len(bounds), func(k int) {
+		from := 0
+		if k > 0 {
+			from = bounds[k-1]
+		}
+		for i := from; i < bounds[k]; i++ {
+			results[i] = d.parse(lines[i])
+		}
+	})
+	return lines, results, err
 }
 
 // parse is the verdict on one line; an empty line is skipped by the runtime
@@ -146,7 +138,8 @@ type undo struct {
 }
 
 // Apply applies changes in order; an out-of-range change is an error and
-// leaves the document as it was before the call.
+// leaves the document as it was before the call, and so is a bug in the
+// parser while it parses a whole new text across cores.
 func (d *Document) Apply(changes []Change) error {
 	log := make([]undo, 0, len(changes))
 	for k, ch := range changes {
@@ -188,9 +181,12 @@ func (d *Document) remember(log []undo) {
 
 func (d *Document) apply(ch Change) (undo, error) {
 	if ch.Range == nil {
-		u := undo{at: 0, lines: d.lines, results: d.results, wasWhole: true}
-		d.lines, d.results = d.parseText(ch.Text)
-		u.added = len(d.lines)
+		lines, results, err := d.parseText(ch.Text)
+		if err != nil {
+			return undo{}, err
+		}
+		u := undo{at: 0, lines: d.lines, results: d.results, wasWhole: true, added: len(lines)}
+		d.lines, d.results = lines, results
 		return u, nil
 	}
 	s, e := ch.Range.Start, ch.Range.End
@@ -257,7 +253,7 @@ func byteOffset(s string, col int) (int, error) {
 		if units == col {
 			return i, nil
 		}
-		w, n := decode16(s[i:])
+		w, n := line.Char16(s[i:])
 		if units+n > col {
 			return 0, fmt.Errorf("character %d falls inside a surrogate pair: %w", col, ErrInvalidPosition)
 		}
@@ -268,47 +264,6 @@ func byteOffset(s string, col int) (int, error) {
 		return len(s), nil
 	}
 	return 0, fmt.Errorf("character %d is past the end of the line (%d UTF-16 units): %w", col, units, ErrInvalidPosition)
-}
-
-// decode16 returns the byte width of the first character of s as readFile
-// decodes it (WHATWG UTF-8: an invalid sequence's maximal subpart becomes one
-// U+FFFD) and its length in UTF-16 units.
-func decode16(s string) (width, units int) {
-	c := s[0]
-	if c < 0x80 {
-		return 1, 1
-	}
-	var need int
-	lo, hi := byte(0x80), byte(0xBF)
-	switch {
-	case c >= 0xC2 && c <= 0xDF:
-		need = 1
-	case c == 0xE0:
-		need, lo = 2, 0xA0
-	case c >= 0xE1 && c <= 0xEC, c == 0xEE, c == 0xEF:
-		need = 2
-	case c == 0xED:
-		need, hi = 2, 0x9F
-	case c == 0xF0:
-		need, lo = 3, 0x90
-	case c >= 0xF1 && c <= 0xF3:
-		need = 3
-	case c == 0xF4:
-		need, hi = 3, 0x8F
-	default:
-		return 1, 1 // a byte that cannot start a sequence
-	}
-	i := 1
-	for ; i <= need; i++ {
-		if i >= len(s) || s[i] < lo || s[i] > hi {
-			return i, 1 // the maximal subpart so far is one U+FFFD
-		}
-		lo, hi = 0x80, 0xBF
-	}
-	if need == 3 {
-		return 4, 2
-	}
-	return need + 1, 1
 }
 
 // SetOptions changes budget or disabled codes.

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sessionls/sessionls/analysis/line"
 	"github.com/sessionls/sessionls/internal/transcript"
 )
 
@@ -70,7 +71,7 @@ func BenchmarkDocumentEditStructure(b *testing.B) {
 func utf16Len(s string) int {
 	n := 0
 	for i := 0; i < len(s); {
-		w, u := decode16(s[i:])
+		w, u := line.Char16(s[i:])
 		i += w
 		n += u
 	}

@@ -239,29 +239,6 @@ func TestDocumentPositions(t *testing.T) {
 	}
 }
 
-func TestDecode16MatchesLineWidth(t *testing.T) {
-	// Column counting here and line.Parse's Width16 are written separately;
-	// both must count like node's UTF-8 decoder.
-	rng := rand.New(rand.NewPCG(5, 5))
-	alphabet := []string{"a", "é", "世", "😀", "\x80", "\xbf", "\xc0", "\xc2", "\xe0", "\xe0\xa0", "\xed", "\xed\xa0\x80", "\xf0", "\xf0\x9f", "\xf0\x9f\x98", "\xf4\x90", "\xf5", "\xff", "\r", " "}
-	for i := 0; i < 3000; i++ {
-		var b strings.Builder
-		for range rng.IntN(12) + 1 {
-			b.WriteString(alphabet[rng.IntN(len(alphabet))])
-		}
-		s := b.String()
-		units := 0
-		for j := 0; j < len(s); {
-			w, n := decode16(s[j:])
-			j += w
-			units += n
-		}
-		if want := line.Parse([]byte(s)).Width16; units != want {
-			t.Fatalf("%q: %d UTF-16 units, line.Parse's Width16 says %d", s, units, want)
-		}
-	}
-}
-
 func TestDocumentBasics(t *testing.T) {
 	text := jU() + "\n\n{\n"
 	d := NewDocument(text, Options{})

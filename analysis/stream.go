@@ -79,7 +79,7 @@ func (p *bufferPool) release() { <-p.tokens }
 
 func (e *engine) analyzeReader(ctx context.Context, r io.Reader, opts Options) (*Report, error) {
 	inFlight := 2*e.workers + 2
-	pool := newBufferPool(e.chunk, inFlight)
+	bufs := newBufferPool(e.chunk, inFlight)
 	tallies := sync.Pool{New: func() any { return new(tally) }}
 	jobs := make(chan chunkJob, inFlight)
 	done := make(chan chunkJob, inFlight)
@@ -90,29 +90,26 @@ func (e *engine) analyzeReader(ctx context.Context, r io.Reader, opts Options) (
 	var readErr error
 	go func() {
 		defer close(jobs)
-		readErr = e.readChunks(ctx, r, pool, jobs)
+		readErr = e.readChunks(ctx, r, bufs, jobs)
 	}()
 
-	var wg sync.WaitGroup
-	var box panicBox
-	for range e.workers {
-		wg.Go(func() {
+	// A worker passes every job on, even after a panic (it only stops
+	// parsing), so that the reader and the merge below drain. poolErr is
+	// written before done is closed and read after.
+	workers := newPool(e.workers)
+	var poolErr error
+	go func() {
+		poolErr = workers.run(func() {
 			for j := range jobs {
 				j.t = tallies.Get().(*tally)
-				if ctx.Err() == nil && !box.caught() {
-					func() {
-						defer box.capture()
-						parseLines(e.parse, j.buf, j.t)
-					}()
+				if ctx.Err() == nil && !workers.failed() {
+					workers.guard(func() { parseLines(e.parse, j.buf, j.t) })
 				}
-				pool.recycle(j.buf)
+				bufs.recycle(j.buf)
 				j.buf = nil
 				done <- j
 			}
 		})
-	}
-	go func() {
-		wg.Wait()
 		close(done)
 	}()
 
@@ -135,11 +132,11 @@ func (e *engine) analyzeReader(ctx context.Context, r io.Reader, opts Options) (
 			}
 			t.reset()
 			tallies.Put(t)
-			pool.release()
+			bufs.release()
 		}
 	}
-	if err := box.err(); err != nil {
-		return nil, err
+	if poolErr != nil {
+		return nil, poolErr
 	}
 	if readErr != nil {
 		return nil, readErr
@@ -152,7 +149,7 @@ func (e *engine) analyzeReader(ctx context.Context, r io.Reader, opts Options) (
 
 // readChunks reads r into chunks that end after a '\n' (the last one: at
 // the end of the stream) and sends them to jobs in order.
-func (e *engine) readChunks(ctx context.Context, r io.Reader, pool *bufferPool, jobs chan<- chunkJob) error {
+func (e *engine) readChunks(ctx context.Context, r io.Reader, bufs *bufferPool, jobs chan<- chunkJob) error {
 	send := func(j chunkJob) error {
 		select {
 		case jobs <- j:
@@ -161,7 +158,7 @@ func (e *engine) readChunks(ctx context.Context, r io.Reader, pool *bufferPool, 
 			return fmt.Errorf("analysis: reading the session: %w", ctx.Err())
 		}
 	}
-	buf, err := pool.get(ctx)
+	buf, err := bufs.get(ctx)
 	if err != nil {
 		return fmt.Errorf("analysis: reading the session: %w", err)
 	}
@@ -188,12 +185,12 @@ func (e *engine) readChunks(ctx context.Context, r io.Reader, pool *bufferPool, 
 			scanned = len(buf)
 			grown := make([]byte, len(buf), 2*cap(buf))
 			copy(grown, buf)
-			pool.recycle(buf)
+			bufs.recycle(buf)
 			buf = grown
 			continue
 		}
 		p += scanned
-		next, err := pool.get(ctx)
+		next, err := bufs.get(ctx)
 		if err != nil {
 			return fmt.Errorf("analysis: reading the session: %w", err)
 		}

@@ -1,6 +1,9 @@
 package line
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+	"unsafe"
+)
 
 // decodeAt decodes the character that starts at b[i] the way the WHATWG
 // UTF-8 decoder does (what node's Buffer.toString("utf8") and readFile do):
@@ -46,6 +49,17 @@ func decodeAt(b []byte, i int) (size int, r rune, valid bool) {
 		lo, hi = 0x80, 0xBF
 	}
 	return j - i, r, true
+}
+
+// Char16 returns the byte length of the character that starts s, as node's
+// readFile decodes it (decodeAt: an invalid sequence's maximal subpart is
+// one U+FFFD), and its length in UTF-16 units: 2 outside the BMP, else 1.
+// It is how an editor's UTF-16 column maps onto the raw line. s must not be
+// empty.
+func Char16(s string) (size, units int) {
+	// decodeAt only reads, so the string's bytes are lent without a copy.
+	size, r, _ := decodeAt(unsafe.Slice(unsafe.StringData(s), len(s)), 0)
+	return size, units16(r)
 }
 
 // units16 is the UTF-16 length of a decoded rune (U+FFFD for invalid input).

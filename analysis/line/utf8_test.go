@@ -1,0 +1,48 @@
+package line
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+func TestChar16(t *testing.T) {
+	cases := []struct {
+		s           string
+		size, units int
+	}{
+		{"a", 1, 1}, {"é!", 2, 1}, {"中", 3, 1}, {"😀", 4, 2},
+		{"\xff", 1, 1}, {"\xc0\x80", 1, 1}, {"\xe2\x82A", 2, 1}, {"\xf0\x9f\x98", 3, 1},
+		{"\xed\xa0\x80", 1, 1}, {"\xf4\x90\x80\x80", 1, 1}, {"\x80", 1, 1},
+	}
+	for _, c := range cases {
+		size, units := Char16(c.s)
+		if size != c.size || units != c.units {
+			t.Errorf("Char16(%q) = %d, %d; want %d, %d", c.s, size, units, c.size, c.units)
+		}
+	}
+}
+
+// Walking a line with Char16 (what the language server does to map columns
+// onto bytes) must count like the parser's Width16: both as node's UTF-8
+// decoder counts.
+func TestChar16MatchesWidth(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	alphabet := []string{"a", "é", "世", "😀", "\x80", "\xbf", "\xc0", "\xc2", "\xe0", "\xe0\xa0", "\xed", "\xed\xa0\x80", "\xf0", "\xf0\x9f", "\xf0\x9f\x98", "\xf4\x90", "\xf5", "\xff", "\r", " "}
+	for i := 0; i < 3000; i++ {
+		var b strings.Builder
+		for range rng.IntN(12) + 1 {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		s := b.String()
+		units := 0
+		for j := 0; j < len(s); {
+			w, n := Char16(s[j:])
+			j += w
+			units += n
+		}
+		if want := Parse([]byte(s)).Width16; units != want {
+			t.Fatalf("%q: %d UTF-16 units, Parse's Width16 says %d", s, units, want)
+		}
+	}
+}
