@@ -15,9 +15,11 @@ import (
 // a parser stand-in); the exported functions use newEngine's defaults.
 type engine struct {
 	parse       func([]byte) line.Result
-	workers     int // goroutines parsing at once
-	chunk       int // AnalyzeReader's read size, in bytes
-	parallelMin int // Analyze parses in parallel from this many bytes up
+	workers     int   // goroutines parsing at once
+	chunk       int   // AnalyzeReader's read size, in bytes
+	parallelMin int   // Analyze parses in parallel from this many bytes up
+	maxLine     int64 // AnalyzeReader holds no line wider than this, in UTF-16 units
+	settleFrom  int   // AnalyzeReader tries a long line's verdict on its prefix from this many bytes
 }
 
 func newEngine() engine {
@@ -26,6 +28,8 @@ func newEngine() engine {
 		workers:     max(1, runtime.GOMAXPROCS(0)),
 		chunk:       1 << 20,
 		parallelMin: 4 << 20,
+		maxLine:     MaxStringLength,
+		settleFrom:  1 << 20,
 	}
 }
 

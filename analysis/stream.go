@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/sessionls/sessionls/analysis/line"
 )
 
 // AnalyzeReader analyses a stream, split at line boundaries across cores,
@@ -20,6 +22,17 @@ import (
 // (read, parsed or waiting to be merged), which bounds memory; with
 // Options.SkipMessages the report itself keeps 24 bytes per message.
 //
+// Two kinds of line are not held whole, so that no input (an endless line,
+// /dev/zero) grows memory without bound. A line longer than a chunk whose
+// start already fails JSON.parse gets that verdict, and the rest of it is
+// only counted: memory stays at a few chunks. A line that passes node's
+// string limit (MaxStringLength UTF-16 units) can never load, nor can its
+// file: it is dropped there and counted to its end, neither a message nor
+// an invalid line, and the report's file-too-large finding says why; the
+// report then equals Analyze's but for that line's verdict. Such a line is
+// held until it passes the limit (its verdict depends on all of it until
+// then), so memory peaks at about 1.5 times the limit in bytes.
+//
 // Cancellation is checked between reads; a Read that blocks is not
 // interrupted (close the reader to stop it).
 func AnalyzeReader(ctx context.Context, r io.Reader, opts Options) (*Report, error) {
@@ -27,11 +40,63 @@ func AnalyzeReader(ctx context.Context, r io.Reader, opts Options) (*Report, err
 	return e.analyzeReader(ctx, r, opts)
 }
 
-// chunkJob is one run of whole lines, numbered in stream order.
+// chunkJob is one run of whole lines, numbered in stream order, or one
+// line that was not held (long).
 type chunkJob struct {
-	seq int
-	buf []byte
-	t   *tally
+	seq  int
+	buf  []byte
+	long *longLine
+	t    *tally
+}
+
+// longLine is a line the stream did not hold: its width (UTF-16 units,
+// without its '\n'), whether a '\n' ended it, and its verdict when its
+// prefix settled one (parsed).
+type longLine struct {
+	width  int64
+	ended  bool
+	parsed bool
+	res    line.Result
+}
+
+// tallyLong makes the tally of a line that was not held.
+func tallyLong(l *longLine, t *tally) {
+	t.lines, t.nonEmpty, t.width16 = 1, 1, l.width
+	if l.ended {
+		t.width16++
+	}
+	if l.parsed && l.res.Verdict != line.Valid {
+		t.invalid = append(t.invalid, invalidLine{
+			line: 1, runtimeLine: 1, verdict: l.res.Verdict, reason: l.res.Reason, span: l.res.Span,
+		})
+	}
+}
+
+// settleMargin is how far before the end of a prefix its first JSON error
+// must end for the whole line to fail there too: beyond the parser's
+// lookahead (twelve bytes for a surrogate pair escape, 65 in block mode).
+const settleMargin = 128
+
+// settledPrefix tells whether b, the start of a longer line, already
+// decides the line's verdict: JSON.parse fails at a character well before
+// b's end, where what follows cannot matter (an error at b's end, such as
+// an unterminated string, might be the cut). It returns parse's Result on b
+// (whose Width16 is b's, not the line's).
+func settledPrefix(parse func([]byte) line.Result, b []byte) (line.Result, bool) {
+	r := parse(b)
+	return r, r.Verdict == line.InvalidJSON && r.Span.End+settleMargin <= len(b)
+}
+
+// safeCut is where b can be cut so that the UTF-16 widths of the two sides
+// add up to the whole's: before the last lead byte among b's last three, or
+// at the end.
+func safeCut(b []byte) int {
+	for k := len(b) - 1; k >= 0 && k >= len(b)-3; k-- {
+		if b[k] >= 0xC0 {
+			return k
+		}
+	}
+	return len(b)
 }
 
 // bufferPool hands out chunk buffers. A token is taken with each buffer and
@@ -102,7 +167,11 @@ func (e *engine) analyzeReader(ctx context.Context, r io.Reader, opts Options) (
 		poolErr = workers.run(func() {
 			for j := range jobs {
 				j.t = tallies.Get().(*tally)
-				if ctx.Err() == nil && !workers.failed() {
+				switch {
+				case ctx.Err() != nil || workers.failed():
+				case j.long != nil:
+					tallyLong(j.long, j.t)
+				default:
 					workers.guard(func() { parseLines(e.parse, j.buf, j.t) })
 				}
 				bufs.recycle(j.buf)
@@ -181,12 +250,29 @@ func (e *engine) readChunks(ctx context.Context, r io.Reader, bufs *bufferPool, 
 		// The buffer is full: cut after its last '\n'.
 		p := bytes.LastIndexByte(buf[scanned:], '\n')
 		if p < 0 {
-			// One line fills the buffer: grow it, keeping its token.
-			scanned = len(buf)
-			grown := make([]byte, len(buf), 2*cap(buf))
-			copy(grown, buf)
-			bufs.recycle(buf)
-			buf = grown
+			// One line fills the buffer: grow it, keeping its token,
+			// unless the line need not or must not be held.
+			long, ok := e.mustDrop(buf)
+			if !ok {
+				scanned = len(buf)
+				grown := make([]byte, len(buf), 2*cap(buf))
+				copy(grown, buf)
+				bufs.recycle(buf)
+				buf = grown
+				continue
+			}
+			rest, err := e.skipLine(ctx, r, buf, long, bufs)
+			if err != nil {
+				return err
+			}
+			if err := send(chunkJob{seq: seq, long: long}); err != nil {
+				return err
+			}
+			if !long.ended {
+				return nil // the stream ended with the line
+			}
+			seq++
+			buf, scanned = rest, 0
 			continue
 		}
 		p += scanned
@@ -200,5 +286,71 @@ func (e *engine) readChunks(ctx context.Context, r io.Reader, bufs *bufferPool, 
 		}
 		seq++
 		buf, scanned = next, len(next)
+	}
+}
+
+// mustDrop decides, for b, the start of a line that fills the buffer,
+// whether to stop holding the line: its start already settles its verdict
+// (a JSON error), or it is wider than a string node can hold.
+func (e *engine) mustDrop(b []byte) (*longLine, bool) {
+	if len(b) < e.settleFrom {
+		return nil, false
+	}
+	r, ok := settledPrefix(e.parse, b)
+	if ok {
+		// The reason is the parser's own string, but it must not share
+		// b's memory, which is about to be reused.
+		r.Reason = detach(r.Reason, b)
+		return &longLine{parsed: true, res: r}, true
+	}
+	// Width16 of a prefix that ends inside a character counts its part as
+	// one unit, never more than the whole character: a lower bound.
+	if int64(r.Width16) > e.maxLine {
+		return &longLine{}, true
+	}
+	return nil, false
+}
+
+// skipLine reads the rest of the line whose start is buf, holding none of
+// it, and counts its width into long. It returns, when a '\n' ends the
+// line, a buffer (with its token) holding what the stream had after it.
+// buf's token goes with the line's job.
+func (e *engine) skipLine(ctx context.Context, r io.Reader, buf []byte, long *longLine, bufs *bufferPool) ([]byte, error) {
+	cut := safeCut(buf)
+	long.width = int64(line.Width16(buf[:cut]))
+	// Carry the bytes past the cut (at most three) into a chunk-sized
+	// buffer (a grown one is let go), with room to read after them.
+	work := buf[:0]
+	if cap(buf) != e.chunk || e.chunk < 64 {
+		work = make([]byte, 0, max(e.chunk, 64))
+	}
+	work = append(work[:0], buf[cut:]...)
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("analysis: reading the session: %w", err)
+		}
+		from := len(work)
+		n, err := r.Read(work[from:cap(work)])
+		work = work[:from+n]
+		if i := bytes.IndexByte(work[from:], '\n'); i >= 0 {
+			i += from
+			long.width += int64(line.Width16(work[:i]))
+			long.ended = true
+			next, gerr := bufs.get(ctx)
+			if gerr != nil {
+				return nil, fmt.Errorf("analysis: reading the session: %w", gerr)
+			}
+			return append(next, work[i+1:]...), nil
+		}
+		if err == io.EOF {
+			long.width += int64(line.Width16(work))
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("analysis: reading the session: %w", err)
+		}
+		cut := safeCut(work)
+		long.width += int64(line.Width16(work[:cut]))
+		work = append(work[:0], work[cut:]...)
 	}
 }

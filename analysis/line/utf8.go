@@ -1,6 +1,7 @@
 package line
 
 import (
+	"encoding/binary"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -73,6 +74,29 @@ func units16(r rune) int {
 // width16 is the UTF-16 length of b as decoded by the WHATWG decoder.
 func width16(b []byte) int {
 	return col16(b, len(b))
+}
+
+// Width16 is the UTF-16 length of b as node's readFile decodes it: what
+// Result.Width16 is for a whole line. A stream can add up the widths of
+// consecutive pieces of a line when each piece but the last ends just
+// before a byte that is ASCII or a lead byte (>= 0xC0): no character is cut
+// then, as no sequence goes on past such a byte.
+func Width16(b []byte) int {
+	w := 0 // raw bytes minus UTF-16 units
+	for i := 0; i < len(b); {
+		if i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:])&msb == 0 {
+			i += 8
+			continue
+		}
+		if b[i] < 0x80 {
+			i++
+			continue
+		}
+		end, dw, _ := decodeRun(b, i)
+		w += dw
+		i = end
+	}
+	return len(b) - w
 }
 
 // col16 is the UTF-16 column of byte offset off: the length of the decoded

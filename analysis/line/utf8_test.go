@@ -46,3 +46,31 @@ func TestChar16MatchesWidth(t *testing.T) {
 		}
 	}
 }
+
+// Width16 is Result.Width16, for any bytes, and adds up over pieces cut
+// before a byte that is ASCII or a lead byte.
+func TestWidth16(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	alphabet := []string{"a", "é", "世", "😀", "\x80", "\xbf", "\xc0", "\xc2", "\xe0", "\xe0\xa0", "\xed", "\xed\xa0\x80", "\xf0", "\xf0\x9f", "\xf0\x9f\x98", "\xf4\x90", "\xf5", "\xff", "\r", "        "}
+	for i := 0; i < 3000; i++ {
+		var sb strings.Builder
+		for range rng.IntN(40) + 1 {
+			sb.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		b := []byte(sb.String())
+		want := Parse(b).Width16
+		if got := Width16(b); got != want {
+			t.Fatalf("%q: Width16 %d, Parse's Width16 %d", b, got, want)
+		}
+		sum, from := 0, 0
+		for k := 1; k < len(b); k++ {
+			if (b[k] < 0x80 || b[k] >= 0xC0) && rng.IntN(3) == 0 {
+				sum += Width16(b[from:k])
+				from = k
+			}
+		}
+		if sum += Width16(b[from:]); sum != want {
+			t.Fatalf("%q: Width16 over pieces adds up to %d, want %d", b, sum, want)
+		}
+	}
+}
