@@ -278,7 +278,7 @@ func analyzeFile(ctx context.Context, e *env, path string, opts analysis.Options
 	if path == "-" {
 		return e.analyze(ctx, e.stdin, opts)
 	}
-	f, err := os.Open(path)
+	f, err := openRegular(path, "to read it anyway, give - and redirect it to stdin: sessionls budget --max-chars N - < FILE")
 	if err != nil {
 		return nil, err
 	}

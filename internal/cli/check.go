@@ -47,8 +47,9 @@ func newCheckCmd(e *env) *cobra.Command {
 		Long: `Check session files: every line the runtime's loadSession would refuse
 (invalid-json, invalid-record), plus sessionls's own checks of the tool-call
 history. Directories are searched recursively for *.jsonl files (sorted);
-"-" reads stdin. Files are checked in parallel; results are printed in
-argument order.
+"-" reads stdin. A named path that is not a regular file (a FIFO, a device,
+a socket) is refused: redirect it to stdin instead. Files are checked in
+parallel; results are printed in argument order.
 
 Positions are 1-based lines and 1-based columns counted in UTF-16 code
 units (as editors and LSP count them). endColumn is exclusive: the column
@@ -367,7 +368,7 @@ func checkFile(ctx context.Context, e *env, t target, opts analysis.Options, byt
 	if t.stdin {
 		r = e.stdin
 	} else {
-		f, err := os.Open(t.path)
+		f, err := openRegular(t.path, checkStdinHint)
 		if err != nil {
 			return nil, err
 		}
@@ -399,6 +400,9 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	c.n.Add(int64(n))
 	return n, err
 }
+
+// checkStdinHint says how to check a file that is not a regular one.
+const checkStdinHint = "to check it anyway, give - and redirect it to stdin: sessionls check - < FILE"
 
 // collect turns the arguments into targets, in argument order: a file as
 // given (any name), a directory's session files recursively in lexical
@@ -439,6 +443,10 @@ func collect(args []string, stdinName string, r *config.Resolver) []target {
 			continue
 		}
 		if !info.IsDir() {
+			if !info.Mode().IsRegular() {
+				add(target{path: arg, err: notRegular(info.Mode(), checkStdinHint), always: true})
+				continue
+			}
 			add(target{path: arg})
 			continue
 		}
@@ -483,7 +491,7 @@ func collect(args []string, stdinName string, r *config.Resolver) []target {
 				}
 			}
 			// FIFOs, sockets and devices inside a tree are skipped: reading
-			// one could block forever. Named explicitly, they are read.
+			// one could block forever. Named explicitly, they are refused.
 			return nil
 		})
 		if walkErr != nil {

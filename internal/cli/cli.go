@@ -76,7 +76,35 @@ func RunContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		now:       time.Now,
 		analyze:   analysis.AnalyzeReader,
 	}
-	return run(ctx, e, args)
+	return runInterruptible(ctx, e, args)
+}
+
+// interruptGrace is how long a command may take to stop on its own once
+// ctx is done (SIGINT, SIGTERM) before the run ends without it.
+const interruptGrace = 500 * time.Millisecond
+
+// runInterruptible runs a command line so that a done ctx ends the run
+// within interruptGrace even if the command is stuck where ctx cannot reach
+// it: a Read on stdin or a pipe that never delivers does not return when
+// ctx is cancelled. The command goes on in its goroutine until the process
+// exits, which the caller does next.
+func runInterruptible(ctx context.Context, e *env, args []string) int {
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, e, args) }()
+	select {
+	case code := <-done:
+		return code
+	case <-ctx.Done():
+	}
+	timer := time.NewTimer(interruptGrace)
+	defer timer.Stop()
+	select {
+	case code := <-done:
+		return code
+	case <-timer.C:
+		fmt.Fprintln(e.stderr, "sessionls: interrupted")
+		return ExitError
+	}
 }
 
 func isTerminal(w io.Writer) bool {

@@ -54,7 +54,7 @@ refused with exit 1 and the runtime's error on stderr; nothing is written.`,
 func runTrim(ctx context.Context, e *env, file, out string, budget int64) error {
 	// One descriptor for both passes, so the bytes copied are those analysed
 	// unless someone rewrites the file in place meanwhile.
-	f, err := os.Open(file)
+	f, err := openRegular(file, "trim reads its input twice, so copy it to a file first")
 	if err != nil {
 		return ioFailed(e, file, err)
 	}
