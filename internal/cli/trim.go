@@ -6,13 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/internal/atomicfile"
 )
 
 func newTrimCmd(e *env) *cobra.Command {
@@ -27,10 +25,12 @@ func newTrimCmd(e *env) *cobra.Command {
 		Long: `Write the lines of FILE that trimContext keeps for a budget of N characters:
 from the first kept line to the end of the file, byte for byte (CRLF line
 ends and blank lines inside the kept part are kept). To stdout, or with -o
-to OUT atomically (a temporary file in OUT's directory, fsynced, renamed
-over OUT; an existing OUT keeps its mode). OUT may be FILE itself. N is
---max-chars, or else the budget of FILE's configuration (the closest
-sessionls.toml; see 'sessionls config').
+to OUT atomically: a temporary file in OUT's directory, fsynced, then
+renamed over OUT. The rename replaces OUT: it keeps OUT's mode, group and
+(when permitted) owner, and a symlink OUT is followed, but another hard link
+to OUT keeps the old content. OUT may be FILE itself. N is --max-chars, or
+else the budget of FILE's configuration (the closest sessionls.toml; see
+'sessionls config').
 
 A file that does not load, or a budget for which trimContext throws, is
 refused with exit 1 and the runtime's error on stderr; nothing is written.`,
@@ -78,7 +78,11 @@ func runTrim(ctx context.Context, e *env, file, out string, budget int64) error 
 		}
 		return nil
 	}
-	if err := writeAtomic(out, func(w io.Writer) error { return copyFromLine(w, f, first) }); err != nil {
+	if err := atomicfile.Write(out, func(w io.Writer) error { return copyFromLine(w, f, first) }); err != nil {
+		var re readError
+		if errors.As(err, &re) {
+			err = fmt.Errorf("cannot read the input: %w", re.err)
+		}
 		fmt.Fprintf(e.stderr, "sessionls: %v\n", err)
 		return exitError{ExitError}
 	}
@@ -145,73 +149,4 @@ func copyFromLine(dst io.Writer, src io.Reader, line int) error {
 			return readError{err}
 		}
 	}
-}
-
-// writeAtomic writes path through a temporary file in the same directory,
-// fsynced then renamed over path, so a reader sees the old file or the new
-// one, never a part. An existing path keeps its permission bits.
-//
-// A symlink is followed: its target is replaced, the link stays a link.
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
-	if fi, lerr := os.Lstat(path); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		target, eerr := filepath.EvalSymlinks(path)
-		if eerr != nil {
-			return fmt.Errorf("cannot write %s: %w", path, unwrapPath(eerr))
-		}
-		path = target
-	}
-	mode := fs.FileMode(0o644)
-	if fi, statErr := os.Stat(path); statErr == nil {
-		if !fi.Mode().IsRegular() {
-			return fmt.Errorf("cannot write %s: not a regular file", path)
-		}
-		mode = fi.Mode().Perm()
-	} else if !errors.Is(statErr, fs.ErrNotExist) {
-		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(statErr))
-	}
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := write(tmp); err != nil {
-		var re readError
-		if errors.As(err, &re) {
-			return fmt.Errorf("cannot read the input: %w", re.err)
-		}
-		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, unwrapPath(err))
-	}
-	// Persist the rename itself; best effort (not every system can fsync a
-	// directory), the data is already safe.
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-	return nil
-}
-
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/stretchr/testify/require"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -167,48 +166,6 @@ func TestCopyFromLine(t *testing.T) {
 	err := copyFromLine(&b, strings.NewReader("a\nb"), 5)
 	var re readError
 	assert.True(t, errors.As(err, &re), "a file shorter than expected is a read error: %v", err)
-}
-
-func TestWriteAtomic(t *testing.T) {
-	dir := t.TempDir()
-	out := filepath.Join(dir, "out.jsonl")
-	write := func(s string) func(io.Writer) error {
-		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
-	}
-	require.NoError(t, writeAtomic(out, write("one\n")))
-	fi, err := os.Stat(out)
-	require.NoError(t, err)
-	assert.Equal(t, os.FileMode(0o644), fi.Mode().Perm())
-
-	require.NoError(t, os.Chmod(out, 0o600))
-	require.NoError(t, writeAtomic(out, write("two\n")))
-	b, _ := os.ReadFile(out)
-	assert.Equal(t, "two\n", string(b))
-	fi, _ = os.Stat(out)
-	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), "the mode of an existing file is kept")
-
-	// A failed write leaves the old file and no temporary behind.
-	err = writeAtomic(out, func(w io.Writer) error {
-		io.WriteString(w, "partial")
-		return readError{errors.New("disk on fire")}
-	})
-	require.ErrorContains(t, err, "disk on fire")
-	b, _ = os.ReadFile(out)
-	assert.Equal(t, "two\n", string(b))
-	entries, _ := os.ReadDir(dir)
-	assert.Len(t, entries, 1, "temporary file left behind")
-
-	require.ErrorContains(t, writeAtomic(filepath.Join(dir, "no", "such", "dir.jsonl"), write("x")), "no such file or directory")
-
-	// Through a symlink: the target changes, the link stays.
-	link := filepath.Join(dir, "link.jsonl")
-	require.NoError(t, os.Symlink("out.jsonl", link))
-	require.NoError(t, writeAtomic(link, write("three\n")))
-	b, _ = os.ReadFile(out)
-	assert.Equal(t, "three\n", string(b))
-	fi, err = os.Lstat(link)
-	require.NoError(t, err)
-	assert.True(t, fi.Mode()&os.ModeSymlink != 0, "the link was replaced by a file")
 }
 
 func syntheticFindings() []analysis.Finding {
