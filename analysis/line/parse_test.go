@@ -1,16 +1,22 @@
 package line
 
 import (
-	"encoding/hex"
+	"bytes"
+	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/sessionls/sessionls/internal/randjsonl/oracle"
 )
 
-// costCases are valid lines whose cost node computed:
+// costCases are valid lines whose cost node computes:
 // JSON.stringify(parseSessionMessage(JSON.parse(line))).length + 1, with the
-// line decoded by Buffer.toString("utf8") (see the oracle in
-// testdata/oracle/runtime.mjs). width is the decoded line's .length.
+// line decoded by Buffer.toString("utf8") (the oracle,
+// testdata/oracle/runtime.mjs; TestTablesAgreeWithNode asks it). width is
+// the decoded line's .length.
 var costCases = []struct {
 	name  string
 	line  string
@@ -55,22 +61,6 @@ func manyKeys() string {
 	return strings.Join(parts, ",")
 }
 
-// TestDumpCostCases writes the cost cases for node when LINE_DUMP is set
-// (used once to compute the expected costs; see costs.mjs in the report).
-func TestDumpCostCases(t *testing.T) {
-	path := os.Getenv("LINE_DUMP")
-	if path == "" {
-		t.Skip("set LINE_DUMP to write the cases for node")
-	}
-	var sb strings.Builder
-	for _, c := range costCases {
-		sb.WriteString(hex.EncodeToString([]byte(c.line)) + "\n")
-	}
-	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func TestCosts(t *testing.T) {
 	for _, c := range costCases {
 		t.Run(c.name, func(t *testing.T) {
@@ -89,8 +79,8 @@ func TestCosts(t *testing.T) {
 	}
 }
 
-// errorCases are invalid lines with the Reason and Span Parse gives; the
-// verdicts agree with node (checked with the dump below and the oracle).
+// errorCases are invalid lines with the Reason and Span Parse gives; their
+// verdicts are node's (TestTablesAgreeWithNode).
 var errorCases = []struct {
 	name    string
 	line    string
@@ -194,18 +184,61 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-// TestDumpErrorCases writes the error cases for node when LINE_DUMP_ERRORS
-// is set, to confirm that node's verdicts are the table's.
-func TestDumpErrorCases(t *testing.T) {
-	path := os.Getenv("LINE_DUMP_ERRORS")
-	if path == "" {
-		t.Skip("set LINE_DUMP_ERRORS to write the cases for node")
+// TestTablesAgreeWithNode asks node, through the oracle, for the verdict,
+// cost and width of every line in costCases and errorCases: the tables
+// above say what node says, and this keeps them honest. (It replaces the
+// LINE_DUMP switches that wrote the lines out for a hand-run script.)
+func TestTablesAgreeWithNode(t *testing.T) {
+	node := oracle.Node(t)
+	type want struct {
+		name    string
+		line    string
+		verdict Verdict
+		cost    int64 // valid lines only
+		width   int   // -1: Parse's own Width16
 	}
-	var sb strings.Builder
+	var cases []want
+	for _, c := range costCases {
+		cases = append(cases, want{c.name, c.line, Valid, c.cost, c.width})
+	}
 	for _, c := range errorCases {
-		sb.WriteString(hex.EncodeToString([]byte(c.line)) + "\n")
+		cases = append(cases, want{c.name, c.line, c.verdict, 0, -1})
 	}
-	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
+	var buf bytes.Buffer
+	for _, c := range cases {
+		if c.line == "" || strings.Contains(c.line, "\n") {
+			t.Fatalf("%s: a table line must be one non-empty physical line", c.name)
+		}
+		buf.WriteString(c.line + "\n")
+	}
+	path := filepath.Join(t.TempDir(), "tables.jsonl")
+	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	got, err := oracle.Lines(ctx, node, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(cases) {
+		t.Fatalf("the oracle answered for %d lines, the tables have %d", len(got), len(cases))
+	}
+	for i, c := range cases {
+		n := got[i]
+		width := c.width
+		if width < 0 {
+			width = Parse([]byte(c.line)).Width16
+		}
+		switch {
+		case n.Verdict != c.verdict.String():
+			t.Errorf("%s: the table says %v, node says %s (%s)", c.name, c.verdict, n.Verdict, n.Message)
+		case n.Width != width:
+			t.Errorf("%s: width %d, node says %d", c.name, width, n.Width)
+		case c.verdict == Valid && n.Cost == nil:
+			t.Errorf("%s: node cannot measure the line: %s", c.name, n.CostError)
+		case c.verdict == Valid && *n.Cost != c.cost:
+			t.Errorf("%s: the table's cost is %d, node says %d", c.name, c.cost, *n.Cost)
+		}
 	}
 }

@@ -3,50 +3,54 @@
 package line
 
 import (
-	"os"
 	"syscall"
 	"testing"
 	"time"
 )
 
-func cpuTime(t *testing.T) time.Duration {
+// cpuTime is the CPU time (user and system) the process has used.
+func cpuTime(tb testing.TB) time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// TestCPUThroughput reports MB per CPU-second (robust on a shared machine).
-func TestCPUThroughput(t *testing.T) {
-	if os.Getenv("LINE_CPU") == "" {
-		t.Skip("set LINE_CPU")
+// reportCPUThroughput adds a MB/cpu-s metric to b: megabytes parsed per
+// second of CPU time, which a machine shared with other work disturbs far
+// less than the wall-clock MB/s. Parsing runs on one goroutine, so the
+// process's CPU time is the parser's plus the runtime's own.
+func reportCPUThroughput(b *testing.B, bytesPerOp int64, start time.Duration) {
+	b.Helper()
+	if d := cpuTime(b) - start; d > 0 {
+		b.ReportMetric(float64(bytesPerOp)*float64(b.N)/d.Seconds()/1e6, "MB/cpu-s")
 	}
-	for _, c := range benchLines(t) {
+}
+
+// BenchmarkParseCPU is BenchmarkParse and BenchmarkParseTranscript measured
+// in CPU time: go test -run XXX -bench ParseCPU ./analysis/line
+func BenchmarkParseCPU(b *testing.B) {
+	for _, c := range benchLines(b) {
 		line := []byte(c.line)
-		best := 0.0
-		for rep := 0; rep < 5; rep++ {
-			n := 20000000 / len(line)
-			start := cpuTime(t)
-			for i := 0; i < n; i++ {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(line)))
+			start := cpuTime(b)
+			for b.Loop() {
 				Parse(line)
 			}
-			d := cpuTime(t) - start
-			mbs := float64(n*len(line)) / d.Seconds() / 1e6
-			best = max(best, mbs)
-		}
-		t.Logf("%-24s %8.0f MB/s per CPU", c.name, best)
+			reportCPUThroughput(b, int64(len(line)), start)
+		})
 	}
-	lines, total := transcriptLines(t, 8<<20)
-	best := 0.0
-	for rep := 0; rep < 3; rep++ {
-		start := cpuTime(t)
-		for k := 0; k < 3; k++ {
+	b.Run("transcript-8MB", func(b *testing.B) {
+		lines, total := transcriptLines(b, 8<<20)
+		b.SetBytes(total)
+		start := cpuTime(b)
+		for b.Loop() {
 			for _, l := range lines {
 				Parse(l)
 			}
 		}
-		best = max(best, float64(3*total)/(cpuTime(t)-start).Seconds()/1e6)
-	}
-	t.Logf("%-24s %8.0f MB/s per CPU", "transcript-8MB", best)
+		reportCPUThroughput(b, total, start)
+	})
 }
