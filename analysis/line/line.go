@@ -4,7 +4,8 @@
 //
 // It is one pass over the line's bytes that validates the JSON text, checks
 // the record rules and measures JSON.stringify of the normalized message,
-// without building a tree of values. See ../../../shared/spec/semantics.md.
+// without building a tree of values. The rules it follows are sections 1 to
+// 5 of docs/semantics.md (reading, JSON, record, normalized message, cost).
 package line
 
 // Verdict is what the runtime makes of a line.

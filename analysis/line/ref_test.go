@@ -99,9 +99,8 @@ func (v *refVal) get(key string) *refVal {
 }
 
 type refParser struct {
-	s   []uint16
-	i   int
-	bad bool
+	s []uint16
+	i int
 }
 
 func (p *refParser) ws() {
