@@ -23,9 +23,9 @@ import (
 // Options.SkipMessages the report itself keeps 24 bytes per message.
 //
 // Two kinds of line are not held whole, so that no input (an endless line,
-// /dev/zero) grows memory without bound. A line longer than a chunk whose
+// /dev/zero) grows memory without bound. A line longer than 8 MiB whose
 // start already fails JSON.parse gets that verdict, and the rest of it is
-// only counted: memory stays at a few chunks. A line that passes node's
+// only counted: memory stays at about 16 MiB. A line that passes node's
 // string limit (MaxStringLength UTF-16 units) can never load, nor can its
 // file: it is dropped there and counted to its end, neither a message nor
 // an invalid line, and the report's file-too-large finding says why; the
@@ -293,19 +293,16 @@ func (e *engine) readChunks(ctx context.Context, r io.Reader, bufs *bufferPool, 
 // whether to stop holding the line: its start already settles its verdict
 // (a JSON error), or it is wider than a string node can hold.
 func (e *engine) mustDrop(b []byte) (*longLine, bool) {
-	if len(b) < e.settleFrom {
-		return nil, false
+	if len(b) >= e.settleFrom {
+		if r, ok := settledPrefix(e.parse, b); ok {
+			// The reason is the parser's own string, but it must not
+			// share b's memory, which is about to be reused.
+			r.Reason = detach(r.Reason, b)
+			return &longLine{parsed: true, res: r}, true
+		}
 	}
-	r, ok := settledPrefix(e.parse, b)
-	if ok {
-		// The reason is the parser's own string, but it must not share
-		// b's memory, which is about to be reused.
-		r.Reason = detach(r.Reason, b)
-		return &longLine{parsed: true, res: r}, true
-	}
-	// Width16 of a prefix that ends inside a character counts its part as
-	// one unit, never more than the whole character: a lower bound.
-	if int64(r.Width16) > e.maxLine {
+	// A line has at most as many UTF-16 units as bytes.
+	if int64(len(b)) > e.maxLine && int64(line.Width16(b[:safeCut(b)])) > e.maxLine {
 		return &longLine{}, true
 	}
 	return nil, false
