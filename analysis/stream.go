@@ -29,9 +29,13 @@ import (
 // string limit (MaxStringLength UTF-16 units) can never load, nor can its
 // file: it is dropped there and counted to its end, neither a message nor
 // an invalid line, and the report's file-too-large finding says why; the
-// report then equals Analyze's but for that line's verdict. Such a line is
-// held until it passes the limit (its verdict depends on all of it until
-// then), so memory peaks at about 1.5 times the limit in bytes.
+// report then equals Analyze's but for that line's verdict. From a source
+// that can seek and read at an offset (an *os.File on a file), a line
+// longer than 8 MiB is counted without being held and read again, whole,
+// only if it can load, so memory is bounded by the longest line node could
+// hold. From a pipe, such a line is held until it passes the limit (its
+// verdict depends on all of it until then): memory then peaks at about 1.5
+// times the limit in bytes.
 //
 // Cancellation is checked between reads; a Read that blocks is not
 // interrupted (close the reader to stop it).
@@ -54,9 +58,53 @@ type chunkJob struct {
 // prefix settled one (parsed).
 type longLine struct {
 	width  int64
+	size   int64 // bytes, without the '\n'
 	ended  bool
 	parsed bool
 	res    line.Result
+	reread bool // to be read again from the source if it can load
+}
+
+// rereader reads a line again, from a source that can seek (a file): a
+// long line is then counted without being held, and read once more, whole,
+// only if node could hold it. base is the source's offset where the stream
+// started.
+type rereader struct {
+	ra   io.ReaderAt
+	base int64
+}
+
+// newRereader is r's rereader, or nil when r cannot read at an offset.
+func newRereader(r io.Reader) *rereader {
+	rs, ok := r.(interface {
+		io.ReaderAt
+		io.Seeker
+	})
+	if !ok {
+		return nil
+	}
+	pos, err := rs.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return nil // a pipe behind an *os.File
+	}
+	return &rereader{ra: rs, base: pos}
+}
+
+// read returns the line of l.size bytes at stream offset off, with its
+// '\n' when one ended it: a chunk of one whole line.
+func (s *rereader) read(off int64, l *longLine) ([]byte, error) {
+	b := make([]byte, l.size, l.size+1)
+	n, err := s.ra.ReadAt(b, s.base+off)
+	if int64(n) < l.size {
+		if err == nil || err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("analysis: reading a long line again (did the file change meanwhile?): %w", err)
+	}
+	if l.ended {
+		b = append(b, '\n')
+	}
+	return b, nil
 }
 
 // tallyLong makes the tally of a line that was not held.
@@ -155,7 +203,7 @@ func (e *engine) analyzeReader(ctx context.Context, r io.Reader, opts Options) (
 	var readErr error
 	go func() {
 		defer close(jobs)
-		readErr = e.readChunks(ctx, r, bufs, jobs)
+		readErr = e.readChunks(ctx, r, newRereader(r), bufs, jobs)
 	}()
 
 	// A worker passes every job on, even after a panic (it only stops
@@ -218,7 +266,7 @@ func (e *engine) analyzeReader(ctx context.Context, r io.Reader, opts Options) (
 
 // readChunks reads r into chunks that end after a '\n' (the last one: at
 // the end of the stream) and sends them to jobs in order.
-func (e *engine) readChunks(ctx context.Context, r io.Reader, bufs *bufferPool, jobs chan<- chunkJob) error {
+func (e *engine) readChunks(ctx context.Context, r io.Reader, src *rereader, bufs *bufferPool, jobs chan<- chunkJob) error {
 	send := func(j chunkJob) error {
 		select {
 		case jobs <- j:
@@ -232,7 +280,8 @@ func (e *engine) readChunks(ctx context.Context, r io.Reader, bufs *bufferPool, 
 		return fmt.Errorf("analysis: reading the session: %w", err)
 	}
 	seq := 0
-	scanned := 0 // buf[:scanned] holds no '\n'
+	scanned := 0       // buf[:scanned] holds no '\n'
+	var consumed int64 // the stream offset of buf[0]
 	for {
 		for len(buf) < cap(buf) {
 			if err := ctx.Err(); err != nil {
@@ -253,6 +302,9 @@ func (e *engine) readChunks(ctx context.Context, r io.Reader, bufs *bufferPool, 
 			// One line fills the buffer: grow it, keeping its token,
 			// unless the line need not or must not be held.
 			long, ok := e.mustDrop(buf)
+			if !ok && src != nil && len(buf) >= e.settleFrom {
+				long, ok = &longLine{reread: true}, true
+			}
 			if !ok {
 				scanned = len(buf)
 				grown := make([]byte, len(buf), 2*cap(buf))
@@ -261,17 +313,27 @@ func (e *engine) readChunks(ctx context.Context, r io.Reader, bufs *bufferPool, 
 				buf = grown
 				continue
 			}
+			start := consumed
 			rest, err := e.skipLine(ctx, r, buf, long, bufs)
 			if err != nil {
 				return err
 			}
-			if err := send(chunkJob{seq: seq, long: long}); err != nil {
+			j := chunkJob{seq: seq, long: long}
+			if long.reread && long.width <= e.maxLine {
+				// Loadable: its verdict needs all of it.
+				if j.buf, err = src.read(start, long); err != nil {
+					return err
+				}
+				j.long = nil
+			}
+			if err := send(j); err != nil {
 				return err
 			}
 			if !long.ended {
 				return nil // the stream ended with the line
 			}
 			seq++
+			consumed += long.size + 1
 			buf, scanned = rest, 0
 			continue
 		}
@@ -285,6 +347,7 @@ func (e *engine) readChunks(ctx context.Context, r io.Reader, bufs *bufferPool, 
 			return err
 		}
 		seq++
+		consumed += int64(p + 1)
 		buf, scanned = next, len(next)
 	}
 }
@@ -314,7 +377,7 @@ func (e *engine) mustDrop(b []byte) (*longLine, bool) {
 // buf's token goes with the line's job.
 func (e *engine) skipLine(ctx context.Context, r io.Reader, buf []byte, long *longLine, bufs *bufferPool) ([]byte, error) {
 	cut := safeCut(buf)
-	long.width = int64(line.Width16(buf[:cut]))
+	long.width, long.size = int64(line.Width16(buf[:cut])), int64(cut)
 	// Carry the bytes past the cut (at most three) into a chunk-sized
 	// buffer (a grown one is let go), with room to read after them.
 	work := buf[:0]
@@ -332,6 +395,7 @@ func (e *engine) skipLine(ctx context.Context, r io.Reader, buf []byte, long *lo
 		if i := bytes.IndexByte(work[from:], '\n'); i >= 0 {
 			i += from
 			long.width += int64(line.Width16(work[:i]))
+			long.size += int64(i)
 			long.ended = true
 			next, gerr := bufs.get(ctx)
 			if gerr != nil {
@@ -341,6 +405,7 @@ func (e *engine) skipLine(ctx context.Context, r io.Reader, buf []byte, long *lo
 		}
 		if err == io.EOF {
 			long.width += int64(line.Width16(work))
+			long.size += int64(len(work))
 			return nil, nil
 		}
 		if err != nil {
@@ -348,6 +413,7 @@ func (e *engine) skipLine(ctx context.Context, r io.Reader, buf []byte, long *lo
 		}
 		cut := safeCut(work)
 		long.width += int64(line.Width16(work[:cut]))
+		long.size += int64(cut)
 		work = append(work[:0], work[cut:]...)
 	}
 }

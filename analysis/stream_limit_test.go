@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
@@ -200,5 +202,46 @@ func TestSettledPrefixIsTheLineVerdict(t *testing.T) {
 				t.Fatalf("chunk %d text %d: stream report with early verdicts differs from Analyze\ngot  %+v\nwant %+v", chunk, i, got, want)
 			}
 		}
+	}
+}
+
+// From a file, a long line is counted without being held and read again
+// only if it can load: a line past the string limit (lowered here) costs
+// no memory at all, and a loadable long line is read once more, whole,
+// instead of growing a buffer to twice its size.
+func TestAnalyzeReaderRereadsLongLinesFromAFile(t *testing.T) {
+	e := newEngine()
+	e.chunk, e.workers, e.settleFrom = 64<<10, 2, 1<<20
+	e.maxLine = 32 << 20
+	loadable := `{"role":"user","content":"` + strings.Repeat("é", 6<<20) + `"}` // 12 MiB, 6 Mi units
+	huge := `{"role":"user","content":"` + strings.Repeat("a", 40<<20) + `"}`    // past the limit
+	text := jU() + "\n" + loadable + "\n" + huge + "\n" + jU() + "\n"
+	path := filepath.Join(t.TempDir(), "long.jsonl")
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := e.analyze([]byte(jU()+"\n"+loadable+"\n\n"+jU()+"\n"), Options{})
+	loadable, huge, text = "", "", "" // not counted in what the engine allocates
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var rep *Report
+	alloc := allocatedBy(func() {
+		rep, err = e.analyzeReader(context.Background(), f, Options{})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alloc > 24<<20 {
+		t.Errorf("allocated %d MiB: a long line was held (the loadable one needs 12 MiB)", alloc>>20)
+	}
+	// The report is Analyze's with the huge line's place empty, but for
+	// its width.
+	hugeWidth := int64(len(`{"role":"user","content":""}`) + 40<<20)
+	want.Width16 += hugeWidth
+	if !reflect.DeepEqual(rep, want) {
+		t.Errorf("report differs from Analyze's (the huge line aside)\ngot  %+v\nwant %+v", rep, want)
 	}
 }

@@ -401,6 +401,25 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// ReadAt and Seek pass through to a file, so that the engine can count a
+// long line without holding it and read it again only if it can load (see
+// analysis.AnalyzeReader). Bytes read again are not progress.
+func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
+	ra, ok := c.r.(io.ReaderAt)
+	if !ok {
+		return 0, errors.ErrUnsupported
+	}
+	return ra.ReadAt(p, off)
+}
+
+func (c *countingReader) Seek(off int64, whence int) (int64, error) {
+	s, ok := c.r.(io.Seeker)
+	if !ok {
+		return 0, errors.ErrUnsupported
+	}
+	return s.Seek(off, whence)
+}
+
 // checkStdinHint says how to check a file that is not a regular one.
 const checkStdinHint = "to check it anyway, give - and redirect it to stdin: sessionls check - < FILE"
 
