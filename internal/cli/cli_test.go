@@ -498,4 +498,5 @@ func TestCheckInterrupted(t *testing.T) {
 	assert.Equal(t, 2, code)
 	var fs []jsonFinding
 	assert.NoError(t, json.Unmarshal(out.Bytes(), &fs), "an interrupted json run is still one array: %q", out.String())
+	assert.Equal(t, "sessionls: interrupted\n", errb.String(), "the json run says it was interrupted on stderr")
 }
