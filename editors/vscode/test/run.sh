@@ -12,7 +12,9 @@
 # budget command against `sessionls check/budget --format json` (test/e2e.js).
 # Screenshots and the log go to editors/vscode/test/out/ (or
 # $SESSIONLS_VSCODE_OUT); with
-# UPDATE_DOCS_SCREENSHOT=1 the final screenshot also replaces docs/vscode.png.
+# UPDATE_DOCS_SCREENSHOT=1 it only takes the README picture instead: a clean
+# workspace with demo.jsonl repaired and budget 500, checked against the CLI,
+# saved as docs/vscode.png.
 set -euo pipefail
 
 TEST_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -75,7 +77,16 @@ log "type-check and unit tests of the extension"
 (cd "$EXT_DIR" && npx --no-install tsc --noEmit -p . && npm run --silent test:unit) || fail "type-check or unit tests failed (see above)"
 
 mkdir -p "$WORK/user-data/User" "$WORK/extensions" "$WORK/workspace"
-cp "$REPO/testdata/sessions/demo.jsonl" "$REPO/testdata/sessions/clean.jsonl" "$WORK/workspace/"
+DOCS_BUDGET=500
+if [[ "${UPDATE_DOCS_SCREENSHOT:-}" == 1 ]]; then
+  # The README's picture: a clean workspace with demo.jsonl repaired the
+  # way a user would (the orphan result stays, a warning to show) and a
+  # round budget in the user settings (no .vscode folder in the explorer).
+  sed -e 's/"role":"system"/"role":"user"/' "$REPO/testdata/sessions/demo.jsonl" |
+    awk '{ if ($0 ~ /^\{/ && $0 !~ /}$/) print $0 "}"; else print }' >"$WORK/workspace/demo.jsonl"
+else
+  cp "$REPO/testdata/sessions/demo.jsonl" "$REPO/testdata/sessions/clean.jsonl" "$WORK/workspace/"
+fi
 cat >"$WORK/user-data/User/settings.json" <<'EOF'
 {
   "telemetry.telemetryLevel": "off",
@@ -103,6 +114,10 @@ cat >"$WORK/user-data/User/settings.json" <<'EOF'
   "files.trimTrailingWhitespace": false
 }
 EOF
+if [[ "${UPDATE_DOCS_SCREENSHOT:-}" == 1 ]]; then
+  node -e 'const fs = require("fs"); const f = process.argv[1]; const s = JSON.parse(fs.readFileSync(f, "utf8")); s["sessionls.budget"] = Number(process.argv[2]); fs.writeFileSync(f, JSON.stringify(s, null, 2));' \
+    "$WORK/user-data/User/settings.json" "$DOCS_BUDGET"
+fi
 port=$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
 cat >"$WORK/config.yaml" <<EOF
 bind-addr: 127.0.0.1:$port
@@ -139,6 +154,7 @@ curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null || fail "code-server did n
 
 log "drive Chromium (test/e2e.js)"
 E2E_URL="http://127.0.0.1:$port/" E2E_WORKSPACE="$WORK/workspace" E2E_OUT="$OUT" E2E_PROFILE="$WORK/chromium" \
+  E2E_DOCS="${UPDATE_DOCS_SCREENSHOT:-}" E2E_DOCS_BUDGET="$DOCS_BUDGET" \
   setsid node "$TEST_DIR/e2e.js" &
 E2E_PID=$!
 if ! wait "$E2E_PID"; then
@@ -149,7 +165,7 @@ E2E_PID=""
 
 if [[ "${UPDATE_DOCS_SCREENSHOT:-}" == 1 ]]; then
   mkdir -p "$REPO/docs"
-  cp "$OUT/final.png" "$REPO/docs/vscode.png"
+  cp "$OUT/docs.png" "$REPO/docs/vscode.png"
   log "copied the final screenshot to docs/vscode.png"
 fi
 log "PASS in $(($(date +%s) - start)) s; screenshots and test.log in $OUT"
