@@ -74,11 +74,12 @@ var registry = [...]Rule{
 		Code: CodeInvalidJSON, Severity: SeverityError, Fix: FixSometimes,
 		Summary: "A line that JSON.parse rejects: the runtime refuses the whole file.",
 		Fixes: []Fix{
-			{"delete a byte order mark before the first line", true},
-			{"delete a line that holds only whitespace", true},
-			{"split two records joined on one line", true},
-			{"delete a trailing comma", true},
-			{"delete a truncated record", false},
+			{"remove a byte order mark before a line's value", true},
+			{"delete a line that holds only whitespace (spaces, tabs, `\\r`)", true},
+			{"split records joined on one line onto their own lines, each byte for byte", true},
+			{"remove a trailing comma before `}` or `]`", true},
+			{"escape a raw control character in a string as `JSON.stringify` writes it", true},
+			{"delete a truncated record (an interrupted append), alone or before a complete record on its line", false},
 		},
 		Doc: "The runtime's `loadSession` splits the file on `\\n` and calls `JSON.parse` on every " +
 			"line that is not exactly empty; the first line it cannot parse makes it throw, and the " +
@@ -92,8 +93,8 @@ var registry = [...]Rule{
 		Code: CodeInvalidRecord, Severity: SeverityError, Fix: FixSometimes,
 		Summary: "A line that parses but is not a valid session message: the runtime refuses the whole file.",
 		Fixes: []Fix{
-			{"add a missing `isError` to a tool result", false},
-			{"add a missing `toolCalls` array to an assistant message", false},
+			{"add `\"isError\":false` to a tool result without `isError`", false},
+			{"add `\"toolCalls\":[]` to an assistant message without `toolCalls`", false},
 		},
 		Doc: "After `JSON.parse`, the runtime's `parseSessionMessage` checks the record: an object " +
 			"whose `role` is `user`, `assistant` or `tool` and whose `content` is a string; an " +
@@ -104,7 +105,7 @@ var registry = [...]Rule{
 			"`{\"role\":\"system\",\"content\":\"…\"}` is refused with `unknown role \"system\"`.",
 	},
 	{
-		Code: CodeOrphanToolResult, Severity: SeverityWarning, Fix: FixSometimes,
+		Code: CodeOrphanToolResult, Severity: SeverityWarning, Fix: FixAlways,
 		Summary: "A tool result that no earlier assistant message declares.",
 		Fixes: []Fix{
 			{"delete the tool result's line", false},

@@ -58,7 +58,7 @@ func TestRulesHandsOutCopies(t *testing.T) {
 }
 
 func TestFixability(t *testing.T) {
-	want := map[string]Fixability{CodeInvalidJSON: FixSometimes, CodeInvalidRecord: FixSometimes, CodeOrphanToolResult: FixSometimes}
+	want := map[string]Fixability{CodeInvalidJSON: FixSometimes, CodeInvalidRecord: FixSometimes, CodeOrphanToolResult: FixAlways}
 	for _, r := range Rules() {
 		if r.Fix != want[r.Code] {
 			t.Errorf("%s: fixability %s, want %s", r.Code, r.Fix, want[r.Code])
@@ -73,8 +73,8 @@ func TestFixability(t *testing.T) {
 			unsafe++
 		}
 	}
-	if safe != 4 || unsafe != 1 {
-		t.Errorf("invalid-json: %d safe and %d unsafe fixes, want 4 and 1", safe, unsafe)
+	if safe != 5 || unsafe != 1 {
+		t.Errorf("invalid-json: %d safe and %d unsafe fixes, want 5 and 1", safe, unsafe)
 	}
 }
 

@@ -1,0 +1,265 @@
+// Package fix computes exact repairs for the findings of a session file:
+// byte ranges to replace, each confined to the line of its finding, such
+// that after the repair the runtime accepts what the line became.
+//
+// A session file is an append-only log, so its breakages are few and
+// recognisable. This package repairs only those with one right repair:
+//
+// Safe (no message the runtime would load changes):
+//   - a byte order mark before a line's value: removed;
+//   - a blank line holding only spaces, tabs and CRs: deleted (an exactly
+//     empty line is skipped by the runtime and needs nothing);
+//   - joined records, two or more objects on one line (`{…}{…}`,
+//     `{…} {…}`): each put on its own line, in order, byte-identical, the
+//     whitespace between them replaced by the line break ("\r\n" when the
+//     line ends with a CR, "\n" otherwise);
+//   - a trailing comma before `}` or `]`: removed;
+//   - a raw control character (below U+0020) inside a string, which
+//     JSON.parse refuses, from a writer that did not escape it: written as
+//     JSON.stringify escapes it (`\t`, `\u0001`), so the string holds what
+//     was written. Recorded sessions show it (a raw tab in a tool output).
+//
+// Unsafe (data is lost or invented; the title says which):
+//   - a truncated record (its value runs into the end of the line, the mark
+//     of an interrupted append; a final CR is the line end of a CRLF file),
+//     alone on its line, after complete records, or before them (the next
+//     append continued on the same line, maybe after whitespace): the
+//     truncated part is deleted, with the whitespace that separates it;
+//   - a tool result without isError: `"isError":false` is added; an
+//     assistant without toolCalls: `"toolCalls":[]` is added (after the
+//     last member);
+//   - an orphan tool result (no earlier assistant declares its id): the
+//     line is deleted.
+//
+// Several repairs of one line make one fix (a BOM and a trailing comma, or
+// joined records of which one lacks isError), which is unsafe when any of
+// its parts is. A fix is offered only when every line it leaves is accepted
+// by the runtime (package line decides, exactly as node's JSON.parse and the
+// record rules do) or is exactly empty; so a line with one repairable and
+// one unrepairable fault, or joined records of which one is not a valid
+// message (`{…}{}`), gets no fix. Where a line can be read two ways there is
+// no single right repair and no fix: the truncated part could end before
+// either of two complete records, or the whole line could be one truncated
+// record holding a complete one as a value (`{"a":{…}`).
+//
+// Not repaired, for want of a single right repair: single quotes, NaN,
+// leading zeros, bad escapes, comments, trailing text, unknown roles and
+// members of the wrong type.
+//
+// The package is pure Go with no protocol imports: the command line and the
+// language server turn its byte ranges into their own terms.
+package fix
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sessionls/sessionls/analysis/line"
+)
+
+// Safety says whether a fix may change what the runtime loads.
+type Safety uint8
+
+const (
+	// Safe fixes change no message the runtime would load: they only make
+	// a refused line acceptable, keeping every byte of its records.
+	Safe Safety = iota + 1
+	// Unsafe fixes drop or invent data.
+	Unsafe
+)
+
+func (s Safety) String() string {
+	switch s {
+	case Safe:
+		return "safe"
+	case Unsafe:
+		return "unsafe"
+	}
+	return "none"
+}
+
+// Kind is one kind of repair.
+type Kind uint8
+
+const (
+	BOM Kind = iota + 1
+	BlankLine
+	JoinedRecords
+	TrailingComma
+	ControlCharacter
+	TruncatedRecord
+	MissingIsError
+	MissingToolCalls
+	OrphanToolResult
+)
+
+var kindNames = [...]string{
+	BOM:              "bom",
+	BlankLine:        "blank-line",
+	JoinedRecords:    "joined-records",
+	TrailingComma:    "trailing-comma",
+	ControlCharacter: "control-character",
+	TruncatedRecord:  "truncated-record",
+	MissingIsError:   "missing-is-error",
+	MissingToolCalls: "missing-tool-calls",
+	OrphanToolResult: "orphan-tool-result",
+}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) && kindNames[k] != "" {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// Safety of one kind of repair.
+func (k Kind) Safety() Safety {
+	switch k {
+	case BOM, BlankLine, JoinedRecords, TrailingComma, ControlCharacter:
+		return Safe
+	}
+	return Unsafe
+}
+
+// Edit replaces the bytes [Start, End) with New. Offsets are into the
+// file (Fix.Edits) or into one line (LineFix.Edits), as documented there.
+type Edit struct {
+	Start, End int
+	New        string
+}
+
+// LineFix is the repair of one physical line, in that line's terms.
+type LineFix struct {
+	// Kinds of the repairs it makes, each once, in the order of Kind.
+	Kinds  []Kind
+	Safety Safety
+	// Title says what the fix does and, for an unsafe fix, what is lost
+	// or invented. It starts with a capital letter and has no final stop.
+	Title string
+	// DeleteLine: the fix deletes the whole line with its line break;
+	// Edits is then empty.
+	DeleteLine bool
+	// Edits are offsets into the line's bytes (without its '\n'), sorted
+	// and not touching one another.
+	Edits []Edit
+	// Counts of trailing commas removed, control characters escaped and
+	// records the line becomes (for the title).
+	commas, controls, records int
+}
+
+// Fix is the repair of one finding, in the file's terms.
+type Fix struct {
+	// Line is the finding's physical line (1-based) and Code its code
+	// (invalid-json, invalid-record or orphan-tool-result): together they
+	// name the finding, which is one per line and code.
+	Line   int
+	Code   string
+	Kinds  []Kind
+	Safety Safety
+	Title  string
+	// Edits are byte offsets into the file, sorted and not overlapping;
+	// all of them lie within the line, its line break included.
+	Edits []Edit
+	// LineStart is the offset in the file of the line's first byte.
+	LineStart int
+}
+
+// Position says where file offset off, within the fix's line or just past
+// its line break, is in editor terms: a 1-based line and a 0-based column
+// in UTF-16 code units of the line as node decodes it (an invalid UTF-8
+// sequence is one U+FFFD). l is the line's bytes without its '\n'.
+func (f Fix) Position(l []byte, off int) (ln, col16 int) {
+	o := off - f.LineStart
+	switch {
+	case o <= 0:
+		return f.Line, 0
+	case o > len(l):
+		return f.Line + 1, 0 // past the line break
+	}
+	return f.Line, line.Parse(l[:o]).Width16
+}
+
+// title words what a fix does.
+func title(kinds []Kind, commas, controls, records int) string {
+	// The common single repairs without an allocation (a file can have a
+	// fix on every line).
+	if len(kinds) == 1 && commas <= 1 && controls <= 1 {
+		switch kinds[0] {
+		case BOM:
+			return "Remove the byte order mark"
+		case BlankLine:
+			return "Delete the blank line"
+		case TrailingComma:
+			return "Remove the trailing comma"
+		case ControlCharacter:
+			return "Escape the raw control character in a string"
+		case TruncatedRecord:
+			return "Delete the truncated record (the partial record is lost)"
+		case MissingIsError:
+			return `Add "isError":false (invents that the tool call did not fail)`
+		case MissingToolCalls:
+			return `Add "toolCalls":[] (invents that the assistant called no tools)`
+		case OrphanToolResult:
+			return "Delete the orphan tool result (its content is lost)"
+		}
+	}
+	return composeTitle(kinds, commas, controls, records)
+}
+
+// composeTitle words any fix; title has the common ones ready.
+func composeTitle(kinds []Kind, commas, controls, records int) string {
+	var parts []string
+	var lost []string
+	for _, k := range kinds {
+		switch k {
+		case BOM:
+			parts = append(parts, "remove the byte order mark")
+		case BlankLine:
+			parts = append(parts, "delete the blank line")
+		case JoinedRecords:
+			parts = append(parts, fmt.Sprintf("split the %d joined records onto their own lines", records))
+		case TrailingComma:
+			if commas == 1 {
+				parts = append(parts, "remove the trailing comma")
+			} else {
+				parts = append(parts, fmt.Sprintf("remove %d trailing commas", commas))
+			}
+		case ControlCharacter:
+			if controls == 1 {
+				parts = append(parts, "escape the raw control character in a string")
+			} else {
+				parts = append(parts, fmt.Sprintf("escape %d raw control characters in strings", controls))
+			}
+		case TruncatedRecord:
+			parts = append(parts, "delete the truncated record")
+			lost = append(lost, "the partial record is lost")
+		case MissingIsError:
+			parts = append(parts, `add "isError":false`)
+			lost = append(lost, "invents that the tool call did not fail")
+		case MissingToolCalls:
+			parts = append(parts, `add "toolCalls":[]`)
+			lost = append(lost, "invents that the assistant called no tools")
+		case OrphanToolResult:
+			parts = append(parts, "delete the orphan tool result")
+			lost = append(lost, "its content is lost")
+		}
+	}
+	s := joinAnd(parts)
+	if len(lost) > 0 {
+		s += " (" + strings.Join(lost, "; ") + ")"
+	}
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func joinAnd(parts []string) string {
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return parts[0]
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
