@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/fix"
 	"github.com/sessionls/sessionls/internal/config"
 )
 
@@ -37,7 +38,13 @@ type checkOptions struct {
 	shard         string
 	cfg           configFlags
 	flags         flagSettings
+	fix           bool // apply safe fixes in place
+	unsafeFixes   bool // and unsafe ones
+	diff          bool // print what --fix would change, write nothing
 }
+
+// fixing reports whether the run repairs files (or shows how it would).
+func (o checkOptions) fixing() bool { return o.fix || o.diff }
 
 func newCheckCmd(e *env) *cobra.Command {
 	var o checkOptions
@@ -60,11 +67,12 @@ endColumn 1 in text and json, and no columns in github and sarif (the
 language server underlines the whole line).
 
 Formats:
-  text    path:line:col: severity[code] message, then a summary line
+  text    path:line:col: severity[code] [fix] message, then a summary line
           (coloured when stdout is a terminal and NO_COLOR is unset)
-  json    [{"file","line","column","endLine","endColumn","severity","code","message"}, ...]
+  json    [{"file","line","column","endLine","endColumn","severity","code","message","fix"}, ...]
   github  ::error|warning|notice file=…,line=…,col=…,endLine=…,endColumn=…,title=sessionls(code)::message
-  sarif   SARIF 2.1.0, one run, a rule per code, relative artifact URIs
+  sarif   SARIF 2.1.0, one run, a rule per code, relative artifact URIs,
+          each fix as a result's fixes (replacements, properties.safety)
 
 Finding codes (each can be turned off with --disable):
 ` + codesHelp() + `
@@ -74,16 +82,34 @@ files its files/exclude globs select; files named as arguments are always
 checked. --budget, --disable and --strict override budget, disable and
 strict.
 
+Fixes (as ruff's): a finding marked [fix] has a safe fix, one that changes no
+message the runtime would load (a byte order mark, a blank line of
+whitespace, records joined on one line, a trailing comma, a raw control
+character in a string); [unsafe fix] marks one that drops or invents data
+(a truncated record, a missing isError or toolCalls, an orphan tool result;
+its title in SARIF and in the editor says what). json's "fix" is "safe",
+"unsafe" or null. --fix applies the safe fixes in place (atomically,
+keeping the file's mode and owner) and then reports what remains;
+--unsafe-fixes adds the unsafe ones. --diff prints the unified diff of what
+--fix would do and writes nothing. With "-" (alone), --fix prints the fixed
+text to stdout and the findings to stderr. --fix and --diff read each file
+into memory; a plain check reads a file with fixable findings twice (stdin
+is copied to a temporary file for that, except with --format github).
+
 Exit codes: 0 no failing finding; 1 an error finding (or a warning with
---strict); 2 usage, I/O or configuration error (2 wins over 1; the other
-files are still checked).`,
+--strict), or with --diff a file that would change; 2 usage, I/O or
+configuration error (2 wins over 1; the other files are still checked).
+With --fix they follow what remains.`,
 		Example: `  sessionls check sessions/
   sessionls check --format github --strict sessions/
   sessionls check --format sarif sessions/ > sessionls.sarif
   sessionls check --disable swept-message,duplicate-call-id a.jsonl b.jsonl
   cat a.jsonl | sessionls check --stdin-filename a.jsonl -
   sessionls check --budget 20000 session.jsonl
-  sessionls check --shard 2/4 sessions/   # the second of four CI jobs`,
+  sessionls check --shard 2/4 sessions/   # the second of four CI jobs
+  sessionls check --fix sessions/
+  sessionls check --diff --unsafe-fixes session.jsonl
+  sessionls check --fix - < broken.jsonl > fixed.jsonl`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runCheck(cmd.Context(), e, o, args)
@@ -98,6 +124,9 @@ files are still checked).`,
 	f.StringVar(&o.shard, "shard", "", "check only shard `I/N` (1-based) of the files, split by a stable hash of each path")
 	o.cfg.add(f)
 	o.flags = flagSettings{budgetFlag: "--budget", fs: f}
+	f.BoolVar(&o.fix, "fix", false, "apply the safe fixes in place, then report what remains")
+	f.BoolVar(&o.unsafeFixes, "unsafe-fixes", false, "with --fix or --diff: apply the unsafe fixes too")
+	f.BoolVar(&o.diff, "diff", false, "print a unified diff of what --fix would change and write nothing (exit 1 when something would)")
 	return cmd
 }
 
@@ -141,6 +170,8 @@ type target struct {
 // fileResult is the outcome for one target, filled by a worker.
 type fileResult struct {
 	findings []analysis.Finding
+	fixes    fileFixes // the fixes of findings, by index
+	run      *fixRun   // --fix or --diff
 	err      error
 	internal bool // err is a bug, not an I/O problem
 	done     chan struct{}
@@ -202,8 +233,24 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 			return err
 		}
 	}
-	color := e.stdoutTTY && e.getenv("NO_COLOR") == ""
-	fm, err := newFormatter(o.format, e.stdout, color, e.version)
+	if o.unsafeFixes && !o.fixing() {
+		return usagef("--unsafe-fixes needs --fix or --diff")
+	}
+	if o.diff && o.format != formatText {
+		return usagef("--diff prints a diff, not findings: it cannot be used with --format %s", o.format)
+	}
+	stdinFix := o.fix && !o.diff && slices.Contains(args, "-")
+	if stdinFix && len(args) > 1 {
+		return usagef("with --fix, \"-\" must be the only path: the fixed text goes to stdout")
+	}
+	// With --fix on stdin the fixed text takes stdout; the findings go to
+	// stderr.
+	out, outTTY := e.stdout, e.stdoutTTY
+	if stdinFix {
+		out, outTTY = e.stderr, e.stderrTTY
+	}
+	color := outTTY && e.getenv("NO_COLOR") == ""
+	fm, err := newFormatter(o.format, out, color, e.version)
 	if err != nil {
 		return err
 	}
@@ -234,9 +281,9 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 	// Cancelled on return, so an early exit (stdout closed) stops the workers.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go schedule(ctx, e, targets, results, &bytesRead, &filesDone)
+	go schedule(ctx, e, targets, results, o, &bytesRead, &filesDone)
 
-	var sum summary
+	sum := summary{fixMode: o.fixing()}
 	interrupted := false
 	strictFailed := false
 	configReported := map[string]bool{}
@@ -272,11 +319,39 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 				what = "internal error checking"
 			}
 			msg := fmt.Sprintf("%s %s: %v", what, t.path, reason)
+			var we writeError
+			if errors.As(r.err, &we) {
+				msg = we.Error() // it names the file and what failed
+			}
 			fmt.Fprintf(e.stderr, "sessionls: %s\n", sanitize(msg))
 			sum.ioErrors = append(sum.ioErrors, msg)
 			continue
 		}
 		sum.filesChecked++
+		if r.run != nil {
+			sum.fixed += r.run.fixed
+			sum.moreUnsafe += r.run.more
+			if r.run.fixed > 0 {
+				sum.filesFixed++
+			}
+			if o.diff {
+				if len(r.run.diff) > 0 {
+					sum.filesChanged++
+					if _, err := e.stdout.Write(r.run.diff); err != nil {
+						return writeFailed(e, err)
+					}
+				}
+				continue
+			}
+			if r.run.out != nil {
+				if _, err := e.stdout.Write(r.run.out); err != nil {
+					return writeFailed(e, err)
+				}
+			}
+		}
+		safe, unsafe := r.fixes.count()
+		sum.fixable += safe
+		sum.unsafeFixable += unsafe
 		if len(r.findings) > 0 {
 			sum.filesWithFindings++
 		}
@@ -291,11 +366,14 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 				sum.infos++
 			}
 		}
-		if err := fm.file(t.path, r.findings); err != nil {
+		if err := fm.file(t.path, r.findings, r.fixes); err != nil {
 			return writeFailed(e, err)
 		}
 	}
 	prog.stop()
+	if o.diff {
+		return endDiff(e, sum, interrupted)
+	}
 	if interrupted {
 		// Not one line per file left unchecked: one line, and no summary
 		// that would read as a verdict on files never checked.
@@ -329,7 +407,7 @@ func writeFailed(e *env, err error) error {
 // schedule runs the targets on at most GOMAXPROCS workers and closes each
 // result's done channel when it is filled.
 func schedule(ctx context.Context, e *env, targets []target, results []*fileResult,
-	bytesRead, filesDone *atomic.Int64) {
+	o checkOptions, bytesRead, filesDone *atomic.Int64) {
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, t := range targets {
@@ -355,39 +433,83 @@ func schedule(ctx context.Context, e *env, targets []target, results []*fileResu
 					r.internal = true
 				}
 			}()
-			r.findings, r.err = checkFile(ctx, e, t, t.opts, bytesRead)
+			if o.fixing() {
+				r.run, r.err = fixFile(ctx, e, t, t.opts, o, bytesRead)
+				if r.run != nil {
+					r.findings, r.fixes = r.run.findings, r.run.fixes
+				}
+				return nil
+			}
+			r.findings, r.fixes, r.err = checkFile(ctx, e, t, t.opts, o.format, bytesRead)
 			return nil
 		})
 	}
 	_ = g.Wait()
 }
 
-// checkFile streams one file through the engine.
-func checkFile(ctx context.Context, e *env, t target, opts analysis.Options, bytesRead *atomic.Int64) ([]analysis.Finding, error) {
+// checkFile streams one file through the engine and, for the formats that
+// show fixes (all but github), reads it again for the fixes of its findings
+// (stdin is spooled to a temporary file for that).
+func checkFile(ctx context.Context, e *env, t target, opts analysis.Options, format string, bytesRead *atomic.Int64) ([]analysis.Finding, fileFixes, error) {
+	withFixes := format != formatGitHub
 	var r io.Reader
+	var spool *spoolStdin
 	if t.stdin {
 		r = e.stdin
+		if withFixes {
+			var err error
+			if spool, err = newSpool(); err != nil {
+				return nil, nil, err
+			}
+			defer spool.close()
+			r = spool.tee(r)
+		}
 	} else {
 		f, err := openRegular(t.path, checkStdinHint)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		defer f.Close()
 		r = f
 	}
 	rep, err := e.analyze(ctx, &countingReader{r: r, n: bytesRead}, opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	findings := slices.Clone(rep.Findings)
-	// The engine's order within a line is kept; lines are printed in order.
+	sortFindings(findings)
+	if !withFixes || !slices.ContainsFunc(findings, func(f analysis.Finding) bool { return fix.Fixable(f.Code) }) {
+		return findings, nil, nil
+	}
+	var again io.Reader
+	if spool != nil {
+		if again, err = spool.rewind(); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		f, err := os.Open(t.path)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer f.Close()
+		again = f
+	}
+	fixes, err := streamFixes(ctx, again, findings, format == formatSARIF)
+	if err != nil {
+		return nil, nil, err
+	}
+	return findings, fixes, nil
+}
+
+// sortFindings orders findings by line, then column, keeping the engine's
+// order within a position.
+func sortFindings(findings []analysis.Finding) {
 	slices.SortStableFunc(findings, func(a, b analysis.Finding) int {
 		if a.Line != b.Line {
 			return a.Line - b.Line
 		}
 		return a.Span.StartCol - b.Span.StartCol
 	})
-	return findings, nil
 }
 
 type countingReader struct {

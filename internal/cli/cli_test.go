@@ -77,11 +77,14 @@ func TestCheckTextFormatAndSummary(t *testing.T) {
 	r := sessionls(t, "check", sessionPath("clean"), sessionPath("demo"), sessionPath("units"))
 	assert.Equal(t, 1, r.code)
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
-	re := regexp.MustCompile(`^testdata/sessions/(demo|units)\.jsonl:\d+:\d+: (error|warning|info)\[[a-z-]+\] .+$`)
-	for _, l := range lines[:len(lines)-1] {
+	require.GreaterOrEqual(t, len(lines), 3)
+	re := regexp.MustCompile(`^testdata/sessions/(demo|units)\.jsonl:\d+:\d+: (error|warning|info)\[[a-z-]+\] (\[(unsafe )?fix\] )?.+$`)
+	for _, l := range lines[:len(lines)-2] {
 		assert.True(t, re.MatchString(l), "finding line %q", l)
 	}
-	assert.True(t, regexp.MustCompile(`^Found \d+ errors?, \d+ warnings?(, \d+ info)? in 2 of 3 files\.$`).MatchString(lines[len(lines)-1]), "summary %q", lines[len(lines)-1])
+	assert.True(t, regexp.MustCompile(`^Found \d+ errors?, \d+ warnings?(, \d+ info)? in 2 of 3 files\.$`).MatchString(lines[len(lines)-2]), "summary %q", lines[len(lines)-2])
+	// demo's truncated line and orphan, units' orphan.
+	assert.Equal(t, "3 fixable with --fix --unsafe-fixes.", lines[len(lines)-1])
 	// Argument order is kept: every demo line before every units line.
 	lastDemo, firstUnits := -1, len(lines)
 	for i, l := range lines {

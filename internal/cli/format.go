@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/fix"
 	"github.com/sessionls/sessionls/analysis/line"
 	"github.com/sessionls/sessionls/internal/textfmt"
 )
@@ -30,12 +31,21 @@ type summary struct {
 	filesWithFindings       int
 	filesChecked            int
 	ioErrors                []string // "path: reason", for SARIF notifications
+
+	// Fixes. Without --fix: how many of the findings have a safe fix and
+	// how many an unsafe one. With --fix or --diff: how many findings were
+	// (would be) fixed in how many files, and how many more --unsafe-fixes
+	// would fix.
+	fixable, unsafeFixable   int
+	fixed, moreUnsafe        int
+	filesFixed, filesChanged int
+	fixMode                  bool
 }
 
 // formatter writes check results. file is called once per checked file in
 // argument order; end once, after the last file.
 type formatter interface {
-	file(path string, findings []analysis.Finding) error
+	file(path string, findings []analysis.Finding, fixes fileFixes) error
 	end(s summary) error
 }
 
@@ -91,9 +101,9 @@ func (t *textFormatter) paint(code, s string) string {
 	return code + s + ansiReset
 }
 
-func (t *textFormatter) file(path string, findings []analysis.Finding) error {
+func (t *textFormatter) file(path string, findings []analysis.Finding, fixes fileFixes) error {
 	p := sanitize(path)
-	for _, f := range findings {
+	for i, f := range findings {
 		sev := f.Severity.String()
 		c := ansiCyan
 		switch f.Severity {
@@ -102,8 +112,15 @@ func (t *textFormatter) file(path string, findings []analysis.Finding) error {
 		case analysis.SeverityWarning:
 			c = ansiYellow
 		}
-		fmt.Fprintf(t.buf, "%s:%d:%d: %s %s\n", t.paint(ansiBold, p), f.Line, startCol(f),
-			t.paint(c, sev+"["+f.Code+"]"), sanitize(f.Message))
+		mark := ""
+		if fi := fixes.at(i); fi != nil {
+			mark = t.paint(ansiGreen, "[fix]") + " "
+			if fi.safety == fix.Unsafe {
+				mark = t.paint(ansiYellow, "[unsafe fix]") + " "
+			}
+		}
+		fmt.Fprintf(t.buf, "%s:%d:%d: %s %s%s\n", t.paint(ansiBold, p), f.Line, startCol(f),
+			t.paint(c, sev+"["+f.Code+"]"), mark, sanitize(f.Message))
 	}
 	return t.buf.Flush()
 }
@@ -122,8 +139,68 @@ func (t *textFormatter) end(s summary) error {
 	if n := len(s.ioErrors); n > 0 {
 		line = strings.TrimSuffix(line, ".") + "; " + textfmt.Plural(n, "path", "paths") + " could not be read."
 	}
+	if l := fixSummary(s); l != "" {
+		line += "\n" + l
+	}
 	_, err := fmt.Fprintln(t.w, line)
 	return err
+}
+
+// fixSummary is the text summary's line about fixes, "" when there is
+// nothing to say.
+func fixSummary(s summary) string {
+	findings := func(n int) string { return textfmt.Plural(n, "finding", "findings") }
+	if s.fixMode {
+		remain := s.errors + s.warnings + s.infos
+		if s.fixed == 0 && remain == 0 {
+			return "" // "All checks passed" says it all
+		}
+		l := fmt.Sprintf("Fixed %s in %s", findings(s.fixed), textfmt.Plural(s.filesFixed, "file", "files"))
+		if s.fixed == 0 {
+			l = "Nothing fixed"
+		}
+		l += fmt.Sprintf("; %d remain", remain)
+		if remain == 1 {
+			l = strings.TrimSuffix(l, "remain") + "remains"
+		}
+		if s.moreUnsafe > 0 {
+			l += fmt.Sprintf(" (%d more fixable with --unsafe-fixes)", s.moreUnsafe)
+		}
+		return l + "."
+	}
+	switch {
+	case s.fixable > 0 && s.unsafeFixable > 0:
+		return fmt.Sprintf("%d fixable with --fix (%d more with --fix --unsafe-fixes).", s.fixable, s.unsafeFixable)
+	case s.fixable > 0:
+		return fmt.Sprintf("%d fixable with --fix.", s.fixable)
+	case s.unsafeFixable > 0:
+		return fmt.Sprintf("%d fixable with --fix --unsafe-fixes.", s.unsafeFixable)
+	}
+	return ""
+}
+
+// endDiff ends a --diff run: a line on stderr, and exit 1 when a file
+// would change.
+func endDiff(e *env, s summary, interrupted bool) error {
+	if interrupted {
+		fmt.Fprintln(e.stderr, "sessionls: interrupted")
+		return exitError{ExitError}
+	}
+	l := fmt.Sprintf("Would fix %s in %s", textfmt.Plural(s.fixed, "finding", "findings"), textfmt.Plural(s.filesChanged, "file", "files"))
+	if s.fixed == 0 {
+		l = "No fixes to apply"
+	}
+	if s.moreUnsafe > 0 {
+		l += fmt.Sprintf(" (%d more with --unsafe-fixes)", s.moreUnsafe)
+	}
+	fmt.Fprintln(e.stderr, l+".")
+	switch {
+	case len(s.ioErrors) > 0:
+		return exitError{ExitError}
+	case s.filesChanged > 0:
+		return exitError{ExitFindings}
+	}
+	return nil
 }
 
 // sanitize makes a path or message safe to print on a terminal: control
@@ -167,6 +244,9 @@ type jsonFinding struct {
 	Severity  string `json:"severity"`
 	Code      string `json:"code"`
 	Message   string `json:"message"`
+	// Fix is "safe", "unsafe" or null: whether --fix (or --fix
+	// --unsafe-fixes) repairs the finding.
+	Fix *string `json:"fix"`
 }
 
 type jsonFormatter struct {
@@ -199,11 +279,16 @@ func marshalIndent(v any) ([]byte, error) {
 
 // file streams the array one object per line, so a run over many files
 // never holds every finding.
-func (j *jsonFormatter) file(path string, findings []analysis.Finding) error {
-	for _, f := range findings {
+func (j *jsonFormatter) file(path string, findings []analysis.Finding, fixes fileFixes) error {
+	for i, f := range findings {
+		var safety *string
+		if fi := fixes.at(i); fi != nil {
+			s := fi.safety.String()
+			safety = &s
+		}
 		b, err := marshal(jsonFinding{
 			File: path, Line: f.Line, Column: startCol(f), EndLine: f.Line, EndColumn: endCol(f),
-			Severity: f.Severity.String(), Code: f.Code, Message: f.Message,
+			Severity: f.Severity.String(), Code: f.Code, Message: f.Message, Fix: safety,
 		})
 		if err != nil {
 			return fmt.Errorf("encoding a finding of %s: %w", path, err)
@@ -246,7 +331,7 @@ func ghEscapeProperty(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }
 
-func (g *githubFormatter) file(path string, findings []analysis.Finding) error {
+func (g *githubFormatter) file(path string, findings []analysis.Finding, _ fileFixes) error {
 	for _, f := range findings {
 		cmd := "notice"
 		switch f.Severity {
@@ -331,6 +416,61 @@ type sarifResult struct {
 	Message          sarifText       `json:"message"`
 	Locations        []sarifLocation `json:"locations"`
 	RelatedLocations []sarifLocation `json:"relatedLocations,omitempty"`
+	Fixes            []sarifFix      `json:"fixes,omitempty"`
+}
+
+// sarifFix is a result's fix (SARIF 2.1.0 section 3.55): its title, and
+// the replacements in the file. properties.safety says whether it is safe
+// ("unsafe": it drops or invents data, and a person should confirm it).
+type sarifFix struct {
+	Description     sarifText             `json:"description"`
+	ArtifactChanges []sarifArtifactChange `json:"artifactChanges"`
+	Properties      sarifFixProperties    `json:"properties"`
+}
+
+type sarifFixProperties struct {
+	Safety string `json:"safety"`
+}
+
+type sarifArtifactChange struct {
+	ArtifactLocation sarifArtifactLocation `json:"artifactLocation"`
+	Replacements     []sarifReplacement    `json:"replacements"`
+}
+
+type sarifReplacement struct {
+	DeletedRegion   sarifFixRegion `json:"deletedRegion"`
+	InsertedContent *sarifText     `json:"insertedContent,omitempty"`
+}
+
+// sarifFixRegion locates an edit both ways, consistently: lines and UTF-16
+// columns (the run's columnKind; the end exclusive, a deletion of a whole
+// line ending at column 1 of the next) and bytes of the file.
+type sarifFixRegion struct {
+	StartLine   int `json:"startLine"`
+	StartColumn int `json:"startColumn"`
+	EndLine     int `json:"endLine"`
+	EndColumn   int `json:"endColumn"`
+	ByteOffset  int `json:"byteOffset"`
+	ByteLength  int `json:"byteLength"`
+}
+
+func sarifFixOf(uri string, fi *fixInfo) sarifFix {
+	ch := sarifArtifactChange{ArtifactLocation: sarifArtifactLocation{uri}}
+	for _, r := range fi.regions {
+		rp := sarifReplacement{DeletedRegion: sarifFixRegion{
+			StartLine: r.startLine, StartColumn: r.startCol, EndLine: r.endLine, EndColumn: r.endCol,
+			ByteOffset: r.offset, ByteLength: r.length,
+		}}
+		if r.insert != "" {
+			rp.InsertedContent = &sarifText{r.insert}
+		}
+		ch.Replacements = append(ch.Replacements, rp)
+	}
+	return sarifFix{
+		Description:     sarifText{fi.title},
+		ArtifactChanges: []sarifArtifactChange{ch},
+		Properties:      sarifFixProperties{Safety: fi.safety.String()},
+	}
 }
 
 type sarifLocation struct {
@@ -382,9 +522,9 @@ func sarifURI(path string) string {
 	return (&url.URL{Path: slash}).String()
 }
 
-func (s *sarifFormatter) file(path string, findings []analysis.Finding) error {
+func (s *sarifFormatter) file(path string, findings []analysis.Finding, fixes fileFixes) error {
 	uri := sarifURI(path)
-	for _, f := range findings {
+	for i, f := range findings {
 		_, idx, _ := lookupRule(f.Code)
 		r := sarifResult{
 			RuleID:    f.Code,
@@ -406,6 +546,9 @@ func (s *sarifFormatter) file(path string, findings []analysis.Finding) error {
 				},
 				Message: &sarifText{rel.Message},
 			})
+		}
+		if fi := fixes.at(i); fi != nil {
+			r.Fixes = []sarifFix{sarifFixOf(uri, fi)}
 		}
 		if idx < 0 {
 			// A code this build does not describe: still a valid result,

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/fix"
 	"github.com/sessionls/sessionls/analysis/line"
 )
 
@@ -181,19 +182,29 @@ func syntheticFindings() []analysis.Finding {
 
 func TestFormattersOnSyntheticFindings(t *testing.T) {
 	fs := syntheticFindings()
+	// Line 3 has a safe fix (a byte order mark), line 5 an unsafe one (the
+	// line deleted).
+	fixes := fileFixes{
+		{title: "Remove the byte order mark", safety: fix.Safe,
+			regions: []fixRegion{{startLine: 3, startCol: 1, endLine: 3, endCol: 2, offset: 20, length: 3}}},
+		{title: "Delete the orphan tool result (its content is lost)", safety: fix.Unsafe,
+			regions: []fixRegion{{startLine: 5, startCol: 1, endLine: 6, endCol: 1, offset: 40, length: 9, insert: "x"}}},
+		{},
+	}
 	render := func(name string, color bool) string {
 		var b bytes.Buffer
 		f, err := newFormatter(name, &b, color, "9.9.9")
 		require.NoError(t, err)
-		require.NoError(t, f.file("dir/a,b:c.jsonl", fs))
-		require.NoError(t, f.file("ok.jsonl", nil))
-		require.NoError(t, f.end(summary{errors: 1, warnings: 1, infos: 1, filesWithFindings: 1, filesChecked: 2}))
+		require.NoError(t, f.file("dir/a,b:c.jsonl", fs, fixes))
+		require.NoError(t, f.file("ok.jsonl", nil, nil))
+		require.NoError(t, f.end(summary{errors: 1, warnings: 1, infos: 1, filesWithFindings: 1, filesChecked: 2, fixable: 1, unsafeFixable: 1}))
 		return b.String()
 	}
-	assert.Equal(t, `dir/a,b:c.jsonl:3:5: error[invalid-json] invalid session JSON at line 3: 100% wrong\x0areally
-dir/a,b:c.jsonl:5:1: warning[orphan-tool-result] no earlier assistant declares "x<y>"
+	assert.Equal(t, `dir/a,b:c.jsonl:3:5: error[invalid-json] [fix] invalid session JSON at line 3: 100% wrong\x0areally
+dir/a,b:c.jsonl:5:1: warning[orphan-tool-result] [unsafe fix] no earlier assistant declares "x<y>"
 dir/a,b:c.jsonl:7:1: info[budget-cutoff] cut
 Found 1 error, 1 warning, 1 info in 1 of 2 files.
+1 fixable with --fix (1 more with --fix --unsafe-fixes).
 `, render(formatText, false))
 	colored := render(formatText, true)
 	assert.Contains(t, colored, "\x1b[1;31merror[invalid-json]\x1b[0m")
@@ -208,7 +219,10 @@ Found 1 error, 1 warning, 1 info in 1 of 2 files.
 	require.NoError(t, json.Unmarshal([]byte(js), &arr), js)
 	require.Len(t, arr, 3)
 	assert.Equal(t, map[string]any{"file": "dir/a,b:c.jsonl", "line": 3.0, "column": 5.0, "endLine": 3.0, "endColumn": 10.0,
-		"severity": "error", "code": "invalid-json", "message": "invalid session JSON at line 3: 100% wrong\nreally"}, arr[0])
+		"severity": "error", "code": "invalid-json", "message": "invalid session JSON at line 3: 100% wrong\nreally", "fix": "safe"}, arr[0])
+	assert.Equal(t, "unsafe", arr[1]["fix"])
+	assert.Contains(t, arr[2], "fix")
+	assert.Nil(t, arr[2]["fix"], "no fix: null")
 	assert.Contains(t, js, `x<y>`, "no HTML escaping")
 	assert.True(t, strings.HasPrefix(js, `[`+"\n"+`  {"file":"dir/a,b:c.jsonl","line":3,"column":5,"endLine":3,"endColumn":10,"severity":"error","code":"invalid-json",`), js)
 
@@ -217,8 +231,13 @@ Found 1 error, 1 warning, 1 info in 1 of 2 files.
 	require.NoError(t, f.end(summary{}))
 	assert.Equal(t, "[]\n", empty.String())
 
-	validateSARIF(t, []byte(render(formatSARIF, false)), 3)
-	_, err := newFormatter("xml", io.Discard, false, "")
+	sarif := validateSARIF(t, []byte(render(formatSARIF, false)), 3)
+	results := sarif["runs"].([]any)[0].(map[string]any)["results"].([]any)
+	b, err := json.Marshal(results[1].(map[string]any)["fixes"])
+	require.NoError(t, err)
+	assert.Equal(t, `[{"artifactChanges":[{"artifactLocation":{"uri":"dir/a,b:c.jsonl"},"replacements":[{"deletedRegion":{"byteLength":9,"byteOffset":40,"endColumn":1,"endLine":6,"startColumn":1,"startLine":5},"insertedContent":{"text":"x"}}]}],"description":{"text":"Delete the orphan tool result (its content is lost)"},"properties":{"safety":"unsafe"}}]`, string(b))
+	assert.NotContains(t, results[2], "fixes")
+	_, err = newFormatter("xml", io.Discard, false, "")
 	var ue usageError
 	assert.True(t, errors.As(err, &ue))
 }
@@ -234,6 +253,13 @@ func TestTextSummary(t *testing.T) {
 		{summary{infos: 2, filesWithFindings: 2, filesChecked: 2}, "Found 0 errors, 0 warnings, 2 info in 2 of 2 files.\n"},
 		{summary{filesChecked: 1, ioErrors: []string{"x"}}, "All checks passed (1 file); 1 path could not be read.\n"},
 		{summary{errors: 1, filesWithFindings: 1, filesChecked: 3, ioErrors: []string{"x", "y"}}, "Found 1 error, 0 warnings in 1 of 3 files; 2 paths could not be read.\n"},
+		{summary{errors: 1, filesWithFindings: 1, filesChecked: 1, fixable: 1}, "Found 1 error, 0 warnings in 1 of 1 file.\n1 fixable with --fix.\n"},
+		{summary{errors: 2, filesWithFindings: 1, filesChecked: 1, unsafeFixable: 2}, "Found 2 errors, 0 warnings in 1 of 1 file.\n2 fixable with --fix --unsafe-fixes.\n"},
+		{summary{filesChecked: 2, fixMode: true, fixed: 3, filesFixed: 2}, "All checks passed (2 files).\nFixed 3 findings in 2 files; 0 remain.\n"},
+		{summary{errors: 1, filesWithFindings: 1, filesChecked: 1, fixMode: true, fixed: 1, filesFixed: 1, moreUnsafe: 1},
+			"Found 1 error, 0 warnings in 1 of 1 file.\nFixed 1 finding in 1 file; 1 remains (1 more fixable with --unsafe-fixes).\n"},
+		{summary{warnings: 2, filesWithFindings: 1, filesChecked: 1, fixMode: true}, "Found 0 errors, 2 warnings in 1 of 1 file.\nNothing fixed; 2 remain.\n"},
+		{summary{filesChecked: 1, fixMode: true}, "All checks passed (1 file).\n"},
 	} {
 		var b bytes.Buffer
 		f, err := newFormatter(formatText, &b, false, "")
@@ -307,8 +333,47 @@ func validateSARIF(t *testing.T, data []byte, wantResults int) map[string]any {
 				assert.GreaterOrEqual(t, ec, sc, "result %d region", i)
 			}
 		}
+		validateSARIFFixes(t, i, rm["fixes"])
 	}
 	return log
+}
+
+// validateSARIFFixes checks a result's fixes (SARIF 2.1.0 3.55-3.57): a
+// description, artifact changes with a location and replacements, each
+// with a deletedRegion whose text and byte forms are both complete.
+func validateSARIFFixes(t *testing.T, i int, v any) {
+	t.Helper()
+	if v == nil {
+		return
+	}
+	fixes, ok := v.([]any)
+	require.True(t, ok && len(fixes) > 0, "result %d: fixes must be a non-empty array", i)
+	for _, f := range fixes {
+		fm := f.(map[string]any)
+		assert.NotEmpty(t, fm["description"].(map[string]any)["text"], "result %d fix description", i)
+		assert.Contains(t, []any{"safe", "unsafe"}, fm["properties"].(map[string]any)["safety"])
+		changes := fm["artifactChanges"].([]any)
+		require.NotEmpty(t, changes, "result %d artifactChanges", i)
+		for _, c := range changes {
+			cm := c.(map[string]any)
+			assert.NotEmpty(t, cm["artifactLocation"].(map[string]any)["uri"])
+			reps := cm["replacements"].([]any)
+			require.NotEmpty(t, reps, "result %d replacements", i)
+			for _, r := range reps {
+				dr := r.(map[string]any)["deletedRegion"].(map[string]any)
+				for _, k := range []string{"startLine", "startColumn", "endLine", "endColumn", "byteOffset", "byteLength"} {
+					_, ok := dr[k].(float64)
+					assert.True(t, ok, "result %d deletedRegion.%s", i, k)
+				}
+				sl, el := dr["startLine"].(float64), dr["endLine"].(float64)
+				assert.GreaterOrEqual(t, sl, 1.0)
+				assert.True(t, el > sl || (el == sl && dr["endColumn"].(float64) >= dr["startColumn"].(float64)), "result %d deletedRegion %v", i, dr)
+				if ic, ok := r.(map[string]any)["insertedContent"]; ok {
+					assert.NotEmpty(t, ic.(map[string]any)["text"])
+				}
+			}
+		}
+	}
 }
 
 func TestBudgetOutcomeJSON(t *testing.T) {

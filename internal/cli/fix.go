@@ -1,0 +1,259 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sync/atomic"
+
+	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/fix"
+)
+
+// fixKey names a finding that can have a fix: there is at most one per
+// line and code.
+type fixKey struct {
+	line int
+	code string
+}
+
+// fixRegion is one edit of a fix located for SARIF: 1-based lines and
+// columns (UTF-16 units, end exclusive) and the byte range.
+type fixRegion struct {
+	startLine, startCol, endLine, endCol int
+	offset, length                       int
+	insert                               string
+}
+
+// fixInfo is a finding's fix, as the formats print it; the zero value is
+// no fix. The title and regions are only filled for SARIF.
+type fixInfo struct {
+	safety  fix.Safety
+	title   string
+	regions []fixRegion
+}
+
+// fileFixes holds the fix of each finding of a file, by the finding's
+// index; nil when the fixes were not looked for.
+type fileFixes []fixInfo
+
+// at is the fix of finding i, or nil.
+func (m fileFixes) at(i int) *fixInfo {
+	if i >= len(m) || m[i].safety == 0 {
+		return nil
+	}
+	return &m[i]
+}
+
+// count returns how many findings have a safe fix and how many an unsafe
+// one.
+func (m fileFixes) count() (safe, unsafe int) {
+	for _, fi := range m {
+		switch fi.safety {
+		case fix.Safe:
+			safe++
+		case fix.Unsafe:
+			unsafe++
+		}
+	}
+	return safe, unsafe
+}
+
+// set records f, a fix of line l, as the fix of finding i; with regions,
+// with its title and located for SARIF (a pass over the line per edit).
+func (m fileFixes) set(i int, f fix.Fix, l []byte, regions bool) {
+	fi := fixInfo{safety: f.Safety}
+	if regions {
+		fi.title = f.Title
+		for _, e := range f.Edits {
+			sl, sc := f.Position(l, e.Start)
+			el, ec := f.Position(l, e.End)
+			fi.regions = append(fi.regions, fixRegion{
+				startLine: sl, startCol: sc + 1, endLine: el, endCol: ec + 1,
+				offset: e.Start, length: e.End - e.Start, insert: e.New,
+			})
+		}
+	}
+	m[i] = fi
+}
+
+// fixesOf computes the fixes of findings (sorted by line) in data, held in
+// memory.
+func fixesOf(data []byte, findings []analysis.Finding, regions bool) fileFixes {
+	fixes := fix.Compute(data, findings)
+	if len(fixes) == 0 {
+		return nil
+	}
+	m := make(fileFixes, len(findings))
+	j := 0
+	for _, f := range fixes { // in line order, as findings
+		for j < len(findings) && findings[j].Line < f.Line {
+			j++
+		}
+		for k := j; k < len(findings) && findings[k].Line == f.Line; k++ {
+			if findings[k].Code == f.Code {
+				end := len(data)
+				if i := bytes.IndexByte(data[f.LineStart:], '\n'); i >= 0 {
+					end = f.LineStart + i
+				}
+				m.set(k, f, data[f.LineStart:end], regions)
+				break
+			}
+		}
+	}
+	return m
+}
+
+// streamFixes computes the fixes of findings (sorted by line) by reading
+// the file again from r, keeping only the lines that have a fixable
+// finding (memory is bounded by the longest of those).
+func streamFixes(ctx context.Context, r io.Reader, findings []analysis.Finding, regions bool) (fileFixes, error) {
+	next := func(j int) int { // the next finding from j with a fixable code
+		for j < len(findings) && !fix.Fixable(findings[j].Code) {
+			j++
+		}
+		return j
+	}
+	j := next(0)
+	if j == len(findings) {
+		return nil, nil
+	}
+	m := make(fileFixes, len(findings))
+	br := bufio.NewReaderSize(r, 64<<10)
+	var buf []byte
+	off := 0
+	for ln := 1; j < len(findings); ln++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		wanted := findings[j].Line == ln
+		buf = buf[:0]
+		n := 0
+		var err error
+		for {
+			chunk, e := br.ReadSlice('\n')
+			n += len(chunk)
+			if wanted {
+				buf = append(buf, chunk...)
+			}
+			if !errors.Is(e, bufio.ErrBufferFull) {
+				err = e
+				break
+			}
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		if n == 0 {
+			break // the file changed since it was checked: no more lines
+		}
+		nl := err == nil // ended by '\n'
+		size := n
+		if nl {
+			size--
+		}
+		for ; j < len(findings) && findings[j].Line == ln; j = next(j + 1) {
+			l := buf[:size]
+			if lf, ok := fix.ForLine(l, findings[j].Code); ok {
+				m.set(j, fix.ToFile(lf, ln, findings[j].Code, off, off+size, nl), l, regions)
+			}
+		}
+		off += n
+		if !nl {
+			break
+		}
+	}
+	return m, nil
+}
+
+// fixRun is what --fix or --diff made of one file.
+type fixRun struct {
+	findings []analysis.Finding // what remains
+	fixes    fileFixes          // fixes of what remains (unsafe ones, without --unsafe-fixes)
+	fixed    int                // findings fixed
+	more     int                // findings --unsafe-fixes would fix too (without it)
+	diff     []byte             // --diff: what would change
+	out      []byte             // stdin: the fixed text
+}
+
+// fixFile applies the fixes to one file: in place (or, for stdin, the fixed
+// text to print), or only as a diff.
+func fixFile(ctx context.Context, e *env, t target, opts analysis.Options, o checkOptions, bytesRead *atomic.Int64) (*fixRun, error) {
+	var data []byte
+	var err error
+	if t.stdin {
+		data, err = io.ReadAll(e.stdin)
+	} else {
+		data, err = os.ReadFile(t.path)
+	}
+	bytesRead.Add(int64(len(data)))
+	if err != nil {
+		return nil, err
+	}
+	opts.SkipMessages = false
+	res, err := fix.FixAllContext(ctx, data, opts, o.unsafeFixes)
+	if err != nil {
+		return nil, err
+	}
+	run := &fixRun{fixed: res.Fixed}
+	run.findings = slices.Clone(res.Report.Findings)
+	sortFindings(run.findings)
+	run.fixes = fixesOf(res.Data, run.findings, o.format == formatSARIF)
+	if !o.unsafeFixes {
+		more, err := fix.FixAllContext(ctx, res.Data, opts, true)
+		if err != nil {
+			return nil, err
+		}
+		run.more = more.Fixed
+	}
+	switch {
+	case o.diff:
+		run.diff = fix.UnifiedDiff(t.path, t.path, data, res.Data, res.Origin)
+	case t.stdin:
+		run.out = res.Data
+	case res.Fixed > 0:
+		if err := replaceFile(t.path, res.Data); err != nil {
+			return nil, writeError{err}
+		}
+	}
+	return run, nil
+}
+
+// spoolStdin copies what r reads into a temporary file, so that stdin can
+// be read a second time (for its fixes) without holding it in memory.
+type spoolStdin struct {
+	f *os.File
+}
+
+func newSpool() (*spoolStdin, error) {
+	f, err := os.CreateTemp("", "sessionls-stdin-*")
+	if err != nil {
+		return nil, fmt.Errorf("cannot buffer stdin: %w", err)
+	}
+	return &spoolStdin{f: f}, nil
+}
+
+func (s *spoolStdin) tee(r io.Reader) io.Reader { return io.TeeReader(r, s.f) }
+
+func (s *spoolStdin) rewind() (io.Reader, error) {
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+		return nil, fmt.Errorf("cannot read buffered stdin: %w", err)
+	}
+	return s.f, nil
+}
+
+func (s *spoolStdin) close() {
+	s.f.Close()
+	os.Remove(s.f.Name())
+}
+
+// writeError is a failure to write a fixed file; its message says so.
+type writeError struct{ err error }
+
+func (w writeError) Error() string { return w.err.Error() }
+func (w writeError) Unwrap() error { return w.err }
