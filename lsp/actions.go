@@ -10,17 +10,22 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// CodeAction offers, when a budget cuts and lines lie above the first kept
-// line, "Trim N lines above the budget cutoff": a versioned WorkspaceEdit
-// that deletes lines 1..FirstKeptLine-1. It is offered where its
-// diagnostic is: with the cursor on a trimmed line, or on the cutoff line
-// for a client that gets budget-cutoff there (one that does not fade the
-// trimmed lines), so that no lightbulb sits on the first kept line of a
-// faded file. The server never writes files.
+// CodeAction offers the quick fixes and the fix-all action (fixes.go) and,
+// when a budget cuts and lines lie above the first kept line, "Trim N lines
+// above the budget cutoff": a versioned WorkspaceEdit that deletes lines
+// 1..FirstKeptLine-1. The trim is offered where its diagnostic is: with the
+// cursor on a trimmed line, or on the cutoff line for a client that gets
+// budget-cutoff there (one that does not fade the trimmed lines), so that
+// no lightbulb sits on the first kept line of a faded file. The server
+// never writes files.
 func (s *server) CodeAction(ctx context.Context, p *protocol.CodeActionParams) ([]protocol.CodeAction, error) {
 	out := []protocol.CodeAction{}
 	f := s.files.get(p.TextDocument.URI)
-	if f == nil || !wantsKind(p.Context.Only, protocol.RefactorRewrite) {
+	if f == nil {
+		return out, nil
+	}
+	out = append(out, s.fixActions(ctx, f, p)...)
+	if !wantsKind(p.Context.Only, protocol.RefactorRewrite) {
 		return out, nil
 	}
 	rep := f.doc.Report()

@@ -22,7 +22,7 @@ const diagnosticSource = "sessionls"
 func (s *server) publish(f *file) {
 	rep := f.doc.Report()
 	s.notify(protocol.MethodTextDocumentPublishDiagnostics, &publishDiagnosticsParams{
-		URI: f.uri, Version: f.version, Diagnostics: toDiagnostics(f.uri, f.doc, rep, s.currentCaps().unnecessaryTag),
+		URI: f.uri, Version: f.version, Diagnostics: withFixData(f, toDiagnostics(f.uri, f.doc, rep, s.currentCaps().unnecessaryTag)),
 	})
 }
 

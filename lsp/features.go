@@ -50,7 +50,7 @@ func features() []feature {
 		{method: protocol.MethodTextDocumentFoldingRange, advertise: func(c *protocol.ServerCapabilities) { c.FoldingRangeProvider = true }},
 		// actions.go
 		{method: protocol.MethodTextDocumentCodeAction, advertise: func(c *protocol.ServerCapabilities) {
-			c.CodeActionProvider = &protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.RefactorRewrite}}
+			c.CodeActionProvider = &protocol.CodeActionOptions{CodeActionKinds: append([]protocol.CodeActionKind{protocol.RefactorRewrite}, fixActionKinds...)}
 		}},
 		// commands.go
 		{method: protocol.MethodWorkspaceExecuteCommand, advertise: func(c *protocol.ServerCapabilities) {

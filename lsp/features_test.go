@@ -24,7 +24,7 @@ func TestCapabilities(t *testing.T) {
 		"definitionProvider": true,
 		"referencesProvider": true,
 		"documentSymbolProvider": true,
-		"codeActionProvider": {"codeActionKinds": ["refactor.rewrite"]},
+		"codeActionProvider": {"codeActionKinds": ["refactor.rewrite", "quickfix", "source.fixAll.sessionls"]},
 		"codeLensProvider": {},
 		"foldingRangeProvider": true,
 		"executeCommandProvider": {"commands": ["sessionls.setBudget"]},
