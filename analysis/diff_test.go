@@ -470,7 +470,7 @@ func TestDocumentMatchesAnalyze(t *testing.T) {
 		for step := 0; step <= 12; step++ {
 			if step > 0 {
 				var ch analysis.Change
-				lines, ch = randomEdit(r, lines)
+				lines, ch = randomEdit(r, lines, doc)
 				if err := doc.Apply([]analysis.Change{ch}); err != nil {
 					t.Fatalf("file %d step %d: Apply(%+v): %v", f, step, ch, err)
 				}
@@ -492,9 +492,12 @@ func TestDocumentMatchesAnalyze(t *testing.T) {
 }
 
 // randomEdit inserts, deletes or replaces a whole line (or joins two), as
-// an LSP change, and applies it to lines.
-func randomEdit(r *rand.Rand, lines []string) ([]string, analysis.Change) {
+// an LSP change, and applies it to lines. Positions are chosen on the
+// runtime's lines and given in the client's numbering (doc.EditorPosition),
+// which differs after a lone '\r'.
+func randomEdit(r *rand.Rand, lines []string, doc *analysis.Document) ([]string, analysis.Change) {
 	k := r.IntN(len(lines))
+	pos := func(line, col int) analysis.Position { return doc.EditorPosition(line, col) }
 	newLine := string(randjsonl.Line(r))
 	switch op := r.IntN(6); {
 	case op >= 4: // type or paste inside line k, within its ASCII prefix
@@ -504,26 +507,29 @@ func randomEdit(r *rand.Rand, lines []string) ([]string, analysis.Change) {
 			ascii++
 		}
 		c := r.IntN(ascii + 1)
+		if c > 0 && c == len(lines[k]) && lines[k][c-1] == '\r' {
+			c-- // a client cannot point between a line's final '\r' and its '\n'
+		}
 		ins := []string{",", "}", `"`, `\`, "x", " ", "1", "\n", "é", "😀", "\n{}\n", `"role":"user",`, "\r"}[r.IntN(13)]
-		at := analysis.Position{Line: k, Character: c}
+		at := pos(k, c)
 		edited := lines[k][:c] + ins + lines[k][c:]
 		out := slices.Concat(lines[:k], strings.Split(edited, "\n"), lines[k+1:])
 		return out, analysis.Change{Range: &analysis.Range{Start: at, End: at}, Text: ins}
 	case op == 0 || len(lines) == 1 || k == len(lines)-1: // insert before line k
-		at := analysis.Position{Line: k}
+		at := pos(k, 0)
 		return slices.Insert(lines, k, newLine), analysis.Change{Range: &analysis.Range{Start: at, End: at}, Text: newLine + "\n"}
 	case op == 1: // delete line k
-		rg := analysis.Range{Start: analysis.Position{Line: k}, End: analysis.Position{Line: k + 1}}
+		rg := analysis.Range{Start: pos(k, 0), End: pos(k+1, 0)}
 		return slices.Delete(lines, k, k+1), analysis.Change{Range: &rg}
 	case op == 2: // replace line k
-		rg := analysis.Range{Start: analysis.Position{Line: k}, End: analysis.Position{Line: k + 1}}
+		rg := analysis.Range{Start: pos(k, 0), End: pos(k+1, 0)}
 		lines[k] = newLine
 		return lines, analysis.Change{Range: &rg, Text: newLine + "\n"}
 	default: // join line k and k+1 by deleting the newline between them
 		// The end of line k in UTF-16 units is unknown for invalid UTF-8;
 		// join from the start of k+1 instead: delete [k, 0)..[k+1, 0) and
 		// write line k back without its newline.
-		rg := analysis.Range{Start: analysis.Position{Line: k}, End: analysis.Position{Line: k + 1}}
+		rg := analysis.Range{Start: pos(k, 0), End: pos(k+1, 0)}
 		joined := lines[k]
 		lines = slices.Delete(lines, k, k+1)
 		lines[k] = joined + lines[k]

@@ -10,7 +10,8 @@ import (
 	"github.com/sessionls/sessionls/analysis/line"
 )
 
-// Position is an LSP-style position: 0-based line, UTF-16 column.
+// Position is an LSP position: 0-based line and UTF-16 column, in the
+// client's line numbering (see Document).
 type Position struct{ Line, Character int }
 
 // Range is an LSP-style half-open range.
@@ -34,17 +35,24 @@ var ErrInvalidPosition = errors.New("invalid position")
 // is about 1 ms, and a full recomputation about 4 ms of CPU.
 //
 // The text is split on '\n' only, as the runtime splits it; a '\r' stays
-// part of its line. (LSP clients also break lines at a lone '\r', which a
-// session file only holds inside broken JSON, so positions after one are
-// off by a line on such a line.)
+// part of its line. Those are the lines Line, LineResult and the Report
+// number. An LSP client numbers lines differently: it also ends a line at a
+// '\r' that no '\n' follows (a lone '\r', which JSON takes as whitespace,
+// so one valid runtime line can show as two), and it does not count the
+// '\r' of a "\r\n" as part of the line. Positions given to Apply and to
+// RuntimePosition, and returned by EditorPosition, are the client's. The
+// document keeps an index of its lone '\r's to map between the two; it is
+// empty for almost every file, and the mapping is then the identity.
 //
 // Positions count UTF-16 code units of the text as readFile decodes it: an
 // invalid UTF-8 sequence (a maximal subpart, as WHATWG decoding defines it)
-// is one U+FFFD, one unit; a character outside the BMP is two. Apply
-// rejects a position past the end of its line, past the last line (except
-// {LineCount(), 0}, taken as the end of the text, which some clients send
-// when they delete the last lines), or between the two halves of a
-// surrogate pair, and a range whose end comes before its start.
+// is one U+FFFD, one unit; a character outside the BMP is two. As the LSP
+// specification says, a character past the end of its line means the end
+// of the line (before its line break). Apply rejects a position past the
+// last line (except {EditorLineCount(), 0}, taken as the end of the text,
+// which some clients send when they delete the last lines), a negative
+// one, one between the two halves of a surrogate pair, and a range whose
+// end comes before its start.
 //
 // A Document is not safe for concurrent use. Reports it returns are shared
 // and must not be modified.
@@ -54,6 +62,11 @@ type Document struct {
 	lines   []string
 	results []line.Result // results[i] is the verdict on lines[i]; zero for ""
 	report  *Report       // nil when stale
+
+	// crs lists, in line order, the lines holding a lone '\r' before their
+	// last byte (see crLine); nil for almost every file. A '\r' ending the
+	// last line is lone too, and is found by looking at that line.
+	crs []crLine
 
 	// base is the last report computed. While the edits since then kept
 	// the number of lines, before holds the result base saw for each line
@@ -77,6 +90,7 @@ func newDocument(e engine, text string, opts Options) *Document {
 	if err != nil {
 		panic(err) // in the caller's goroutine, where it can be recovered
 	}
+	d.crs = indexCRs(text, d.lines)
 	return d
 }
 
@@ -142,12 +156,14 @@ type undo struct {
 // parser while it parses a whole new text across cores.
 func (d *Document) Apply(changes []Change) error {
 	log := make([]undo, 0, len(changes))
+	crs := d.crs // never modified in place: see replaceCRs
 	for k, ch := range changes {
 		u, err := d.apply(ch)
 		if err != nil {
 			for i := len(log) - 1; i >= 0; i-- {
 				d.revert(log[i])
 			}
+			d.crs = crs
 			if len(changes) > 1 {
 				return fmt.Errorf("change %d of %d: %w", k+1, len(changes), err)
 			}
@@ -187,9 +203,13 @@ func (d *Document) apply(ch Change) (undo, error) {
 		}
 		u := undo{at: 0, lines: d.lines, results: d.results, wasWhole: true, added: len(lines)}
 		d.lines, d.results = lines, results
+		d.crs = indexCRs(ch.Text, d.lines)
 		return u, nil
 	}
 	s, e := ch.Range.Start, ch.Range.End
+	if e.Line < s.Line || (e.Line == s.Line && e.Character < s.Character) {
+		return undo{}, fmt.Errorf("range end %d:%d is before its start %d:%d: %w", e.Line, e.Character, s.Line, s.Character, ErrInvalidPosition)
+	}
 	sl, sb, err := d.offset(s)
 	if err != nil {
 		return undo{}, fmt.Errorf("range start: %w", err)
@@ -199,6 +219,8 @@ func (d *Document) apply(ch Change) (undo, error) {
 		return undo{}, fmt.Errorf("range end: %w", err)
 	}
 	if el < sl || (el == sl && eb < sb) {
+		// Cannot happen for ordered positions; kept so that a slip in the
+		// mapping is an error rather than a corrupted text.
 		return undo{}, fmt.Errorf("range end %d:%d is before its start %d:%d: %w", e.Line, e.Character, s.Line, s.Character, ErrInvalidPosition)
 	}
 	text := d.lines[sl][:sb] + ch.Text + d.lines[el][eb:]
@@ -214,6 +236,7 @@ func (d *Document) apply(ch Change) (undo, error) {
 	}
 	d.lines = slices.Replace(d.lines, sl, el+1, fresh...)
 	d.results = slices.Replace(d.results, sl, el+1, res...)
+	d.replaceCRs(sl, el+1, fresh)
 	return u, nil
 }
 
@@ -226,28 +249,35 @@ func (d *Document) revert(u undo) {
 	d.results = slices.Replace(d.results, u.at, u.at+u.added, u.results...)
 }
 
-// offset converts a position to a line index and a byte offset in it.
+// offset converts a client's position to a line index and a byte offset in
+// it; a character past the end of the client's line is its end.
 func (d *Document) offset(p Position) (int, int, error) {
-	if p.Line == len(d.lines) && p.Character == 0 {
+	if p.Line < 0 {
+		return 0, 0, fmt.Errorf("line %d is negative: %w", p.Line, ErrInvalidPosition)
+	}
+	if p.Character < 0 {
+		return 0, 0, fmt.Errorf("line %d: character %d is negative: %w", p.Line, p.Character, ErrInvalidPosition)
+	}
+	n := d.EditorLineCount()
+	if p.Line == n && p.Character == 0 {
 		// Just past the last line: the end of the text.
 		last := len(d.lines) - 1
 		return last, len(d.lines[last]), nil
 	}
-	if p.Line < 0 || p.Line >= len(d.lines) {
-		return 0, 0, fmt.Errorf("line %d is outside the document's %d lines: %w", p.Line, len(d.lines), ErrInvalidPosition)
+	sg, ok := d.segment(p.Line)
+	if !ok {
+		return 0, 0, fmt.Errorf("line %d is outside the document's %d lines: %w", p.Line, n, ErrInvalidPosition)
 	}
-	b, err := byteOffset(d.lines[p.Line], p.Character)
+	b, err := byteOffset(d.lines[sg.line][sg.from:sg.to], p.Character)
 	if err != nil {
 		return 0, 0, fmt.Errorf("line %d: %w", p.Line, err)
 	}
-	return p.Line, b, nil
+	return sg.line, sg.from + b, nil
 }
 
-// byteOffset returns the byte offset of UTF-16 column col in s.
+// byteOffset returns the byte offset of UTF-16 column col (not negative) in
+// s, or len(s) when col is past its end.
 func byteOffset(s string, col int) (int, error) {
-	if col < 0 {
-		return 0, fmt.Errorf("character %d is negative: %w", col, ErrInvalidPosition)
-	}
 	units := 0
 	for i := 0; i < len(s); {
 		if units == col {
@@ -260,10 +290,18 @@ func byteOffset(s string, col int) (int, error) {
 		units += n
 		i += w
 	}
-	if units == col {
-		return len(s), nil
+	return len(s), nil
+}
+
+// width16 is the length of s in UTF-16 units, as line.Char16 counts them.
+func width16(s string) int {
+	units := 0
+	for i := 0; i < len(s); {
+		w, n := line.Char16(s[i:])
+		units += n
+		i += w
 	}
-	return 0, fmt.Errorf("character %d is past the end of the line (%d UTF-16 units): %w", col, units, ErrInvalidPosition)
+	return units
 }
 
 // SetOptions changes budget or disabled codes.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"unicode/utf16"
@@ -12,30 +13,55 @@ import (
 	"github.com/sessionls/sessionls/analysis/line"
 )
 
-// editUTF16 applies a ranged edit to valid UTF-8 text the slow, obvious way:
-// the whole text as UTF-16 units, positions counted line by line.
-func editUTF16(text string, r Range, repl string) string {
-	u := utf16.Encode([]rune(text))
-	abs := func(p Position) int {
-		ln, i := 0, 0
-		for ln < p.Line {
-			if u[i] == '\n' {
-				ln++
+// clientLines splits text as an LSP client does, at "\r\n", "\n" and a
+// lone "\r": the byte offsets where each line starts and where its text
+// ends (before its line break).
+func clientLines(text string) (starts, ends []int) {
+	starts = append(starts, 0)
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '\n':
+			ends = append(ends, i)
+			starts = append(starts, i+1)
+		case '\r':
+			ends = append(ends, i)
+			if i+1 < len(text) && text[i+1] == '\n' {
+				i++
 			}
-			i++
+			starts = append(starts, i+1)
 		}
-		return i + p.Character
 	}
-	s, e := abs(r.Start), abs(r.End)
-	out := append(append(append([]uint16{}, u[:s]...), utf16.Encode([]rune(repl))...), u[e:]...)
-	return string(utf16.Decode(out))
+	return starts, append(ends, len(text))
 }
 
-// randPos picks a position on a character boundary of valid UTF-8 text.
+// clientOffset is the byte offset of p in valid UTF-8 text, counted the
+// slow, obvious way: the client's lines, a character past a line's end
+// taken as its end.
+func clientOffset(text string, p Position) int {
+	starts, ends := clientLines(text)
+	if p.Line == len(starts) {
+		return len(text)
+	}
+	u := utf16.Encode([]rune(text[starts[p.Line]:ends[p.Line]]))
+	n := min(p.Character, len(u))
+	return starts[p.Line] + len(string(utf16.Decode(u[:n])))
+}
+
+// editUTF16 applies a ranged edit to valid UTF-8 text by clientOffset.
+func editUTF16(text string, r Range, repl string) string {
+	s, e := clientOffset(text, r.Start), clientOffset(text, r.End)
+	return text[:s] + repl + text[e:]
+}
+
+// randPos picks a position on a character boundary of valid UTF-8 text,
+// on one of the client's lines; now and then past the end of the line.
 func randPos(rng *rand.Rand, text string) Position {
-	lines := strings.Split(text, "\n")
-	ln := rng.IntN(len(lines))
-	u := utf16.Encode([]rune(lines[ln]))
+	starts, ends := clientLines(text)
+	ln := rng.IntN(len(starts))
+	u := utf16.Encode([]rune(text[starts[ln]:ends[ln]]))
+	if rng.IntN(10) == 0 {
+		return Position{Line: ln, Character: len(u) + 1 + rng.IntN(3)}
+	}
 	var cuts []int
 	for i := 0; i <= len(u); i++ {
 		if i == len(u) || !utf16.IsSurrogate(rune(u[i])) || (u[i] >= 0xD800 && u[i] < 0xDC00) {
@@ -45,11 +71,80 @@ func randPos(rng *rand.Rand, text string) Position {
 	return Position{Line: ln, Character: cuts[rng.IntN(len(cuts))]}
 }
 
+// checkClientLines checks the document's mapping between runtime and
+// client positions against clientLines on its text, at every column of
+// every line.
+func checkClientLines(t *testing.T, d *Document) {
+	t.Helper()
+	text := d.Text()
+	starts, ends := clientLines(text)
+	if got := d.EditorLineCount(); got != len(starts) {
+		t.Fatalf("EditorLineCount = %d, want %d, for %q", got, len(starts), text)
+	}
+	// columns lists the UTF-16 column of each character boundary of s,
+	// with its byte offset.
+	columns := func(s string) (cols, offs []int) {
+		col := 0
+		for i := 0; i < len(s); {
+			cols, offs = append(cols, col), append(offs, i)
+			w, n := line.Char16(s[i:])
+			col += n
+			i += w
+		}
+		return append(cols, col), append(offs, len(s))
+	}
+	clientLineOf := func(off int) int { return sort.SearchInts(starts, off+1) - 1 }
+	lineStart := 0
+	for i := range d.LineCount() {
+		l := d.Line(i)
+		cols, offs := columns(l)
+		for k, col := range cols {
+			if k == len(cols)-1 && strings.HasSuffix(l, "\r") {
+				continue // past a final '\r': stays on the line, checked below
+			}
+			off := lineStart + offs[k]
+			cl := clientLineOf(off)
+			want := Position{Line: cl, Character: width16(text[starts[cl]:off])}
+			if got := d.EditorPosition(i, col); got != want {
+				t.Fatalf("EditorPosition(%d, %d) = %v, want %v, in %q", i, col, got, want, text)
+			}
+		}
+		if end := d.EditorPosition(i, cols[len(cols)-1]+2); end.Line != clientLineOf(lineStart+max(len(l)-1, 0)) {
+			t.Fatalf("EditorPosition(%d, past the end) = %v, in %q", i, end, text)
+		}
+		lineStart += len(l) + 1
+	}
+	for cl := range starts {
+		st := starts[cl]
+		wantLine := strings.Count(text[:st], "\n")
+		base := width16(text[strings.LastIndexByte(text[:st], '\n')+1 : st])
+		w := width16(text[st:ends[cl]])
+		// A character past the end is the end when a lone '\r' ends the
+		// line inside its runtime line; past a runtime line's end it is kept.
+		e := ends[cl]
+		clamp := e < len(text)-1 && text[e] == '\r' && text[e+1] != '\n'
+		for c := range w + 3 {
+			wantCol := base + c
+			if clamp {
+				wantCol = base + min(c, w)
+			}
+			gl, gc, ok := d.RuntimePosition(Position{Line: cl, Character: c})
+			if !ok || gl != wantLine || gc != wantCol {
+				t.Fatalf("RuntimePosition(%d:%d) = %d:%d %v, want %d:%d, in %q", cl, c, gl, gc, ok, wantLine, wantCol, text)
+			}
+		}
+	}
+	if _, _, ok := d.RuntimePosition(Position{Line: len(starts)}); ok {
+		t.Fatalf("RuntimePosition past the last line is ok, in %q", text)
+	}
+}
+
 var insertions = []string{
 	"", "x", "\n", "\n\n", "😀", "é", `{"role":"user","content":"ok"}`, "}", "{", "\r\n",
 	"\n" + `{"role":"tool","content":"r","toolCallId":"a","isError":false}` + "\n",
 	`{"role":"assistant","content":"","toolCalls":[{"id":"a","name":"n","input":null}]}`,
 	`"toolCallId":"b"`, "世界\n🎉",
+	"\r", `{"role":"user",` + "\r" + `"content":"x"}`, "a\rb\r",
 }
 
 func TestDocumentRandomEdits(t *testing.T) {
@@ -105,6 +200,7 @@ func TestDocumentRandomEdits(t *testing.T) {
 				if want := e.analyze([]byte(text), opts); !reflect.DeepEqual(d.Report(), want) {
 					t.Fatalf("%s seed %d step %d: document report differs from Analyze's", p.name, seed, step)
 				}
+				checkClientLines(t, d)
 			}
 			patched += d.patched
 		}
@@ -178,13 +274,13 @@ func TestDocumentBadEdits(t *testing.T) {
 		{"line past the end", []Change{{Range: &Range{Position{5, 0}, Position{5, 0}}, Text: "x"}}},
 		{"line count with a character", []Change{{Range: &Range{Position{3, 1}, Position{3, 1}}, Text: "x"}}},
 		{"negative line", []Change{{Range: &Range{Position{-1, 0}, Position{0, 0}}, Text: "x"}}},
-		{"character past the end of the line", []Change{{Range: &Range{Position{0, 0}, Position{0, len(jU()) + 1}}, Text: "x"}}},
 		{"negative character", []Change{{Range: &Range{Position{0, -1}, Position{0, 0}}, Text: "x"}}},
 		{"inside a surrogate pair", []Change{{Range: &Range{Position{1, 27}, Position{1, 27}}, Text: "x"}}},
 		{"end before start", []Change{{Range: &Range{Position{1, 3}, Position{0, 5}}, Text: "x"}}},
 		{"end before start on a line", []Change{{Range: &Range{Position{0, 5}, Position{0, 3}}, Text: "x"}}},
 		{"a good change, then a bad one: both undone", []Change{ok, {Range: &Range{Position{9, 0}, Position{9, 0}}}}},
-		{"good, full replacement, bad", []Change{ok, {Text: "zzz"}, ok, {Range: &Range{Position{0, 9}, Position{0, 9}}}}},
+		{"good, full replacement, bad", []Change{ok, {Text: "zzz"}, ok, {Range: &Range{Position{1, 1}, Position{1, 1}}}}},
+		{"lone CR, good, bad", []Change{{Range: &Range{Position{0, 1}, Position{0, 1}}, Text: "\r"}, {Range: &Range{Position{4, 1}, Position{4, 1}}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -192,7 +288,7 @@ func TestDocumentBadEdits(t *testing.T) {
 			if !errors.Is(err, ErrInvalidPosition) {
 				t.Fatalf("err = %v, want ErrInvalidPosition", err)
 			}
-			if d.Text() != text || !reflect.DeepEqual(d.Report(), before) {
+			if d.Text() != text || !reflect.DeepEqual(d.Report(), before) || d.EditorLineCount() != 3 {
 				t.Fatalf("a failed Apply changed the document: %q", d.Text())
 			}
 		})
@@ -216,7 +312,11 @@ func TestDocumentPositions(t *testing.T) {
 		{"a truncated 4-byte sequence is one U+FFFD", "\xf0\x9f\x98x", 1, "\xf0\x9f\x98|x"},
 		{"an encoded surrogate is three U+FFFD", "\xed\xa0\x80x", 3, "\xed\xa0\x80|x"},
 		{"overlong is two U+FFFD", "\xc0\xafx", 2, "\xc0\xaf|x"},
-		{"CR is a character", "ab\r", 3, "ab\r|"},
+		{"CRLF: the end of the line is before the CR", "ab\r", 2, "ab|\r"},
+		{"past the end of a line: its end", "abc", 9, "abc|"},
+		{"past the end of a CRLF line: before the CR", "ab\r", 3, "ab|\r"},
+		{"past the end of a line a lone CR ends: before the CR", "ab\rcd", 7, "ab|\rcd"},
+		{"past the end of a surrogate pair", "😀", 3, "😀|"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -237,6 +337,89 @@ func TestDocumentPositions(t *testing.T) {
 	if d.Text() != "a\nc" {
 		t.Fatalf("text = %q", d.Text())
 	}
+}
+
+// TestDocumentLoneCR: a lone '\r' is JSON whitespace, so the runtime reads
+// one line where an LSP client shows two; positions are the client's.
+func TestDocumentLoneCR(t *testing.T) {
+	first := `{"role":"user",` // 15 columns, then the lone '\r'
+	text := first + "\r" + `"content":"x"}` + "\n" + `{"role":"user","content":"y"}` + "\r\n" + jU()
+	d := NewDocument(text, Options{})
+	if d.LineCount() != 3 || d.EditorLineCount() != 4 {
+		t.Fatalf("LineCount %d, EditorLineCount %d; want 3 and 4", d.LineCount(), d.EditorLineCount())
+	}
+	if !d.Report().Loads() || len(d.Report().Messages) != 3 {
+		t.Fatalf("the runtime reads three messages: %+v", d.Report())
+	}
+	for _, c := range []struct {
+		line, col int
+		want      Position
+	}{
+		{0, 0, Position{0, 0}},
+		{0, 15, Position{0, 15}}, // before the '\r'
+		{0, 16, Position{1, 0}},  // after it
+		{0, 20, Position{1, 4}},
+		{1, 0, Position{2, 0}},
+		{1, 30, Position{2, 30}}, // past the end of a CRLF line: kept
+		{2, 3, Position{3, 3}},
+	} {
+		if got := d.EditorPosition(c.line, c.col); got != c.want {
+			t.Errorf("EditorPosition(%d, %d) = %v, want %v", c.line, c.col, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		p         Position
+		line, col int
+		ok        bool
+	}{
+		{Position{1, 3}, 0, 19, true},
+		{Position{0, 99}, 0, 15, true}, // past the end of the first part: its end
+		{Position{3, 99}, 2, 99, true}, // past the end of a runtime line: kept
+		{Position{4, 0}, 0, 0, false},
+		{Position{-1, 0}, 0, 0, false},
+	} {
+		l, col, ok := d.RuntimePosition(c.p)
+		if ok != c.ok || (ok && (l != c.line || col != c.col)) {
+			t.Errorf("RuntimePosition(%v) = %d, %d, %v; want %d, %d, %v", c.p, l, col, ok, c.line, c.col, c.ok)
+		}
+	}
+	apply := func(r Range, s string) {
+		t.Helper()
+		if err := d.Apply([]Change{{Range: &r, Text: s}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Typing after the lone '\r', on the client's line 1.
+	apply(Range{Position{1, 12}, Position{1, 12}}, "yz")
+	if want := first + "\r" + `"content":"xyz"}`; d.Line(0) != want {
+		t.Fatalf("line 0 = %q, want %q", d.Line(0), want)
+	}
+	// Line 2 of the client is the runtime's line 1.
+	apply(Range{Position{2, 26}, Position{2, 27}}, "Y")
+	if want := `{"role":"user","content":"Y"}` + "\r"; d.Line(1) != want {
+		t.Fatalf("line 1 = %q, want %q", d.Line(1), want)
+	}
+	// Deleting the client's line break joins the client's lines.
+	apply(Range{Position{0, 15}, Position{1, 0}}, "")
+	if d.EditorLineCount() != 3 || d.Line(0) != first+`"content":"xyz"}` {
+		t.Fatalf("after deleting the lone CR: %d lines, %q", d.EditorLineCount(), d.Line(0))
+	}
+	// Two lone '\r's in one runtime line, and one ending the text.
+	apply(Range{Position{0, 1}, Position{0, 1}}, "\r\r")
+	apply(Range{Position{4, 99}, Position{4, 99}}, "\r")
+	if d.EditorLineCount() != 6 || !strings.HasSuffix(d.Text(), "\r") {
+		t.Fatalf("EditorLineCount %d for %q", d.EditorLineCount(), d.Text())
+	}
+	if l, col, ok := d.RuntimePosition(Position{5, 0}); !ok || l != 2 || col != len(jU())+1 {
+		t.Fatalf("RuntimePosition after the final CR = %d, %d, %v", l, col, ok)
+	}
+	checkClientLines(t, d)
+	// The end of the text is {EditorLineCount, 0}.
+	apply(Range{Position{4, 0}, Position{6, 0}}, "")
+	if d.LineCount() != 3 || d.EditorLineCount() != 5 || d.Line(2) != "" {
+		t.Fatalf("after deleting the last lines: %q", d.Text())
+	}
+	checkClientLines(t, d)
 }
 
 func TestDocumentBasics(t *testing.T) {
@@ -318,6 +501,7 @@ func FuzzDocumentEdits(f *testing.F) {
 	f.Add("😀\n\xe4\xb8\n{", []byte{1, 1, 0, 2, 9, 4})
 	f.Add("", []byte{0, 0, 0, 0, 6})
 	f.Add("\r\n\r\n", []byte{1, 0, 1, 1, 1})
+	f.Add("{\r}\n\r\r\n{}\r", []byte{1, 0, 2, 1, 14, 3, 2, 3, 9, 12})
 	f.Fuzz(func(t *testing.T, text string, ops []byte) {
 		d := NewDocument(text, Options{Budget: 500})
 		for len(ops) >= 5 {
@@ -341,6 +525,7 @@ func FuzzDocumentEdits(f *testing.F) {
 			if got := d.Report(); !reflect.DeepEqual(got, want) {
 				t.Fatalf("report after %v differs from Analyze on the text %q", r, d.Text())
 			}
+			checkClientLines(t, d)
 		}
 	})
 }
