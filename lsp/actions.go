@@ -12,15 +12,16 @@ import (
 
 // CodeAction offers the quick fixes and the fix-all action (fixes.go) and,
 // when a budget cuts and lines lie above the first kept line, "Trim N lines
-// above the budget cutoff": a versioned WorkspaceEdit that deletes lines
-// 1..FirstKeptLine-1. The trim is offered where its diagnostic is: with the
-// cursor on a trimmed line, or on the cutoff line for a client that gets
-// budget-cutoff there (one that does not fade the trimmed lines), so that
-// no lightbulb sits on the first kept line of a faded file. The server
+// above the budget cutoff": a versioned WorkspaceEdit that deletes runtime
+// lines 1..FirstKeptLine-1 (N counts them). The trim is offered where its
+// diagnostic is: with the cursor on a trimmed line, or on the cutoff line
+// for a client that gets budget-cutoff there (one that does not fade the
+// trimmed lines), so that no lightbulb sits on the first kept line of a
+// faded file. A document out of sync gets no action at all. The server
 // never writes files.
 func (s *server) CodeAction(ctx context.Context, p *protocol.CodeActionParams) ([]protocol.CodeAction, error) {
 	out := []protocol.CodeAction{}
-	f := s.files.get(p.TextDocument.URI)
+	f := s.actionableFile(p.TextDocument.URI)
 	if f == nil {
 		return out, nil
 	}
@@ -33,22 +34,35 @@ func (s *server) CodeAction(ctx context.Context, p *protocol.CodeActionParams) (
 	if c == nil || rep.CutoffErr != nil || c.FirstKeptLine <= 1 {
 		return out, nil
 	}
-	cut := uint32(c.FirstKeptLine - 1) // 0-based line of the first kept message
+	cursor, _, ok := runtimePosition(f.doc, p.Range.Start)
+	cut := c.FirstKeptLine - 1 // 0-based runtime line of the first kept message
 	fade := s.currentCaps().unnecessaryTag
-	if p.Range.Start.Line > cut || (fade && p.Range.Start.Line == cut) {
+	if !ok || cursor > cut || (fade && cursor == cut) {
 		return out, nil
 	}
-	n := int64(c.FirstKeptLine - 1)
+	n := int64(cut)
 	action := protocol.CodeAction{
 		Title:       fmt.Sprintf("Trim %s above the budget cutoff", textfmt.Plural(n, "line", "lines")),
 		Kind:        protocol.RefactorRewrite,
 		Diagnostics: cutoffDiagnostics(f.uri, f.doc, rep, fade),
-		Edit:        trimEdit(f, cut, s.currentCaps().documentChanges),
+		Edit:        trimEdit(f, clientLine(f.doc, c.FirstKeptLine), s.currentCaps().documentChanges),
 	}
 	return append(out, action), nil
 }
 
-// trimEdit deletes everything before 0-based line cut.
+// actionableFile is the open file at uri when code actions may edit it:
+// nil when it is not open, or is out of sync (file.inSync), since an edit
+// computed on a text the client does not have would change the wrong text.
+// Every code action path starts here.
+func (s *server) actionableFile(uri protocol.DocumentURI) *file {
+	f := s.files.get(uri)
+	if f == nil || !f.inSync() {
+		return nil
+	}
+	return f
+}
+
+// trimEdit deletes everything before the client's (0-based) line cut.
 func trimEdit(f *file, cut uint32, versioned bool) *protocol.WorkspaceEdit {
 	edit := protocol.TextEdit{
 		Range:   protocol.Range{End: protocol.Position{Line: cut}},

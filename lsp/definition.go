@@ -15,13 +15,17 @@ func (s *server) Definition(ctx context.Context, p *protocol.DefinitionParams) (
 		return []protocol.Location{}, nil
 	}
 	rep := f.doc.Report()
-	m, ok := rep.MessageAtLine(int(p.Position.Line) + 1)
-	if !ok || rep.Messages[m].Role != line.RoleTool || !inSpan(int(p.Position.Character), rep.Messages[m].ToolCallIDSpan) {
+	i, col, ok := runtimePosition(f.doc, p.Position)
+	if !ok {
+		return []protocol.Location{}, nil
+	}
+	m, ok := rep.MessageAtLine(i + 1)
+	if !ok || rep.Messages[m].Role != line.RoleTool || !inSpan(col, rep.Messages[m].ToolCallIDSpan) {
 		return []protocol.Location{}, nil
 	}
 	a, c, ok := rep.AnsweredCall(m)
 	if !ok {
 		return []protocol.Location{}, nil
 	}
-	return []protocol.Location{location(f.uri, rep.Messages[a].Line, rep.Messages[a].Calls[c].IDSpan)}, nil
+	return []protocol.Location{location(f.uri, f.doc, rep.Messages[a].Line, rep.Messages[a].Calls[c].IDSpan)}, nil
 }

@@ -13,17 +13,42 @@ import (
 // after every open and change, and cleared ([]) on close. For a client
 // that fades Unnecessary-tagged ranges, the budget-cutoff finding is
 // published as the faded region the model will not see (trimmedDiagnostic)
-// rather than as a squiggle on the first kept line.
+// rather than as a squiggle on the first kept line. A document out of sync
+// gets only the out-of-sync diagnostic.
 
 // diagnosticSource names sessionls in every diagnostic.
 const diagnosticSource = "sessionls"
 
+// codeOutOfSync is the code of the diagnostic published for a document
+// whose text the server lost track of (not an engine finding: it cannot be
+// turned off with the checks setting).
+const codeOutOfSync = "out-of-sync"
+
 // publish sends f's diagnostics for its current version.
 func (s *server) publish(f *file) {
-	rep := f.doc.Report()
+	var diags []protocol.Diagnostic
+	if f.inSync() {
+		diags = withFixData(f, toDiagnostics(f.uri, f.doc, f.doc.Report(), s.currentCaps().unnecessaryTag))
+	} else {
+		diags = []protocol.Diagnostic{outOfSyncDiagnostic(f.syncErr)}
+	}
 	s.notify(protocol.MethodTextDocumentPublishDiagnostics, &publishDiagnosticsParams{
-		URI: f.uri, Version: f.version, Diagnostics: withFixData(f, toDiagnostics(f.uri, f.doc, rep, s.currentCaps().unnecessaryTag)),
+		URI: f.uri, Version: f.version, Diagnostics: diags,
 	})
+}
+
+// outOfSyncDiagnostic replaces every finding of a document out of sync:
+// they describe a text the client does not have, on lines that may not be
+// where the client shows them, so none is kept. It sits at the start of
+// line 1, which every text has.
+func outOfSyncDiagnostic(err error) protocol.Diagnostic {
+	return protocol.Diagnostic{
+		Severity: protocol.DiagnosticSeverityError,
+		Code:     codeOutOfSync,
+		Source:   diagnosticSource,
+		Message: fmt.Sprintf("sessionls is out of sync with this file: an edit could not be applied (%v). "+
+			"Its findings are hidden until you reopen the file.", err),
+	}
 }
 
 // clearDiagnostics publishes an empty list for f (closed, or no longer a

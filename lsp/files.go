@@ -17,11 +17,21 @@ type file struct {
 	version    int32
 	doc        *analysis.Document
 	opts       analysis.Options // the options doc analyses with
-	// stale is set when an edit could not be applied: the client's text and
-	// ours differ, so later ranged edits are ignored until a full-text
-	// change (or a reopen) brings the document back in step.
-	stale bool
+	// syncErr is why an edit could not be applied, nil while the document
+	// is in sync. Out of sync, the client's text and ours differ: later
+	// ranged edits are ignored until a full-text change (or a reopen)
+	// brings the document back in step, and nothing computed from our text
+	// may be offered as an edit (see inSync).
+	syncErr error
 }
+
+// inSync reports whether f's text is the client's. Out of sync, the
+// analysis describes a text the client does not have: the server then
+// publishes only the out-of-sync diagnostic, shows no code lens, and
+// offers no code action (an edit computed on our text would change the
+// wrong lines of the client's). Every code action path checks it through
+// server.actionableFile.
+func (f *file) inSync() bool { return f.syncErr == nil }
 
 // fileManager holds the open documents. Every method is called from the
 // router's single worker goroutine; the mutex only makes that assumption
@@ -126,10 +136,12 @@ var errStale = errors.New("an earlier edit could not be applied; waiting for a f
 
 // applyChanges applies one didChange's changes to f. Changes before the
 // last full-text change are moot (it replaces everything), so they are
-// skipped; that also lets a full-text change resynchronize a stale file.
-// On error the document keeps its last good text and the file is marked
-// stale; the version only advances when the edit lands.
+// skipped; that also lets a full-text change resynchronize a file out of
+// sync. On error the document keeps its last good text and the file is out
+// of sync. The version is the client's either way (the out-of-sync
+// diagnostic is published for it).
 func (f *file) applyChanges(version int32, cs []contentChange) error {
+	f.version = version
 	start := 0
 	for i, c := range cs {
 		if c.Range == nil {
@@ -137,17 +149,16 @@ func (f *file) applyChanges(version int32, cs []contentChange) error {
 		}
 	}
 	full := len(cs) > 0 && cs[start].Range == nil
-	if f.stale && !full {
+	if !f.inSync() && !full {
 		return errStale
 	}
 	if !full {
 		start = 0
 	}
 	if err := f.doc.Apply(toAnalysisChanges(cs[start:])); err != nil {
-		f.stale = true
+		f.syncErr = err
 		return fmt.Errorf("applying edit to version %d: %w", version, err)
 	}
-	f.stale = false
-	f.version = version
+	f.syncErr = nil
 	return nil
 }

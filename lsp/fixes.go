@@ -52,12 +52,23 @@ func withFixData(f *file, diags []protocol.Diagnostic) []protocol.Diagnostic {
 			// result there): no need to read the line on every publish.
 			diags[i].Data = diagnosticData{Fix: fix.Unsafe.String(), Version: f.version}
 		case fix.Fixable(code):
-			if lf, ok := findingFix(f.doc, int(diags[i].Range.Start.Line)+1, code); ok {
+			if lf, ok := findingFix(f.doc, diagnosticLine(f.doc, diags[i]), code); ok {
 				diags[i].Data = diagnosticData{Fix: lf.Safety.String(), Version: f.version}
 			}
 		}
 	}
 	return diags
+}
+
+// diagnosticLine is the 1-based runtime line of a diagnostic the server
+// published (its range is in the client's lines), 0 when it is past the
+// document.
+func diagnosticLine(doc *analysis.Document, d protocol.Diagnostic) int {
+	i, _, ok := runtimePosition(doc, d.Range.Start)
+	if !ok {
+		return 0
+	}
+	return i + 1
 }
 
 // findingFix is the fix of the finding (line1, code) of doc, if it has one.
@@ -71,7 +82,7 @@ func findingFix(doc *analysis.Document, line1 int, code string) (fix.LineFix, bo
 // fixActions returns the quick fixes for p and, when asked for, the fix-all
 // action.
 func (s *server) fixActions(ctx context.Context, f *file, p *protocol.CodeActionParams) []protocol.CodeAction {
-	if f.stale {
+	if !f.inSync() {
 		return nil // our text is not the client's: edits would land wrong
 	}
 	versioned := s.currentCaps().documentChanges
@@ -114,13 +125,13 @@ func (s *server) quickFixes(f *file, p *protocol.CodeActionParams, versioned boo
 			if !ok || d.Source != diagnosticSource || !fixDataCurrent(d.Data, f.version) {
 				continue
 			}
-			add(d, int(d.Range.Start.Line)+1, code)
+			add(d, diagnosticLine(f.doc, d), code)
 		}
 		return out
 	}
 	rep := f.doc.Report()
 	for _, fd := range rep.Findings {
-		l := uint32(fd.Line - 1)
+		l := clientLine(f.doc, fd.Line)
 		if l < p.Range.Start.Line || l > p.Range.End.Line {
 			continue
 		}
@@ -162,14 +173,14 @@ func (s *server) fixAll(ctx context.Context, f *file, versioned bool) (protocol.
 	var edits []protocol.TextEdit
 	nOld := fix.CountLines(text)
 	for _, c := range fix.Changes(text, res.Data, res.Origin) {
-		end := protocol.Position{Line: uint32(c.OldEnd)}
+		end := clientPosition(f.doc, c.OldEnd, 0)
 		if c.OldEnd >= nOld && (len(text) == 0 || text[len(text)-1] != '\n') {
 			// Through the end of a last line without a line break.
 			last := nOld - 1
-			end = protocol.Position{Line: uint32(last), Character: uint32(width16(f.doc.Line(last)))}
+			end = clientPosition(f.doc, last, width16(f.doc.Line(last)))
 		}
 		edits = append(edits, protocol.TextEdit{
-			Range:   protocol.Range{Start: protocol.Position{Line: uint32(c.OldStart)}, End: end},
+			Range:   protocol.Range{Start: clientPosition(f.doc, c.OldStart, 0), End: end},
 			NewText: string(c.New),
 		})
 	}
@@ -182,13 +193,13 @@ func (s *server) fixAll(ctx context.Context, f *file, versioned bool) (protocol.
 
 // lineEdits are the text edits of the fix lf of physical line line1.
 func lineEdits(doc *analysis.Document, line1 int, lf fix.LineFix) []protocol.TextEdit {
-	ln := uint32(line1 - 1)
-	text := doc.Line(line1 - 1)
+	ln := line1 - 1
+	text := doc.Line(ln)
 	if lf.DeleteLine {
-		r := protocol.Range{Start: protocol.Position{Line: ln}, End: protocol.Position{Line: ln + 1}}
+		r := protocol.Range{Start: clientPosition(doc, ln, 0), End: clientPosition(doc, ln+1, 0)}
 		if line1 >= doc.LineCount() {
 			// The last line, without a line break: its text only.
-			r.End = protocol.Position{Line: ln, Character: uint32(width16(text))}
+			r.End = clientPosition(doc, ln, width16(text))
 		}
 		return []protocol.TextEdit{{Range: r, NewText: ""}}
 	}
@@ -196,8 +207,8 @@ func lineEdits(doc *analysis.Document, line1 int, lf fix.LineFix) []protocol.Tex
 	for _, e := range lf.Edits {
 		out = append(out, protocol.TextEdit{
 			Range: protocol.Range{
-				Start: protocol.Position{Line: ln, Character: uint32(width16(text[:e.Start]))},
-				End:   protocol.Position{Line: ln, Character: uint32(width16(text[:e.End]))},
+				Start: clientPosition(doc, ln, width16(text[:e.Start])),
+				End:   clientPosition(doc, ln, width16(text[:e.End])),
 			},
 			NewText: e.New,
 		})

@@ -13,17 +13,19 @@ func (s *server) FoldingRanges(ctx context.Context, p *protocol.FoldingRangePara
 	if f == nil {
 		return []protocol.FoldingRange{}, nil
 	}
-	return foldingRanges(f.doc.Report()), nil
+	return foldingRanges(f.doc, f.doc.Report()), nil
 }
 
-// foldingRanges folds every unit that spans more than one line.
-func foldingRanges(rep *analysis.Report) []protocol.FoldingRange {
+// foldingRanges folds every unit that spans more than one of the client's
+// lines (a one-message unit on a line holding a lone '\r' folds too).
+func foldingRanges(doc *analysis.Document, rep *analysis.Report) []protocol.FoldingRange {
 	out := make([]protocol.FoldingRange, 0)
 	for _, u := range rep.Units {
-		if u.EndLine > u.StartLine {
+		start, end := lineRangeOf(doc, u.StartLine-1).Start.Line, lineRangeOf(doc, u.EndLine-1).End.Line
+		if end > start {
 			out = append(out, protocol.FoldingRange{
-				StartLine: uint32(u.StartLine - 1),
-				EndLine:   uint32(u.EndLine - 1),
+				StartLine: start,
+				EndLine:   end,
 				Kind:      protocol.RegionFoldingRange,
 			})
 		}

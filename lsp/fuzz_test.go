@@ -12,32 +12,46 @@ import (
 )
 
 // refDoc is the reference model: the text as a plain string, edited with
-// UTF-16 positions by the rules LSP gives (and the engine enforces): a
-// position must be on a line (or just past the last line at character 0),
-// on a UTF-16 boundary, and a range must not end before it starts.
+// UTF-16 positions by the rules LSP gives (and the engine enforces): lines
+// end at "\r\n", "\n" and a lone "\r"; a position must be on a line (or
+// just past the last line at character 0) and on a UTF-16 boundary, a
+// character past the end of its line is its end, and a range must not end
+// before it starts.
 type refDoc struct {
 	text  string
 	stale bool
 }
 
-// offset is the byte offset of p in text, or false when p is invalid.
+// refLines splits text at the client's line breaks: where each line starts
+// and where its text ends.
+func refLines(text string) (starts, ends []int) {
+	starts = []int{0}
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c == '\n' || c == '\r' {
+			ends = append(ends, i)
+			if c == '\r' && i+1 < len(text) && text[i+1] == '\n' {
+				i++
+			}
+			starts = append(starts, i+1)
+		}
+	}
+	return starts, append(ends, len(text))
+}
+
+// refOffset is the byte offset of p in text, or false when p is invalid.
 func refOffset(text string, p protocol.Position) (int, bool) {
-	lines := strings.Split(text, "\n")
-	if int(p.Line) == len(lines) && p.Character == 0 {
+	starts, ends := refLines(text)
+	if int(p.Line) == len(starts) && p.Character == 0 {
 		return len(text), true
 	}
-	if int(p.Line) >= len(lines) {
+	if int(p.Line) >= len(starts) {
 		return 0, false
 	}
-	base := 0
-	for _, l := range lines[:p.Line] {
-		base += len(l) + 1
-	}
+	l := text[starts[p.Line]:ends[p.Line]]
 	units := 0
-	l := lines[p.Line]
 	for i, r := range l {
 		if units == int(p.Character) {
-			return base + i, true
+			return starts[p.Line] + i, true
 		}
 		if r >= 0x10000 {
 			units += 2
@@ -48,10 +62,7 @@ func refOffset(text string, p protocol.Position) (int, bool) {
 			return 0, false // inside a surrogate pair
 		}
 	}
-	if units == int(p.Character) {
-		return base + len(l), true
-	}
-	return 0, false
+	return ends[p.Line], true // at or past the end of the line
 }
 
 // apply mirrors file.applyChanges: changes before the last full-text change
@@ -73,9 +84,10 @@ func (d *refDoc) apply(cs []contentChange) bool {
 			text = c.Text
 			continue
 		}
-		a, ok1 := refOffset(text, c.Range.Start)
-		b, ok2 := refOffset(text, c.Range.End)
-		if !ok1 || !ok2 || b < a {
+		st, en := c.Range.Start, c.Range.End
+		a, ok1 := refOffset(text, st)
+		b, ok2 := refOffset(text, en)
+		if !ok1 || !ok2 || en.Line < st.Line || (en.Line == st.Line && en.Character < st.Character) {
 			d.stale = true
 			return false
 		}
@@ -87,7 +99,8 @@ func (d *refDoc) apply(cs []contentChange) bool {
 
 // fuzzPieces are what edits insert: line breaks, JSON punctuation,
 // non-ASCII and astral characters.
-var fuzzPieces = []string{"", "\n", "{", "}", `"`, "a", "é", "🙏", "\r\n", `{"role":"user","content":"x"}`, "ß🎉\n", "\\u00e9"}
+var fuzzPieces = []string{"", "\n", "{", "}", `"`, "a", "é", "🙏", "\r\n", `{"role":"user","content":"x"}`, "ß🎉\n", "\\u00e9",
+	"\r", `{"role":"user",` + "\r" + `"content":"x"}`}
 
 // decodeOps turns fuzz bytes into didChange batches.
 func decodeOps(ops []byte, text func() string) [][]contentChange {
@@ -110,7 +123,8 @@ func decodeOps(ops []byte, text func() string) [][]contentChange {
 				batch = append(batch, contentChange{Text: piece + `{"role":"user","content":"🙏"}`})
 				continue
 			}
-			lines := strings.Count(text(), "\n") + 1
+			starts, _ := refLines(text())
+			lines := len(starts)
 			// Mostly valid positions, sometimes one past the end.
 			pos := func() protocol.Position {
 				l := next() % (lines + 1)
@@ -136,6 +150,7 @@ func FuzzDidChange(f *testing.F) {
 	f.Add("", []byte{0, 11, 4, 0, 0, 0, 0})
 	f.Add("a\nb\nc", []byte{1, 1, 0, 9, 9, 0, 0, 2, 6, 3, 2, 1, 1})
 	f.Add("🙏🙏\n🙏", []byte{0, 2, 1, 0, 1, 0, 1, 0, 2, 8, 1, 0, 3, 1, 0, 22, 7})
+	f.Add("{\"role\":\"user\",\r\"content\":\"x\"}\r\n{}\r", []byte{0, 1, 12, 1, 7, 2, 4, 1, 13, 3, 1, 0, 2, 2, 9})
 	f.Fuzz(func(t *testing.T, text string, ops []byte) {
 		if !utf8.ValidString(text) {
 			// The reference decodes with Go's rules; the engine decodes
@@ -174,14 +189,17 @@ func FuzzDidChange(f *testing.F) {
 			if got := fl.doc.Text(); got != ref.text {
 				t.Fatalf("after %s:\nserver    %q\nreference %q", raw, got, ref.text)
 			}
-			if fl.stale != ref.stale {
-				t.Fatalf("after %s: stale %v, reference %v", raw, fl.stale, ref.stale)
+			if !fl.inSync() != ref.stale {
+				t.Fatalf("after %s: in sync %v, reference stale %v", raw, fl.inSync(), ref.stale)
 			}
-			if wantOK && fl.version != version {
+			if fl.version != version {
 				t.Fatalf("version %d, want %d", fl.version, version)
 			}
 			if n := fl.doc.LineCount(); n != strings.Count(ref.text, "\n")+1 {
 				t.Fatalf("LineCount %d for %q", n, ref.text)
+			}
+			if starts, _ := refLines(ref.text); fl.doc.EditorLineCount() != len(starts) {
+				t.Fatalf("EditorLineCount %d for %q", fl.doc.EditorLineCount(), ref.text)
 			}
 		}
 		// The analysis is the analysis of the text.

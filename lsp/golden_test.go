@@ -24,11 +24,14 @@ var update = flag.Bool("update", false, "rewrite the expected results in testdat
 //
 // and the expected JSON result of each request, as the server sends it:
 //
+//	diagnostics.json     the diagnostics published on open
 //	hover.json           textDocument/hover at column 0 of every line
 //	documentSymbol.json  textDocument/documentSymbol
 //	codeLens.json        textDocument/codeLens
 //	codeAction.json      textDocument/codeAction with the cursor at the
 //	                     start of every line
+//
+// "Every line" is every line the client sees: a lone '\r' ends one.
 //
 // `go test ./lsp -run Golden -update` rewrites the results from what the
 // server answers; review the diff before committing it.
@@ -36,13 +39,14 @@ var update = flag.Bool("update", false, "rewrite the expected results in testdat
 // goldenRequest is one request of a golden archive.
 type goldenRequest struct {
 	file    string
-	method  string
-	perLine bool // one request per line of the session, answered as a list
+	method  string // "": the diagnostics published on open
+	perLine bool   // one request per line of the session, answered as a list
 }
 
 // goldenRequests are the requests of a golden archive, in file order.
 func goldenRequests() []goldenRequest {
 	return []goldenRequest{
+		{"diagnostics.json", "", false},
 		{"hover.json", "textDocument/hover", true},
 		{"documentSymbol.json", "textDocument/documentSymbol", false},
 		{"codeLens.json", "textDocument/codeLens", false},
@@ -79,12 +83,18 @@ func runGolden(t *testing.T, path string) {
 	h := startHarness(t, opts)
 	name := strings.TrimSuffix(filepath.Base(path), ".txtar") + ".jsonl"
 	uri := h.open(name, "jsonl", string(session))
-	lines := len(strings.Split(strings.TrimSuffix(string(session), "\n"), "\n"))
+	lines := int(clientPos(string(session), len(session)).Line) + 1
+	if strings.HasSuffix(string(session), "\n") || strings.HasSuffix(string(session), "\r") {
+		lines-- // the empty line after the last line break
+	}
 
 	got := map[string][]byte{}
 	for _, req := range goldenRequests() {
 		var result any
-		if req.perLine {
+		switch {
+		case req.method == "":
+			result = h.client.lastDiagnostics(uri).Diagnostics
+		case req.perLine:
 			each := make([]json.RawMessage, lines)
 			for i := range each {
 				params := at(uri, i, 0)
@@ -96,7 +106,7 @@ func runGolden(t *testing.T, path string) {
 				h.call(req.method, params, &each[i])
 			}
 			result = each
-		} else {
+		default:
 			var raw json.RawMessage
 			h.call(req.method, textDoc(uri), &raw)
 			result = raw

@@ -17,8 +17,8 @@ func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 	if f == nil {
 		return nil, nil
 	}
-	i := int(p.Position.Line)
-	if i >= f.doc.LineCount() {
+	i, _, ok := runtimePosition(f.doc, p.Position)
+	if !ok || i >= f.doc.LineCount() {
 		return nil, nil
 	}
 	r := lineRangeOf(f.doc, i)
@@ -28,7 +28,8 @@ func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 	}, nil
 }
 
-// hoverText describes 0-based line i in markdown.
+// hoverText describes 0-based runtime line i in markdown (a line holding a
+// lone '\r' is one runtime line, so the client's lines of it share a hover).
 func hoverText(doc *analysis.Document, rep *analysis.Report, i int) string {
 	line1 := i + 1
 	res := doc.LineResult(i)

@@ -13,10 +13,12 @@ import (
 // CodeLens: see codeLenses for the titles.
 func (s *server) CodeLens(ctx context.Context, p *protocol.CodeLensParams) ([]protocol.CodeLens, error) {
 	f := s.files.get(p.TextDocument.URI)
-	if f == nil {
+	if f == nil || !f.inSync() {
+		// Out of sync, the lenses would sit on the wrong lines and show
+		// costs of a text the client does not have.
 		return []protocol.CodeLens{}, nil
 	}
-	return codeLenses(f.doc.Report(), f.opts.Budget), nil
+	return codeLenses(f.doc, f.doc.Report(), f.opts.Budget), nil
 }
 
 // codeLenses are, in order of line:
@@ -34,9 +36,17 @@ func (s *server) CodeLens(ctx context.Context, p *protocol.CodeLensParams) ([]pr
 // The budget lenses carry sessionls.setBudget with no argument: clients
 // prompt for a budget. Each unit lens carries sessionls.setBudget with the
 // unit's chars from newest: "budget to here", the least budget whose cut
-// keeps that unit and drops every older one.
-func codeLenses(rep *analysis.Report, budget int64) []protocol.CodeLens {
+// keeps that unit and drops every older one. Lines are the runtime's,
+// placed on the client's line where they start.
+func codeLenses(doc *analysis.Document, rep *analysis.Report, budget int64) []protocol.CodeLens {
 	out := make([]protocol.CodeLens, 0, len(rep.Units)+1)
+	lensAt := func(line1 int, title, command string) protocol.CodeLens {
+		l := clientLine(doc, line1)
+		return protocol.CodeLens{
+			Range:   protocol.Range{Start: protocol.Position{Line: l}, End: protocol.Position{Line: l}},
+			Command: &protocol.Command{Title: title, Command: command},
+		}
+	}
 	setBudget := func(line int, title string) {
 		out = append(out, lensAt(line, title, commandSetBudget))
 	}
@@ -112,14 +122,6 @@ func unitTitle(u analysis.Unit) string {
 	b = textfmt.AppendThousands(b, u.FromNewest)
 	b = append(b, " from newest"...)
 	return string(b)
-}
-
-func lensAt(line1 int, title, command string) protocol.CodeLens {
-	l := uint32(max(line1-1, 0))
-	return protocol.CodeLens{
-		Range:   protocol.Range{Start: protocol.Position{Line: l}, End: protocol.Position{Line: l}},
-		Command: &protocol.Command{Title: title, Command: command},
-	}
 }
 
 // runtimeError is the runtime's own wording of a trimContext failure.

@@ -17,11 +17,14 @@ func (s *server) References(ctx context.Context, p *protocol.ReferenceParams) ([
 		return out, nil
 	}
 	rep := f.doc.Report()
-	m, ok := rep.MessageAtLine(int(p.Position.Line) + 1)
+	i, col, ok := runtimePosition(f.doc, p.Position)
 	if !ok {
 		return out, nil
 	}
-	col := int(p.Position.Character)
+	m, ok := rep.MessageAtLine(i + 1)
+	if !ok {
+		return out, nil
+	}
 	msg := &rep.Messages[m]
 	a, c, ok := -1, -1, false
 	switch msg.Role {
@@ -37,7 +40,7 @@ func (s *server) References(ctx context.Context, p *protocol.ReferenceParams) ([
 			if !ok {
 				// An orphan: its own id is all there is.
 				if p.Context.IncludeDeclaration {
-					out = append(out, location(f.uri, msg.Line, msg.ToolCallIDSpan))
+					out = append(out, location(f.uri, f.doc, msg.Line, msg.ToolCallIDSpan))
 				}
 				return out, nil
 			}
@@ -47,10 +50,10 @@ func (s *server) References(ctx context.Context, p *protocol.ReferenceParams) ([
 		return out, nil
 	}
 	if p.Context.IncludeDeclaration {
-		out = append(out, location(f.uri, rep.Messages[a].Line, rep.Messages[a].Calls[c].IDSpan))
+		out = append(out, location(f.uri, f.doc, rep.Messages[a].Line, rep.Messages[a].Calls[c].IDSpan))
 	}
 	for _, t := range rep.Results(a, c) {
-		out = append(out, location(f.uri, rep.Messages[t].Line, rep.Messages[t].ToolCallIDSpan))
+		out = append(out, location(f.uri, f.doc, rep.Messages[t].Line, rep.Messages[t].ToolCallIDSpan))
 	}
 	return out, nil
 }

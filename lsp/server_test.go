@@ -524,8 +524,9 @@ func TestAstralEdit(t *testing.T) {
 	require.Equal(t, float64(rep.TotalChars), statusOf(h, uri)["totalChars"])
 }
 
-// TestBadEdits: an edit to a document that is not open, or out of range,
-// is reported and leaves the last good text; a full-text change resyncs.
+// TestBadEdits: an edit to a document that is not open is reported; one
+// out of range puts the document out of sync (see TestOutOfSync) and keeps
+// the last good text; a full-text change resyncs.
 func TestBadEdits(t *testing.T) {
 	clean := readSession(t, "clean.jsonl")
 	h := startHarness(t, harnessOptions{})
@@ -549,10 +550,12 @@ func TestBadEdits(t *testing.T) {
 	require.Equal(t, protocol.MessageTypeError, h.client.shownMessages()[1].Type)
 	change(uri, 3, 0, 0, "garbage") // ignored: the document is out of step
 	h.sync()
-	require.Equal(t, n, h.client.publications(uri), "no diagnostics for a document out of step")
+	require.Equal(t, n+1, h.client.publications(uri), "one publication, the out-of-sync diagnostic, for the failure")
+	require.Equal(t, codeOutOfSync, h.client.lastDiagnostics(uri).Diagnostics[0].Code)
 	require.Equal(t, float64(719), statusOf(h, uri)["totalChars"], "the last good text is kept")
 	require.Len(t, h.client.shownMessages(), 2, "one message per failure, not per ignored edit")
 
+	n = h.client.publications(uri)
 	h.notify("textDocument/didChange", map[string]any{
 		"textDocument":   map[string]any{"uri": uri, "version": 4},
 		"contentChanges": []any{map[string]any{"text": "{"}},

@@ -28,9 +28,14 @@ func (s *server) DidOpen(ctx context.Context, p *protocol.DidOpenTextDocumentPar
 }
 
 // changeText applies a didChange's incremental (or full) changes; the
-// params come from didChange (protocolfix.go), which decodes them. A change
-// that cannot be applied is reported and leaves the last good text; the
-// file then waits for a full-text change (see file.applyChanges).
+// params come from didChange (protocolfix.go), which decodes them. A
+// character past the end of its line is the line's end (the document
+// clamps it, as the LSP specification says). A change that still cannot be
+// applied (a line past the document, a range ending before its start)
+// leaves the last good text and puts the file out of sync: it is said once
+// (showMessage), the out-of-sync diagnostic replaces the findings, and the
+// file waits for a full-text change or a reopen (see file.applyChanges and
+// file.inSync).
 func (s *server) changeText(p didChangeParams) {
 	uri := p.TextDocument.URI
 	f := s.files.get(uri)
@@ -44,10 +49,11 @@ func (s *server) changeText(p didChangeParams) {
 	}
 	if err := f.applyChanges(p.TextDocument.Version, p.ContentChanges); err != nil {
 		s.logger.Error("didChange", zap.String("uri", string(uri)), zap.Int32("version", p.TextDocument.Version), zap.Error(err))
-		if !errors.Is(err, errStale) {
-			s.showError(fmt.Sprintf("sessionls could not apply an edit to %s (%v); its diagnostics are out of date until the file is reopened.", uri, err))
+		if errors.Is(err, errStale) {
+			return // already said, and already published
 		}
-		return
+		// Said once, when the document goes out of sync.
+		s.showError(fmt.Sprintf("sessionls could not apply an edit to %s (%v) and is out of sync with it; reopen the file.", uri, err))
 	}
 	s.publish(f)
 }
