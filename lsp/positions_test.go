@@ -252,6 +252,31 @@ func TestLoneCR(t *testing.T) {
 	})
 }
 
+// TestLoneCRFaded: for a client that fades the trimmed region, the region
+// ends on the client's last line of the last trimmed runtime line, and
+// the trim action is offered on every client line above the cutoff only.
+func TestLoneCRFaded(t *testing.T) {
+	text := strings.Join(loneCRSession, "\n")
+	budget := analysis.Analyze([]byte(text), analysis.Options{}).Units[2].FromNewest
+	h := startHarness(t, harnessOptions{initOptions: map[string]any{"budget": budget}, capabilities: withDiagnosticTags(map[string]any{"valueSet": []any{1}})})
+	uri := h.open("lonecr.jsonl", "jsonl", text)
+	var faded []protocol.Diagnostic
+	for _, d := range h.client.lastDiagnostics(uri).Diagnostics {
+		if d.Code == analysis.CodeBudgetCutoff {
+			faded = append(faded, d)
+		}
+	}
+	require.Len(t, faded, 1)
+	end := clientPos(text, runtimeOffset(text, 3, utf16Len(loneCRSession[2])))
+	require.Equal(t, protocol.Position{Line: 5, Character: uint32(len(`"content":"ok"}`))}, end)
+	require.Equal(t, protocol.Range{End: end}, faded[0].Range)
+	require.Contains(t, faded[0].Message, "lines 1–3")
+	for l := range 6 {
+		require.Len(t, codeActionsAt(h, uri, l), 1, "client line %d is trimmed", l)
+	}
+	require.Empty(t, codeActionsAt(h, uri, 6), "the cutoff line, faded client")
+}
+
 // TestCRLFRanges: a "\r\n" is one line end; the server's ranges end after
 // a line's '\r' as the engine counts it (clients take that as the line's
 // end), a finding about a whole line leaves it out, and an edit past the
