@@ -123,6 +123,10 @@ func fixSessions(t *testing.T) map[string]string {
 			`{"role":"assistant","content":"🙏 no calls"}` + "\n" + `{"role":"tool","content":"o","toolCallId":"nobody","isError":true}` + "\n" +
 			`{"role":"user","content":"a` + "\t" + `b"}` + "\n" + `{"role":"user","con`,
 		"one safe": u + "\n" + `{"role":"user","content":"x",}` + "\n",
+		// A lone '\r' is JSON whitespace for the runtime and a line break for
+		// the client: the edits must land on the client's lines.
+		"lone cr": `{"role":"user",` + "\r" + `"content":"x"}` + "\n" + " \r \n" + `{"role":"user","content":"y",}` + "\n" +
+			u + `{"role":"user",` + "\r" + `"content":"w"}` + "\n" + `{"role":"tool","content":"o","toolCallId":"nobody",` + "\r" + `"isError":true}`,
 	}
 }
 
