@@ -842,6 +842,54 @@ local function run()
   wait_diags(buf, "diagnostics after writing budget = " .. n2 .. " to sessionls.toml", n2)
   want, partial = expect(buf, n2)
   wait_lenses(buf, want, partial, "lenses after writing budget = " .. n2 .. " to sessionls.toml", since, false)
+
+  -- 14. A quick fix: a trailing comma (a safe fix) in a new session file;
+  -- the code action menu (vim.lsp.buf.code_action, its vim.ui.select
+  -- stubbed to pick the quick fix as a person would) repairs it: the
+  -- squiggle goes and the text equals what `sessionls check --fix` writes.
+  local broken_text = {
+    '{"role":"user","content":"Fix the «parser», please 🙏",}',
+    '{"role":"assistant","content":"On it.","toolCalls":[]}',
+  }
+  local fixpath = tmp .. "/fixme.jsonl"
+  vim.fn.writefile(broken_text, fixpath)
+  local fixed_copy = tmp .. "/fixme-cli.jsonl"
+  vim.fn.writefile(broken_text, fixed_copy)
+  vim.fn.system({ bin, "check", "--fix", fixed_copy })
+  local want_fixed = vim.fn.readfile(fixed_copy)
+  ok(not same(want_fixed, broken_text), "sessionls check --fix changed nothing: %s", vim.inspect(want_fixed))
+  vim.cmd("edit " .. vim.fn.fnameescape(fixpath))
+  local fbuf = vim.api.nvim_get_current_buf()
+  local fdiags = wait_diags(fbuf, "diagnostics of fixme.jsonl (a trailing comma)", n2)
+  ok(first_invalid_line(fdiags) == 1, "fixme.jsonl: line 1 is not invalid")
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  local offered = {}
+  vim.ui.select = function(items, opts, on_choice)
+    for i, item in ipairs(items) do
+      local action = item[2]
+      table.insert(offered, (opts.format_item(item))) -- format_item returns gsub's two values
+      if action.kind == "quickfix" then
+        return on_choice(item, i)
+      end
+    end
+    on_choice(nil, nil)
+  end
+  local notified = {}
+  local orig_notify = vim.notify
+  vim.notify = function(msg, ...)
+    table.insert(notified, msg)
+    return orig_notify(msg, ...)
+  end
+  vim.lsp.buf.code_action()
+  local fixed_in_editor = vim.wait(WAIT, function()
+    return same(vim.api.nvim_buf_get_lines(fbuf, 0, -1, true), want_fixed)
+  end, 20)
+  ok(fixed_in_editor, "after the quick fix the buffer is\n%s\nwant (check --fix)\n%s\noffered: %s\nnotified: %s",
+    table.concat(vim.api.nvim_buf_get_lines(fbuf, 0, -1, true), "\n"), table.concat(want_fixed, "\n"), vim.inspect(offered), vim.inspect(notified))
+  vim.notify = orig_notify
+  log("ok   the quick fix (%s) makes the text `check --fix` writes", offered[#offered] or "?")
+  local after = wait_diags(fbuf, "diagnostics after the quick fix (none expected)", n2)
+  ok(first_invalid_line(after) == nil, "fixme.jsonl still has an invalid line after the quick fix")
 end
 
 -- :help sessionls works from the shipped tags, and the shipped tags are
