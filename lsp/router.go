@@ -438,6 +438,12 @@ func (r *router) run(j job) {
 	case protocol.MethodShutdown:
 		// Params ({}, null or none) are ignored: ServerHandler refuses {}.
 		err = reply(j.ctx, nil, r.srv.shutdown(j.ctx))
+	case protocol.MethodTextDocumentDidOpen:
+		if o, ok := j.req.(*openNotification); ok { // decoded by the stream (fastdecode.go)
+			err = r.srv.DidOpen(j.ctx, &o.params)
+			break
+		}
+		err = r.inner(j.ctx, reply, j.req)
 	case protocol.MethodTextDocumentDidChange:
 		// Decoded into our own type: protocol's Range is not a pointer, so a
 		// full-text change would look like an insert at 0:0.

@@ -139,6 +139,10 @@ func (s *stream) ended() (jsonrpc2.Message, int64, error) {
 // decode turns a body into the message the connection sees, or answers or
 // drops it and returns nil.
 func (s *stream) decode(body []byte) (jsonrpc2.Message, error) {
+	if msg := decodeFast(body); msg != nil { // a didOpen, decoded in place (fastdecode.go)
+		s.requests.Add(1)
+		return msg, nil
+	}
 	msg, err := jsonrpc2.DecodeMessage(body)
 	if err != nil {
 		return nil, s.rejectInvalid(body, err)

@@ -1,0 +1,450 @@
+package lsp
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"math/bits"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+)
+
+// The fast path for textDocument/didOpen (issue 12).
+//
+// The general path decodes a body three times over: jsonrpc2 decodes it
+// into a generic message (copying the params), protocol.ServerHandler
+// decodes the params again into DidOpenTextDocumentParams (its decoder
+// buffers them once more), and the text is unescaped into a fresh buffer
+// and then copied into a string. On a 50 MB session that is four copies of
+// the document and three passes of a general JSON decoder, most of the
+// open time and nearly all of the peak memory.
+//
+// The text is the only large value, and editors send didOpen in one
+// shape. decodeFast reads that shape straight from the frame: it checks
+// the whole body first, then unescapes the text in place, inside the body
+// itself (unescaping never lengthens valid UTF-8), so the document's text
+// is the frame's own memory and no copy of it is made. Anything it does
+// not recognise exactly (another key, a duplicate key, an id, a version
+// that is not a plain integer, invalid JSON) is left to the general path,
+// untouched: the body is only written once it is known to be accepted.
+//
+// The values it produces are the general path's: strings are unescaped
+// as github.com/segmentio/encoding/json (which jsonrpc2 and protocol use)
+// does, invalid UTF-8 included: each byte of an invalid sequence becomes
+// U+FFFD, a lone surrogate escape becomes U+FFFD.
+
+// openNotification is a didOpen decoded by decodeFast. It embeds the
+// jsonrpc2 notification (whose params are null), so that the connection
+// and the router treat it as any other notification; router.run hands
+// params to server.DidOpen.
+type openNotification struct {
+	*jsonrpc2.Notification
+	params protocol.DidOpenTextDocumentParams
+}
+
+// decodeFast returns body decoded when it is a didOpen notification in
+// the shape editors send, or nil (leaving body untouched) otherwise.
+func decodeFast(body []byte) jsonrpc2.Message {
+	// The cheap test first: every other message goes its usual way.
+	if !containsMethod(body, protocol.MethodTextDocumentDidOpen) {
+		return nil
+	}
+	p, ok := parseOpen(body)
+	if !ok {
+		return nil
+	}
+	n, err := jsonrpc2.NewNotification(protocol.MethodTextDocumentDidOpen, nil)
+	if err != nil {
+		return nil
+	}
+	return &openNotification{Notification: n, params: p}
+}
+
+// containsMethod reports whether body has "method":"<method>" near its
+// start or end (where editors put it; this only decides whether to try).
+func containsMethod(body []byte, method string) bool {
+	want := []byte(`"` + method + `"`)
+	const edge = 512
+	return bytes.Contains(body[:min(len(body), edge)], want) || bytes.Contains(body[max(0, len(body)-edge):], want)
+}
+
+// span is a string literal's contents in the body (without its quotes).
+type span struct {
+	start, end int
+	grow       int  // bytes that unescaping adds (invalid UTF-8 becomes U+FFFD)
+	escaped    bool // has escapes or non-ASCII: must be unescaped
+}
+
+// parseOpen checks that body is exactly
+//
+//	{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":
+//	  {"uri":…,"languageId":…,"version":…,"text":…}}}
+//
+// with its keys in any order, each once, and whitespace anywhere JSON
+// allows it; then decodes it, unescaping the text inside body.
+func parseOpen(body []byte) (protocol.DidOpenTextDocumentParams, bool) {
+	var p protocol.DidOpenTextDocumentParams
+	sc := scanner{b: body}
+	var uri, lang, text span
+	var version int32
+	var seenVersion bool
+	params := func() bool {
+		return sc.object(func(key string) bool {
+			if key != "textDocument" {
+				return false
+			}
+			return sc.object(func(key string) bool {
+				var ok bool
+				switch key {
+				case "uri":
+					uri, ok = sc.str()
+				case "languageId":
+					lang, ok = sc.str()
+				case "text":
+					text, ok = sc.str()
+				case "version":
+					version, ok = sc.int32()
+					seenVersion = ok
+				}
+				return ok
+			}, 4)
+		}, 1)
+	}
+	ok := sc.object(func(key string) bool {
+		switch key {
+		case "jsonrpc":
+			return sc.literal(`"2.0"`)
+		case "method":
+			return sc.literal(`"` + protocol.MethodTextDocumentDidOpen + `"`)
+		case "params":
+			return params()
+		}
+		return false
+	}, 3)
+	if !ok || !seenVersion || !sc.end() {
+		return p, false
+	}
+	// Accepted: from here on body may be written.
+	p.TextDocument = protocol.TextDocumentItem{
+		URI:        protocol.DocumentURI(unquoteString(body, uri)),
+		LanguageID: protocol.LanguageIdentifier(unquoteString(body, lang)),
+		Version:    version,
+		Text:       unquoteInPlace(body, text),
+	}
+	return p, true
+}
+
+// scanner checks JSON in b from i on. Every method returns false on
+// anything it does not accept, and the caller then gives up.
+type scanner struct {
+	b []byte
+	i int
+}
+
+func (s *scanner) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// end reports whether only whitespace is left.
+func (s *scanner) end() bool {
+	s.ws()
+	return s.i == len(s.b)
+}
+
+// literal consumes exactly lit (a value written without escapes).
+func (s *scanner) literal(lit string) bool {
+	s.ws()
+	if len(s.b)-s.i < len(lit) || string(s.b[s.i:s.i+len(lit)]) != lit {
+		return false
+	}
+	s.i += len(lit)
+	return true
+}
+
+// object consumes an object whose want keys are each given to member
+// exactly once, which consumes the value. Keys are compared as written:
+// a key with escapes is not one of ours.
+func (s *scanner) object(member func(key string) bool, want int) bool {
+	s.ws()
+	if s.i >= len(s.b) || s.b[s.i] != '{' {
+		return false
+	}
+	s.i++
+	var seen [4]string
+	n := 0
+	for {
+		s.ws()
+		if n > 0 {
+			if s.i < len(s.b) && s.b[s.i] == '}' {
+				s.i++
+				return n == want
+			}
+			if s.i >= len(s.b) || s.b[s.i] != ',' {
+				return false
+			}
+			s.i++
+			s.ws()
+		}
+		k, ok := s.str()
+		if !ok || k.escaped || n == want {
+			return false
+		}
+		key := string(s.b[k.start:k.end])
+		for _, prev := range seen[:n] {
+			if prev == key {
+				return false // a duplicate: the general path decides
+			}
+		}
+		seen[n] = key
+		n++
+		s.ws()
+		if s.i >= len(s.b) || s.b[s.i] != ':' {
+			return false
+		}
+		s.i++
+		if !member(key) {
+			return false
+		}
+	}
+}
+
+// int32 consumes a plain integer (no fraction, no exponent, no leading
+// zero) that fits an int32.
+func (s *scanner) int32() (int32, bool) {
+	s.ws()
+	neg := s.i < len(s.b) && s.b[s.i] == '-'
+	if neg {
+		s.i++
+	}
+	start := s.i
+	var v int64
+	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
+		v = v*10 + int64(s.b[s.i]-'0')
+		if v > math.MaxInt32+1 {
+			return 0, false
+		}
+		s.i++
+	}
+	digits := s.i - start
+	if digits == 0 || (digits > 1 && s.b[start] == '0') {
+		return 0, false
+	}
+	if s.i < len(s.b) {
+		if c := s.b[s.i]; c == '.' || c == 'e' || c == 'E' {
+			return 0, false
+		}
+	}
+	if neg {
+		v = -v
+	}
+	if v > math.MaxInt32 || v < math.MinInt32 {
+		return 0, false
+	}
+	return int32(v), true
+}
+
+// str consumes a string literal, checking it as the JSON grammar does:
+// escapes are \" \\ \/ \b \f \n \r \t or \u and four hex digits, and no
+// byte below 0x20 appears raw.
+func (s *scanner) str() (span, bool) {
+	s.ws()
+	b := s.b
+	if s.i >= len(b) || b[s.i] != '"' {
+		return span{}, false
+	}
+	sp := span{start: s.i + 1}
+	i := s.i + 1
+	for {
+		// Plain ASCII runs eight bytes at a time.
+		for i+8 <= len(b) {
+			m := specialBytes(binary.LittleEndian.Uint64(b[i:]))
+			if m != 0 {
+				i += bits.TrailingZeros64(m) >> 3
+				break
+			}
+			i += 8
+		}
+		if i >= len(b) {
+			return span{}, false
+		}
+		c := b[i]
+		switch {
+		case c == '"':
+			sp.end = i
+			s.i = i + 1
+			return sp, true
+		case c == '\\':
+			sp.escaped = true
+			if i+1 >= len(b) {
+				return span{}, false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if _, ok := hex4(b, i+2); !ok {
+					return span{}, false
+				}
+				i += 6
+			default:
+				return span{}, false
+			}
+		case c < 0x20:
+			return span{}, false
+		case c < utf8.RuneSelf:
+			i++
+		default:
+			sp.escaped = true
+			r, size := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && size == 1 {
+				sp.grow += utf8.RuneLen(utf8.RuneError) - 1
+			}
+			i += size
+		}
+	}
+}
+
+// specialBytes has the high bit set in each byte of x that is '"', '\\',
+// below 0x20 or not ASCII.
+func specialBytes(x uint64) uint64 {
+	const (
+		ones = 0x0101010101010101
+		high = 0x8080808080808080
+	)
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & high }
+	quote := zero(x ^ (ones * '"'))
+	bslash := zero(x ^ (ones * '\\'))
+	ctrl := (x - ones*0x20) & ^x & high // bytes below 0x20 (and some ≥ 0x80, caught anyway)
+	return quote | bslash | ctrl | (x & high)
+}
+
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// unquoteString is a small string's value, in fresh memory.
+func unquoteString(body []byte, sp span) string {
+	if !sp.escaped {
+		return string(body[sp.start:sp.end])
+	}
+	return string(unquote(make([]byte, 0, sp.end-sp.start+sp.grow), body[sp.start:sp.end], sp.grow == 0))
+}
+
+// unquoteInPlace is a string's value written over its literal in body,
+// which it must own from then on (the string shares its memory); when the
+// value is longer than the literal (invalid UTF-8) it is written to fresh
+// memory instead.
+func unquoteInPlace(body []byte, sp span) string {
+	lit := body[sp.start:sp.end]
+	var out []byte
+	switch {
+	case !sp.escaped:
+		out = lit
+	case sp.grow == 0:
+		out = unquote(lit[:0], lit, true)
+	default:
+		out = unquote(make([]byte, 0, len(lit)+sp.grow), lit, false)
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return unsafe.String(&out[0], len(out))
+}
+
+// unquote appends the value of the checked literal lit to dst, which may
+// share lit's memory when the value is no longer than lit (then every
+// write lands at or before the byte being read). validUTF8 says lit has
+// no invalid UTF-8: its runs between escapes are then copied as they are.
+func unquote(dst, lit []byte, validUTF8 bool) []byte {
+	for len(lit) > 0 {
+		var i int
+		if validUTF8 {
+			if i = bytes.IndexByte(lit, '\\'); i < 0 {
+				i = len(lit)
+			}
+		} else {
+			for i < len(lit) && lit[i] != '\\' && lit[i] < utf8.RuneSelf {
+				i++
+			}
+		}
+		dst = append(dst, lit[:i]...)
+		lit = lit[i:]
+		if len(lit) == 0 {
+			break
+		}
+		if lit[0] >= utf8.RuneSelf {
+			r, size := utf8.DecodeRune(lit)
+			if r == utf8.RuneError && size == 1 {
+				dst = utf8.AppendRune(dst, utf8.RuneError)
+			} else {
+				dst = append(dst, lit[:size]...)
+			}
+			lit = lit[size:]
+			continue
+		}
+		// An escape: str checked it.
+		switch c := lit[1]; c {
+		case 'u':
+			r, _ := hex4(lit, 2)
+			lit = lit[6:]
+			if utf16.IsSurrogate(r) {
+				if len(lit) >= 6 && lit[0] == '\\' && lit[1] == 'u' {
+					r2, _ := hex4(lit, 2)
+					if d := utf16.DecodeRune(r, r2); d != unicode.ReplacementChar {
+						r = d
+						lit = lit[6:]
+					} else {
+						r = unicode.ReplacementChar
+					}
+				} else {
+					r = unicode.ReplacementChar
+				}
+			}
+			dst = utf8.AppendRune(dst, r)
+			continue
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		default: // " \ /
+			dst = append(dst, c)
+		}
+		lit = lit[2:]
+	}
+	return dst
+}

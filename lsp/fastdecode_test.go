@@ -1,0 +1,143 @@
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+)
+
+// openCatcher is a protocol.Server that keeps the didOpen params it gets.
+type openCatcher struct {
+	unimplemented
+	got *protocol.DidOpenTextDocumentParams
+}
+
+func (c *openCatcher) DidOpen(_ context.Context, p *protocol.DidOpenTextDocumentParams) error {
+	c.got = p
+	return nil
+}
+
+// generalOpen decodes body the general way (jsonrpc2, then
+// protocol.ServerHandler), or returns nil when that path refuses it.
+func generalOpen(t *testing.T, body []byte) *protocol.DidOpenTextDocumentParams {
+	t.Helper()
+	msg, err := jsonrpc2.DecodeMessage(body)
+	if err != nil {
+		return nil
+	}
+	n, ok := msg.(*jsonrpc2.Notification)
+	if !ok || n.Method() != protocol.MethodTextDocumentDidOpen {
+		return nil
+	}
+	c := &openCatcher{}
+	noReply := func(context.Context, any, error) error { return nil }
+	_ = protocol.ServerHandler(c, nil)(context.Background(), noReply, n)
+	return c.got
+}
+
+// checkFastOpen checks decodeFast on body against the general path: when
+// it accepts the body, it must decode the same params; when it does not,
+// the body must be untouched. It reports whether the fast path accepted.
+func checkFastOpen(t *testing.T, body []byte) bool {
+	t.Helper()
+	want := generalOpen(t, bytes.Clone(body))
+	orig := bytes.Clone(body)
+	msg := decodeFast(body)
+	if msg == nil {
+		require.Equal(t, orig, body, "a body the fast path refused was modified")
+		return false
+	}
+	o, ok := msg.(*openNotification)
+	require.True(t, ok, "decodeFast returned a %T", msg)
+	require.Equal(t, protocol.MethodTextDocumentDidOpen, o.Method())
+	require.NotNil(t, want, "the fast path accepted a body the general path refuses: %q", orig)
+	require.Equal(t, *want, o.params, "decoding %q", orig)
+	return true
+}
+
+func openBody(textDocument string) string {
+	return `{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":` + textDocument + `}}`
+}
+
+func TestDecodeFastOpen(t *testing.T) {
+	doc := func(text string) string {
+		return `{"uri":"file:///a.jsonl","languageId":"jsonl","version":7,"text":` + text + `}`
+	}
+	for _, tc := range []struct {
+		name string
+		body string
+		fast bool // the fast path takes it
+	}{
+		{"plain", openBody(doc(`"{\"role\":\"user\"}\n"`)), true},
+		{"empty text", openBody(doc(`""`)), true},
+		{"every escape", openBody(doc(`"\" \\ \/ \b \f \n \r \t \u0000 \u00e9 \u20AC \uffff"`)), true},
+		{"surrogate pair", openBody(doc(`"a\ud83d\ude00b"`)), true},
+		{"lone high surrogate", openBody(doc(`"a\ud83db"`)), true},
+		{"lone low surrogate", openBody(doc(`"a\ude00b"`)), true},
+		{"high then high pair", openBody(doc(`"\ud83d\ud83d\ude00"`)), true},
+		{"high then escape", openBody(doc(`"\ud83d\n"`)), true},
+		{"raw UTF-8", openBody(doc(`"héllo 世界 😀"`)), true},
+		{"invalid UTF-8", openBody(doc("\"a\xffb\xe2\x82\\n\xed\xa0\x80c\"")), true},
+		{"DEL", openBody(doc("\"a\x7fb\"")), true},
+		{"escaped uri", openBody(`{"uri":"file:\/\/\/d\u00e9j\u00e0.jsonl","languageId":"jsonl","version":1,"text":"x"}`), true},
+		{"keys reordered", `{"params":{"textDocument":{"text":"x","version":-3,"languageId":"","uri":"u"}},"method":"textDocument/didOpen","jsonrpc":"2.0"}`, true},
+		{"whitespace", " {\r\n \"jsonrpc\" : \"2.0\" ,\t\"method\":\"textDocument/didOpen\", \"params\" : { \"textDocument\" : { \"uri\" : \"u\" , \"languageId\" : \"jsonl\" , \"version\" : 0 , \"text\" : \"a\\nb\" } } }\n", true},
+		{"max version", openBody(`{"uri":"u","languageId":"l","version":2147483647,"text":""}`), true},
+		{"min version", openBody(`{"uri":"u","languageId":"l","version":-2147483648,"text":""}`), true},
+
+		{"version too large", openBody(`{"uri":"u","languageId":"l","version":2147483648,"text":""}`), false},
+		{"version with fraction", openBody(`{"uri":"u","languageId":"l","version":1.0,"text":""}`), false},
+		{"version with exponent", openBody(`{"uri":"u","languageId":"l","version":1e2,"text":""}`), false},
+		{"version leading zero", openBody(`{"uri":"u","languageId":"l","version":01,"text":""}`), false},
+		{"version a string", openBody(`{"uri":"u","languageId":"l","version":"1","text":""}`), false},
+		{"text null", openBody(`{"uri":"u","languageId":"l","version":1,"text":null}`), false},
+		{"no version", openBody(`{"uri":"u","languageId":"l","text":""}`), false},
+		{"extra key", openBody(`{"uri":"u","languageId":"l","version":1,"text":"","x":1}`), false},
+		{"duplicate text", openBody(`{"uri":"u","languageId":"l","version":1,"text":"a","text":"b"}`), false},
+		{"key in another case", openBody(`{"URI":"u","languageId":"l","version":1,"text":""}`), false},
+		{"escaped key", openBody(`{"\u0075ri":"u","languageId":"l","version":1,"text":""}`), false},
+		{"with an id", `{"jsonrpc":"2.0","id":1,"method":"textDocument/didOpen","params":{"textDocument":` + doc(`""`) + `}}`, false},
+		{"jsonrpc 1.0", `{"jsonrpc":"1.0","method":"textDocument/didOpen","params":{"textDocument":` + doc(`""`) + `}}`, false},
+		{"another method", `{"jsonrpc":"2.0","method":"textDocument/didSave","params":{"textDocument":` + doc(`""`) + `}}`, false},
+		{"bad escape", openBody(doc(`"a\qb"`)), false},
+		{"short \\u", openBody(doc(`"a\u12"`)), false},
+		{"raw newline", openBody(doc("\"a\nb\"")), false},
+		{"unterminated", `{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"u","languageId":"l","version":1,"text":"abc`, false},
+		{"trailing garbage", openBody(doc(`""`)) + "x", false},
+		{"trailing comma", `{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":` + doc(`""`) + `},}`, false},
+		{"params an array", `{"jsonrpc":"2.0","method":"textDocument/didOpen","params":[1]}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.fast, checkFastOpen(t, []byte(tc.body)))
+		})
+	}
+}
+
+// TestDecodeFastOpenLarge checks a large text, long enough for the
+// word-at-a-time scanning, with escapes at every offset modulo eight.
+func TestDecodeFastOpenLarge(t *testing.T) {
+	var text strings.Builder
+	text.WriteByte('"')
+	for i := range 2000 {
+		text.WriteString(strings.Repeat("a", i%11))
+		text.WriteString([]string{`\"`, `\\`, `\n`, `é`, `\u00e9`, `\ud83d\ude00`, "\xff", `x`}[i%8])
+	}
+	text.WriteByte('"')
+	body := openBody(`{"uri":"file:///big.jsonl","languageId":"jsonl","version":3,"text":` + text.String() + `}`)
+	require.True(t, checkFastOpen(t, []byte(body)))
+}
+
+func FuzzDecodeFastOpen(f *testing.F) {
+	f.Add(`{\"role\":\"user\"}\n`, "file:///a.jsonl", "7")
+	f.Add(`\ud83d\ude00 \ud800 \u0041`, "u", "-1")
+	f.Add("\xff\xfe é", "\\u0075", "01")
+	f.Fuzz(func(t *testing.T, text, uri, version string) {
+		body := openBody(`{"uri":"` + uri + `","languageId":"jsonl","version":` + version + `,"text":"` + text + `"}`)
+		checkFastOpen(t, []byte(body))
+	})
+}
