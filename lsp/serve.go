@@ -54,6 +54,7 @@ func Serve(ctx context.Context, cfg Config) int {
 		return exitBadSetup
 	}
 	defer closeLog()
+	defer tuneGC()() // memory.go
 	rwc := stdio{r: cfg.Stdin, w: cfg.Stdout}
 	return serve(ctx, rwc, logger, nil)
 }

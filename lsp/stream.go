@@ -385,7 +385,7 @@ func (s *stream) readBody(length int64) ([]byte, error) {
 		if int64(len(buf)) == length {
 			return buf, nil
 		}
-		grown := make([]byte, len(buf), min(length, 2*int64(cap(buf))))
+		grown := make([]byte, len(buf), nextBodyCap(len(buf), cap(buf), length)) // memory.go
 		copy(grown, buf)
 		buf = grown
 	}

@@ -127,8 +127,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 				st.hwm = append(st.hwm, res.hwm)
 				st.edits = append(st.edits, res.edits...)
 				st.lenses = append(st.lenses, res.lenses...)
-				fmt.Fprintf(stderr, "%s %s run %d: check %v (%d MiB), open %v (diagnostics %d B), edit %.2f ms, lens %.2f ms (%d B), VmHWM %d MiB\n",
-					size, b.label, r+1, wall.Round(time.Millisecond), rss>>20, res.open.Round(time.Millisecond), res.diagnostics,
+				fmt.Fprintf(stderr, "%s %s run %d: check %v (%d MiB), open %v (diagnostics %d B, VmHWM %d MiB), edit %.2f ms, lens %.2f ms (%d B), VmHWM %d MiB\n",
+					size, b.label, r+1, wall.Round(time.Millisecond), rss>>20, res.open.Round(time.Millisecond), res.diagnostics, res.openHWM>>20,
 					ms(median(res.edits)), ms(median(res.lenses)), res.lensBytes, res.hwm>>20)
 			}
 		}
@@ -261,9 +261,10 @@ func check(bin, path string) (time.Duration, int64, error) {
 type sessionResult struct {
 	open          time.Duration
 	edits, lenses []time.Duration
-	hwm           int64
-	diagnostics   int // the first publication's size in bytes
-	lensBytes     int // the last codeLens response's size in bytes
+	hwm           int64 // VmHWM at the end
+	openHWM       int64 // VmHWM after the open
+	diagnostics   int   // the first publication's size in bytes
+	lensBytes     int   // the last codeLens response's size in bytes
 }
 
 // session runs one server through initialize, didOpen, the edits and
@@ -304,6 +305,9 @@ func session(ctx context.Context, bin string, doc *document, cfg config) (sessio
 		return fail(fmt.Errorf("didOpen: %w", err))
 	}
 	res.diagnostics = ev.bytes
+	if res.openHWM, err = c.peakRSS(); err != nil {
+		return fail(err)
+	}
 
 	textDoc := map[string]any{"uri": doc.uri}
 	for i := range cfg.edits {
