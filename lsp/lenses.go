@@ -40,12 +40,15 @@ func (s *server) CodeLens(ctx context.Context, p *protocol.CodeLensParams) ([]pr
 // placed on the client's line where they start.
 func codeLenses(doc *analysis.Document, rep *analysis.Report, budget int64) []protocol.CodeLens {
 	out := make([]protocol.CodeLens, 0, len(rep.Units)+1)
-	lensAt := func(line1 int, title, command string) protocol.CodeLens {
+	lensWith := func(line1 int, cmd *protocol.Command) protocol.CodeLens {
 		l := clientLine(doc, line1)
 		return protocol.CodeLens{
 			Range:   protocol.Range{Start: protocol.Position{Line: l}, End: protocol.Position{Line: l}},
-			Command: &protocol.Command{Title: title, Command: command},
+			Command: cmd,
 		}
+	}
+	lensAt := func(line1 int, title, command string) protocol.CodeLens {
+		return lensWith(line1, &protocol.Command{Title: title, Command: command})
 	}
 	setBudget := func(line int, title string) {
 		out = append(out, lensAt(line, title, commandSetBudget))
@@ -66,10 +69,24 @@ func codeLenses(doc *analysis.Document, rep *analysis.Report, budget int64) []pr
 		c := rep.Cutoff
 		setBudget(c.FirstKeptLine, cutoffTitle(rep, c))
 	}
-	for _, u := range rep.Units {
-		l := lensAt(u.StartLine, unitTitle(u), commandSetBudget)
-		l.Command.Arguments = []any{u.FromNewest}
-		out = append(out, l)
+	// A large session has thousands of units: their titles share one
+	// buffer, and their commands and arguments one slice each, so that a
+	// lens costs no allocation of its own but its boxed argument.
+	titles := make([]byte, 0, 48*len(rep.Units)) // "12,345 chars · 3 messages · 45,678 from newest"
+	ends := make([]int, len(rep.Units))
+	for i, u := range rep.Units {
+		titles = appendUnitTitle(titles, u)
+		ends[i] = len(titles)
+	}
+	all := string(titles)
+	cmds := make([]protocol.Command, len(rep.Units))
+	args := make([]any, len(rep.Units))
+	start := 0
+	for i, u := range rep.Units {
+		args[i] = u.FromNewest
+		cmds[i] = protocol.Command{Title: all[start:ends[i]], Command: commandSetBudget, Arguments: args[i : i+1 : i+1]}
+		start = ends[i]
+		out = append(out, lensWith(u.StartLine, &cmds[i]))
 	}
 	return out
 }
@@ -107,9 +124,12 @@ func cutoffTitle(rep *analysis.Report, c *analysis.Cutoff) string {
 		textfmt.Plural(above, "message", "messages"))
 }
 
-// unitTitle is built without fmt: a large session has thousands of units.
-func unitTitle(u analysis.Unit) string {
-	b := make([]byte, 0, 64)
+// unitTitle is a unit lens's title.
+func unitTitle(u analysis.Unit) string { return string(appendUnitTitle(nil, u)) }
+
+// appendUnitTitle appends unitTitle(u) to b, without fmt: a large session
+// has thousands of units.
+func appendUnitTitle(b []byte, u analysis.Unit) []byte {
 	b = textfmt.AppendThousands(b, u.Chars)
 	b = append(b, " chars · "...)
 	if u.Len() == 1 {
@@ -120,8 +140,7 @@ func unitTitle(u analysis.Unit) string {
 	}
 	b = append(b, " · "...)
 	b = textfmt.AppendThousands(b, u.FromNewest)
-	b = append(b, " from newest"...)
-	return string(b)
+	return append(b, " from newest"...)
 }
 
 // runtimeError is the runtime's own wording of a trimContext failure.

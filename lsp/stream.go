@@ -403,7 +403,7 @@ func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 			data, err = encodeMapped(name, m)
 			break
 		}
-		data, err = marshalMessage(msg)
+		data, err = marshalResponse(m) // fastencode.go
 	case *jsonrpc2.Call:
 		// Recorded before the write: the response may arrive before Write
 		// returns.
