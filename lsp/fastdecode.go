@@ -370,7 +370,7 @@ func unquoteInPlace(body []byte, sp span) string {
 	case !sp.escaped:
 		out = lit
 	case sp.grow == 0:
-		out = unquote(lit[:0], lit, true)
+		out = lit[:unquoteOver(lit)]
 	default:
 		out = unquote(make([]byte, 0, len(lit)+sp.grow), lit, false)
 	}
@@ -378,6 +378,73 @@ func unquoteInPlace(body []byte, sp span) string {
 		return ""
 	}
 	return unsafe.String(&out[0], len(out))
+}
+
+// unquoteOver writes the value of the checked literal b, which has no
+// invalid UTF-8, over b itself and returns its length. Runs without a
+// backslash move eight bytes at a time: a JSON session sent as a string
+// has an escape every few bytes (each quote of its lines is \"), where
+// a memmove per run costs more than the run.
+func unquoteOver(b []byte) int {
+	const ones = 0x0101010101010101
+	const bslash = ones * '\\'
+	r, w := 0, 0
+	for {
+		for r+8 <= len(b) {
+			x := binary.LittleEndian.Uint64(b[r:])
+			v := x ^ bslash
+			m := (v - ones) & ^v & (ones * 0x80)
+			if m == 0 {
+				// w ≤ r, so this store only overwrites bytes already read.
+				binary.LittleEndian.PutUint64(b[w:], x)
+				r += 8
+				w += 8
+				continue
+			}
+			// Only the bytes before the backslash: a whole-word store could
+			// overwrite the escape before it is read.
+			k := bits.TrailingZeros64(m) >> 3
+			for range k {
+				b[w] = b[r]
+				r++
+				w++
+			}
+			break
+		}
+		for r < len(b) && b[r] != '\\' {
+			b[w] = b[r]
+			r++
+			w++
+		}
+		if r >= len(b) {
+			return w
+		}
+		// An escape (str checked it, so it is whole).
+		var c byte
+		switch b[r+1] {
+		case 'u':
+			rr, n := decodeU(b[r:])
+			var enc [utf8.UTFMax]byte
+			w += copy(b[w:], enc[:utf8.EncodeRune(enc[:], rr)]) // never longer than the n bytes read
+			r += n
+			continue
+		case 'b':
+			c = '\b'
+		case 'f':
+			c = '\f'
+		case 'n':
+			c = '\n'
+		case 'r':
+			c = '\r'
+		case 't':
+			c = '\t'
+		default: // " \ /
+			c = b[r+1]
+		}
+		b[w] = c
+		r += 2
+		w++
+	}
 }
 
 // unquote appends the value of the checked literal lit to dst, which may
@@ -414,21 +481,8 @@ func unquote(dst, lit []byte, validUTF8 bool) []byte {
 		// An escape: str checked it.
 		switch c := lit[1]; c {
 		case 'u':
-			r, _ := hex4(lit, 2)
-			lit = lit[6:]
-			if utf16.IsSurrogate(r) {
-				if len(lit) >= 6 && lit[0] == '\\' && lit[1] == 'u' {
-					r2, _ := hex4(lit, 2)
-					if d := utf16.DecodeRune(r, r2); d != unicode.ReplacementChar {
-						r = d
-						lit = lit[6:]
-					} else {
-						r = unicode.ReplacementChar
-					}
-				} else {
-					r = unicode.ReplacementChar
-				}
-			}
+			r, n := decodeU(lit)
+			lit = lit[n:]
 			dst = utf8.AppendRune(dst, r)
 			continue
 		case 'b':
@@ -447,4 +501,22 @@ func unquote(dst, lit []byte, validUTF8 bool) []byte {
 		lit = lit[2:]
 	}
 	return dst
+}
+
+// decodeU decodes the checked \u escape at the start of lit, with the one
+// after it when the two are a surrogate pair, and returns the character
+// and the bytes read. A surrogate that is not half of a pair is U+FFFD,
+// and the escape after it is left to be read on its own.
+func decodeU(lit []byte) (rune, int) {
+	r, _ := hex4(lit, 2)
+	if !utf16.IsSurrogate(r) {
+		return r, 6
+	}
+	if len(lit) >= 12 && lit[6] == '\\' && lit[7] == 'u' {
+		r2, _ := hex4(lit, 8)
+		if d := utf16.DecodeRune(r, r2); d != unicode.ReplacementChar {
+			return d, 12
+		}
+	}
+	return unicode.ReplacementChar, 6
 }

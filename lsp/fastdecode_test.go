@@ -3,6 +3,8 @@ package lsp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"github.com/sessionls/sessionls/internal/transcript"
 	"strings"
 	"testing"
 
@@ -118,18 +120,21 @@ func TestDecodeFastOpen(t *testing.T) {
 	}
 }
 
-// TestDecodeFastOpenLarge checks a large text, long enough for the
-// word-at-a-time scanning, with escapes at every offset modulo eight.
+// TestDecodeFastOpenLarge checks large texts, long enough for the
+// word-at-a-time scanning, with escapes at every offset modulo eight:
+// valid UTF-8 (unescaped in place) and not (unescaped into new memory).
 func TestDecodeFastOpenLarge(t *testing.T) {
-	var text strings.Builder
-	text.WriteByte('"')
-	for i := range 2000 {
-		text.WriteString(strings.Repeat("a", i%11))
-		text.WriteString([]string{`\"`, `\\`, `\n`, `é`, `\u00e9`, `\ud83d\ude00`, "\xff", `x`}[i%8])
+	for _, odd := range []string{"x", "\xff", `\ud800`} {
+		var text strings.Builder
+		text.WriteByte('"')
+		for i := range 2000 {
+			text.WriteString(strings.Repeat("a", i%11))
+			text.WriteString([]string{`\"`, `\\`, `\n`, `é`, `\u00e9`, `\ud83d\ude00`, odd, `\/\t`}[i%8])
+		}
+		text.WriteByte('"')
+		body := openBody(`{"uri":"file:///big.jsonl","languageId":"jsonl","version":3,"text":` + text.String() + `}`)
+		require.True(t, checkFastOpen(t, []byte(body)), "with %q", odd)
 	}
-	text.WriteByte('"')
-	body := openBody(`{"uri":"file:///big.jsonl","languageId":"jsonl","version":3,"text":` + text.String() + `}`)
-	require.True(t, checkFastOpen(t, []byte(body)))
 }
 
 func FuzzDecodeFastOpen(f *testing.F) {
@@ -140,4 +145,27 @@ func FuzzDecodeFastOpen(f *testing.F) {
 		body := openBody(`{"uri":"` + uri + `","languageId":"jsonl","version":` + version + `,"text":"` + text + `"}`)
 		checkFastOpen(t, []byte(body))
 	})
+}
+
+// BenchmarkDecodeFastOpen decodes the didOpen of an 8 MiB transcript (the
+// body is copied afresh, untimed, for each run: it is decoded in place).
+//
+//	go test -run '^$' -bench DecodeFastOpen ./lsp
+func BenchmarkDecodeFastOpen(b *testing.B) {
+	var text bytes.Buffer
+	_, err := transcript.Write(&text, 8<<20, 1)
+	require.NoError(b, err)
+	quoted, err := json.Marshal(text.String())
+	require.NoError(b, err)
+	body := []byte(openBody(`{"uri":"file:///s.jsonl","languageId":"jsonl","version":1,"text":` + string(quoted) + `}`))
+	work := make([]byte, len(body))
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		b.StopTimer()
+		copy(work, body)
+		b.StartTimer()
+		if decodeFast(work) == nil {
+			b.Fatal("the fast path refused a transcript")
+		}
+	}
 }
