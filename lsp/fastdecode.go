@@ -51,6 +51,9 @@ type openNotification struct {
 // the shape editors send, or nil (leaving body untouched) otherwise.
 func decodeFast(body []byte) jsonrpc2.Message {
 	// The cheap test first: every other message goes its usual way.
+	if containsMethod(body, protocol.MethodTextDocumentDidChange) {
+		return decodeFullChange(body)
+	}
 	if !containsMethod(body, protocol.MethodTextDocumentDidOpen) {
 		return nil
 	}
@@ -63,6 +66,90 @@ func decodeFast(body []byte) jsonrpc2.Message {
 		return nil
 	}
 	return &openNotification{Notification: n, params: p}
+}
+
+// changeNotification is a didChange that replaces the whole text, decoded
+// by decodeFast; router.run hands params to server.changeText.
+type changeNotification struct {
+	*jsonrpc2.Notification
+	params didChangeParams
+}
+
+// decodeFullChange is decodeFast for a didChange: a full-text change (one
+// change, with no range) is decoded as a didOpen is. Ranged changes are
+// small, and go the general way (decodeDidChange).
+func decodeFullChange(body []byte) jsonrpc2.Message {
+	p, ok := parseFullChange(body)
+	if !ok {
+		return nil
+	}
+	n, err := jsonrpc2.NewNotification(protocol.MethodTextDocumentDidChange, nil)
+	if err != nil {
+		return nil
+	}
+	return &changeNotification{Notification: n, params: p}
+}
+
+// parseFullChange is parseOpen for
+//
+//	{"jsonrpc":"2.0","method":"textDocument/didChange","params":
+//	  {"textDocument":{"uri":…,"version":…},"contentChanges":[{"text":…}]}}
+func parseFullChange(body []byte) (didChangeParams, bool) {
+	var p didChangeParams
+	sc := scanner{b: body}
+	var uri, text span
+	var version int32
+	var seenVersion bool
+	params := func() bool {
+		return sc.object(func(key string) bool {
+			switch key {
+			case "textDocument":
+				return sc.object(func(key string) bool {
+					var ok bool
+					switch key {
+					case "uri":
+						uri, ok = sc.str()
+					case "version":
+						version, ok = sc.int32()
+						seenVersion = ok
+					}
+					return ok
+				}, 2)
+			case "contentChanges":
+				if !sc.literal("[") {
+					return false
+				}
+				ok := sc.object(func(key string) bool {
+					var ok bool
+					if key == "text" {
+						text, ok = sc.str()
+					}
+					return ok
+				}, 1)
+				return ok && sc.literal("]")
+			}
+			return false
+		}, 2)
+	}
+	ok := sc.object(func(key string) bool {
+		switch key {
+		case "jsonrpc":
+			return sc.literal(`"2.0"`)
+		case "method":
+			return sc.literal(`"` + protocol.MethodTextDocumentDidChange + `"`)
+		case "params":
+			return params()
+		}
+		return false
+	}, 3)
+	if !ok || !seenVersion || !sc.end() {
+		return p, false
+	}
+	// Accepted: from here on body may be written.
+	p.TextDocument.URI = protocol.DocumentURI(unquoteString(body, uri))
+	p.TextDocument.Version = version
+	p.ContentChanges = []contentChange{{Text: unquoteInPlace(body, text)}}
+	return p, true
 }
 
 // containsMethod reports whether body has "method":"<method>" near its

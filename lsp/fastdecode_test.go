@@ -147,6 +147,72 @@ func FuzzDecodeFastOpen(f *testing.F) {
 	})
 }
 
+// checkFastChange is checkFastOpen for didChange, against jsonrpc2 and
+// decodeDidChange (the general path).
+func checkFastChange(t *testing.T, body []byte) bool {
+	t.Helper()
+	var want *didChangeParams
+	if msg, err := jsonrpc2.DecodeMessage(bytes.Clone(body)); err == nil {
+		if n, ok := msg.(*jsonrpc2.Notification); ok && n.Method() == protocol.MethodTextDocumentDidChange {
+			if p, err := decodeDidChange(n.Params()); err == nil {
+				want = &p
+			}
+		}
+	}
+	orig := bytes.Clone(body)
+	msg := decodeFast(body)
+	if msg == nil {
+		require.Equal(t, orig, body, "a body the fast path refused was modified")
+		return false
+	}
+	c, ok := msg.(*changeNotification)
+	require.True(t, ok, "decodeFast returned a %T", msg)
+	require.Equal(t, protocol.MethodTextDocumentDidChange, c.Method())
+	require.NotNil(t, want, "the fast path accepted a body the general path refuses: %q", orig)
+	require.Equal(t, *want, c.params, "decoding %q", orig)
+	return true
+}
+
+func changeBody(params string) string {
+	return `{"jsonrpc":"2.0","method":"textDocument/didChange","params":` + params + `}`
+}
+
+func TestDecodeFastChange(t *testing.T) {
+	doc := `"textDocument":{"uri":"file:///a.jsonl","version":9}`
+	for _, tc := range []struct {
+		name string
+		body string
+		fast bool
+	}{
+		{"full text", changeBody(`{` + doc + `,"contentChanges":[{"text":"{\"role\":\"user\"}\n\u00e9\ud83d\ude00\ud800"}]}`), true},
+		{"empty text", changeBody(`{` + doc + `,"contentChanges":[ { "text" : "" } ]}`), true},
+		{"reordered", `{"params":{"contentChanges":[{"text":"x"}],"textDocument":{"version":-1,"uri":"u"}},"jsonrpc":"2.0","method":"textDocument/didChange"}`, true},
+		{"invalid UTF-8", changeBody(`{` + doc + `,"contentChanges":[{"text":"a` + "\xff\xe2\x82" + `b"}]}`), true},
+
+		{"ranged", changeBody(`{` + doc + `,"contentChanges":[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":0}},"text":"x"}]}`), false},
+		{"range null", changeBody(`{` + doc + `,"contentChanges":[{"range":null,"text":"x"}]}`), false},
+		{"two changes", changeBody(`{` + doc + `,"contentChanges":[{"text":"a"},{"text":"b"}]}`), false},
+		{"no changes", changeBody(`{` + doc + `,"contentChanges":[]}`), false},
+		{"null version", changeBody(`{"textDocument":{"uri":"u","version":null},"contentChanges":[{"text":"a"}]}`), false},
+		{"rangeLength", changeBody(`{` + doc + `,"contentChanges":[{"rangeLength":3,"text":"a"}]}`), false},
+		{"with an id", `{"jsonrpc":"2.0","id":2,"method":"textDocument/didChange","params":{` + doc + `,"contentChanges":[{"text":"a"}]}}`, false},
+		{"bad escape", changeBody(`{` + doc + `,"contentChanges":[{"text":"\x"}]}`), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.fast, checkFastChange(t, []byte(tc.body)))
+		})
+	}
+}
+
+func FuzzDecodeFastChange(f *testing.F) {
+	f.Add(`{\"role\":\"user\"}\n`, "9")
+	f.Add("\\ud83d\\ude00 \xff", "-1")
+	f.Fuzz(func(t *testing.T, text, version string) {
+		body := changeBody(`{"textDocument":{"uri":"file:///a.jsonl","version":` + version + `},"contentChanges":[{"text":"` + text + `"}]}`)
+		checkFastChange(t, []byte(body))
+	})
+}
+
 // BenchmarkDecodeFastOpen decodes the didOpen of an 8 MiB transcript (the
 // body is copied afresh, untimed, for each run: it is decoded in place).
 //

@@ -447,6 +447,10 @@ func (r *router) run(j job) {
 	case protocol.MethodTextDocumentDidChange:
 		// Decoded into our own type: protocol's Range is not a pointer, so a
 		// full-text change would look like an insert at 0:0.
+		if c, ok := j.req.(*changeNotification); ok { // a full-text change, decoded by the stream (fastdecode.go)
+			r.srv.changeText(c.params)
+			break
+		}
 		r.srv.didChange(j.ctx, j.req.Params())
 	default:
 		err = r.inner(j.ctx, reply, j.req)
