@@ -224,6 +224,31 @@ func (c *client) peakRSS() (int64, error) {
 	return 0, errors.New("no VmHWM in /proc/<pid>/status")
 }
 
+// cpuTime reads the server's CPU time so far (user + system) from
+// /proc/<pid>/stat, in clock ticks of 10 ms.
+func (c *client) cpuTime() (time.Duration, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", c.cmd.Process.Pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name, in parentheses, may hold spaces: count fields
+	// after its closing parenthesis (utime and stime are fields 14 and 15).
+	i := bytes.LastIndexByte(data, ')')
+	f := strings.Fields(string(data[i+1:]))
+	if i < 0 || len(f) < 13 {
+		return 0, fmt.Errorf("unexpected /proc/<pid>/stat: %q", data)
+	}
+	var ticks int64
+	for _, s := range f[11:13] {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, err
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond, nil
+}
+
 // stop shuts the server down (shutdown, exit) and waits for it.
 func (c *client) stop(ctx context.Context) error {
 	c.nextID++

@@ -91,9 +91,10 @@ func parseFlags(args []string) (config, error) {
 
 // stats are one binary's figures on one size.
 type stats struct {
-	check, open   []time.Duration
-	checkRSS, hwm []int64
-	edits, lenses []time.Duration
+	check, open       []time.Duration
+	checkCPU, openCPU []time.Duration
+	checkRSS, hwm     []int64
+	edits, lenses     []time.Duration
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -102,8 +103,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	ctx := context.Background()
-	fmt.Fprintf(stdout, "| size | bytes | server | `check` ms | `check` RSS MiB | open → diagnostics ms | open / check | edit → diagnostics ms (median) | codeLens ms (median) | VmHWM MiB | VmHWM / doc |\n")
-	fmt.Fprintf(stdout, "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(stdout, "| size | bytes | server | `check` ms | `check` CPU ms | `check` RSS MiB | open → diagnostics ms | open CPU ms | open / check | edit → diagnostics ms (median) | codeLens ms (median) | VmHWM MiB | VmHWM / doc |\n")
+	fmt.Fprintf(stdout, "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, size := range cfg.sizes {
 		doc, err := loadDocument(cfg, size)
 		if err != nil {
@@ -113,30 +114,34 @@ func run(args []string, stdout, stderr io.Writer) error {
 		for r := range cfg.repeat {
 			for i, b := range cfg.bins {
 				st := &all[i]
-				wall, rss, err := check(b.path, doc.path)
+				chk, err := check(b.path, doc.path)
 				if err != nil {
 					return err
 				}
-				st.check = append(st.check, wall)
-				st.checkRSS = append(st.checkRSS, rss)
+				st.check = append(st.check, chk.wall)
+				st.checkCPU = append(st.checkCPU, chk.cpu)
+				st.checkRSS = append(st.checkRSS, chk.rss)
 				res, err := session(ctx, b.path, doc, cfg)
 				if err != nil {
 					return fmt.Errorf("%s on %s: %w", b.label, doc.path, err)
 				}
 				st.open = append(st.open, res.open)
+				st.openCPU = append(st.openCPU, res.openCPU)
 				st.hwm = append(st.hwm, res.hwm)
 				st.edits = append(st.edits, res.edits...)
 				st.lenses = append(st.lenses, res.lenses...)
-				fmt.Fprintf(stderr, "%s %s run %d: check %v (%d MiB), open %v (diagnostics %d B, VmHWM %d MiB), edit %.2f ms, lens %.2f ms (%d B), VmHWM %d MiB\n",
-					size, b.label, r+1, wall.Round(time.Millisecond), rss>>20, res.open.Round(time.Millisecond), res.diagnostics, res.openHWM>>20,
+				fmt.Fprintf(stderr, "%s %s run %d: check %v (CPU %v, %d MiB), open %v (CPU %v, diagnostics %d B, VmHWM %d MiB), edit %.2f ms, lens %.2f ms (%d B), VmHWM %d MiB\n",
+					size, b.label, r+1, chk.wall.Round(time.Millisecond), chk.cpu.Round(time.Millisecond), chk.rss>>20,
+					res.open.Round(time.Millisecond), res.openCPU, res.diagnostics, res.openHWM>>20,
 					ms(median(res.edits)), ms(median(res.lenses)), res.lensBytes, res.hwm>>20)
 			}
 		}
 		for i, b := range cfg.bins {
 			st := all[i]
 			chk, open, hwm := slices.Min(st.check), slices.Min(st.open), slices.Max(st.hwm)
-			fmt.Fprintf(stdout, "| %s | %d | %s | %.0f | %d | %.0f | %.1fx | %.2f | %.2f | %d | %.2fx |\n",
-				size, doc.size, b.label, ms(chk), slices.Max(st.checkRSS)>>20, ms(open), float64(open)/float64(chk),
+			fmt.Fprintf(stdout, "| %s | %d | %s | %.0f | %.0f | %d | %.0f | %.0f | %.1fx | %.2f | %.2f | %d | %.2fx |\n",
+				size, doc.size, b.label, ms(chk), ms(slices.Min(st.checkCPU)), slices.Max(st.checkRSS)>>20,
+				ms(open), ms(slices.Min(st.openCPU)), float64(open)/float64(chk),
 				ms(median(st.edits)), ms(median(st.lenses)), hwm>>20, float64(hwm)/float64(doc.size))
 		}
 	}
@@ -241,25 +246,32 @@ func parseSize(s string) (int64, error) {
 
 // check times `sessionls check FILE` (its exit code says whether there
 // were findings, and does not matter here) and returns its peak RSS.
-func check(bin, path string) (time.Duration, int64, error) {
+// checkResult is one run of `sessionls check`.
+type checkResult struct {
+	wall, cpu time.Duration
+	rss       int64
+}
+
+func check(bin, path string) (checkResult, error) {
 	cmd := exec.Command(bin, "check", path)
 	start := time.Now()
 	err := cmd.Run()
 	wall := time.Since(start)
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) {
-		return 0, 0, fmt.Errorf("%s check: %w", bin, err)
+		return checkResult{}, fmt.Errorf("%s check: %w", bin, err)
 	}
 	var rss int64
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		rss = ru.Maxrss << 10 // kB on Linux
 	}
-	return wall, rss, nil
+	return checkResult{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), rss: rss}, nil
 }
 
 // sessionResult is one server process's figures.
 type sessionResult struct {
 	open          time.Duration
+	openCPU       time.Duration // the server's CPU time (user + system) during the open
 	edits, lenses []time.Duration
 	hwm           int64 // VmHWM at the end
 	openHWM       int64 // VmHWM after the open
@@ -300,10 +312,19 @@ func session(ctx context.Context, bin string, doc *document, cfg config) (sessio
 	}
 
 	var ev event
+	cpu0, err := c.cpuTime()
+	if err != nil {
+		return fail(err)
+	}
 	res.open, ev, err = c.timed(ctx, doc.open, published(1))
 	if err != nil {
 		return fail(fmt.Errorf("didOpen: %w", err))
 	}
+	cpu1, err := c.cpuTime()
+	if err != nil {
+		return fail(err)
+	}
+	res.openCPU = cpu1 - cpu0
 	res.diagnostics = ev.bytes
 	if res.openHWM, err = c.peakRSS(); err != nil {
 		return fail(err)
