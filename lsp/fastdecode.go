@@ -75,6 +75,23 @@ type changeNotification struct {
 	params didChangeParams
 }
 
+// paramsSize is the size of req's params, counted in the router's load:
+// a message decodeFast decoded has its params out of Params() (which is
+// null), and counts its text.
+func paramsSize(req jsonrpc2.Request) int {
+	switch m := req.(type) {
+	case *openNotification:
+		return len(m.params.TextDocument.Text)
+	case *changeNotification:
+		n := 0
+		for _, c := range m.params.ContentChanges {
+			n += len(c.Text)
+		}
+		return n
+	}
+	return len(req.Params())
+}
+
 // decodeFullChange is decodeFast for a didChange: a full-text change (one
 // change, with no range) is decoded as a didOpen is. Ranged changes are
 // small, and go the general way (decodeDidChange).

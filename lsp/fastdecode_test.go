@@ -59,6 +59,7 @@ func checkFastOpen(t *testing.T, body []byte) bool {
 	require.Equal(t, protocol.MethodTextDocumentDidOpen, o.Method())
 	require.NotNil(t, want, "the fast path accepted a body the general path refuses: %q", orig)
 	require.Equal(t, *want, o.params, "decoding %q", orig)
+	require.Equal(t, len(want.TextDocument.Text), paramsSize(o), "the router's load counts the text")
 	return true
 }
 
@@ -170,6 +171,7 @@ func checkFastChange(t *testing.T, body []byte) bool {
 	require.Equal(t, protocol.MethodTextDocumentDidChange, c.Method())
 	require.NotNil(t, want, "the fast path accepted a body the general path refuses: %q", orig)
 	require.Equal(t, *want, c.params, "decoding %q", orig)
+	require.Equal(t, len(want.ContentChanges[0].Text), paramsSize(c), "the router's load counts the text")
 	return true
 }
 

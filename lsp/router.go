@@ -230,7 +230,7 @@ func (r *router) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 		return reply(ctx, nil, refuse)
 	}
 
-	j := job{ctx: ctx, reply: reply, req: req, size: len(req.Params())}
+	j := job{ctx: ctx, reply: reply, req: req, size: paramsSize(req)}
 	if isCall {
 		id := call.ID()
 		jctx, cancel := context.WithCancel(ctx)
