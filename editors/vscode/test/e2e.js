@@ -555,6 +555,27 @@ async function main() {
   // For step 10; written before the workbench starts so that quick open
   // indexes it.
   fs.writeFileSync(path.join(WORKSPACE, "session.log"), cleanText);
+  // For step 13: a session with fixable findings (two trailing commas and a
+  // whitespace-only line), and what `sessionls check --fix` makes of it.
+  const fixmeText = [
+    '{"role":"user","content":"Fix the «parser», please 🙏",}',
+    '{"role":"assistant","content":"On it.","toolCalls":[]}',
+    " \t ",
+    '{"role":"user","content":"Thanks!",}',
+    "",
+  ].join("\n");
+  fs.writeFileSync(path.join(WORKSPACE, "fixme.jsonl"), fixmeText);
+  const fixmeCLI = path.join(OUT, "cli", "fixme.jsonl");
+  fs.mkdirSync(path.dirname(fixmeCLI), { recursive: true });
+  fs.writeFileSync(fixmeCLI, fixmeText);
+  const fixRun = spawnSync(BIN, ["check", "--fix", "--isolated", fixmeCLI], { encoding: "utf8" });
+  if (fixRun.status !== 0 && fixRun.status !== 1) {
+    throw new Error(`sessionls check --fix failed (exit ${fixRun.status}): ${fixRun.stderr}`);
+  }
+  const fixmeFixed = fs.readFileSync(fixmeCLI, "utf8");
+  if (fixmeFixed === fixmeText) {
+    throw new Error("sessionls check --fix changed nothing in fixme.jsonl");
+  }
 
   await withWorkbench(async (page) => {
 
@@ -806,6 +827,36 @@ async function main() {
     await checkEditor(page, `clean.jsonl after sessionls.toml changed to budget = ${tomlBudget2}`,
       factsFor("clean.jsonl", cleanText, tomlBudget2), tomlBudget2);
     fs.rmSync(tomlPath);
+    fs.writeFileSync(settingsFile, settingsBefore);
+
+    // 13. Fixes: a quick fix from the light bulb menu (Ctrl+.) repairs
+    // line 1; then a save runs source.fixAll.sessionls through
+    // editor.codeActionsOnSave, and the file on disk is exactly what
+    // `sessionls check --fix` writes, with no fixable squiggle left.
+    const withFixAll = JSON.parse(settingsBefore);
+    withFixAll["editor.codeActionsOnSave"] = { "source.fixAll.sessionls": "explicit" };
+    fs.writeFileSync(settingsFile, JSON.stringify(withFixAll, null, 2));
+    await openFile(page, "fixme.jsonl");
+    await checkEditor(page, "fixme.jsonl as written", factsFor("fixme.jsonl", fixmeText, budget), budget);
+    await goToLine(page, 1);
+    await chord(page, "Control", "Period");
+    const quickFixTitle = "Remove the trailing comma";
+    await waitUntil(`the light bulb menu offers "${quickFixTitle}"`, async () => {
+      const text = await page.evaluate(() => [...document.querySelectorAll(".action-widget")].map((e) => e.textContent).join("\n"));
+      return { ok: text.includes(quickFixTitle), detail: `menu: ${text}` };
+    });
+    await page.keyboard.press("Enter");
+    const firstFixed = fixmeText.split("\n");
+    firstFixed[0] = fixmeFixed.split("\n")[0];
+    const afterQuickFix = firstFixed.join("\n");
+    await checkEditor(page, "fixme.jsonl after the quick fix on line 1", factsFor("fixme-quickfix.jsonl", afterQuickFix, budget), budget);
+    await chord(page, "Control", "KeyS");
+    await waitUntil("the save ran fix-all: fixme.jsonl on disk equals check --fix's output", async () => {
+      const saved = fs.readFileSync(path.join(WORKSPACE, "fixme.jsonl"), "utf8");
+      return { ok: saved === fixmeFixed, detail: `saved:\n${JSON.stringify(saved)}\nwant:\n${JSON.stringify(fixmeFixed)}` };
+    });
+    await checkEditor(page, "fixme.jsonl after fix-all on save", factsFor("fixme-fixed.jsonl", fixmeFixed, budget), budget);
+    await screenshot(page, "fixme-fixed");
     fs.writeFileSync(settingsFile, settingsBefore);
 
     const failures = (await notificationsText(page)).match(/Sending notification[^\n]*failed/);
