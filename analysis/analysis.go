@@ -11,6 +11,7 @@ package analysis
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/sessionls/sessionls/analysis/line"
 )
@@ -76,6 +77,10 @@ type Message struct {
 	nextResult     int32
 	Calls          []line.Call // assistant
 	Depth          int         // how deeply JSON.stringify recurses (line.Result.Depth; node overflows past ~4,100)
+	// Tokens is the token count of the text whose length is Cost - 1
+	// (JSON.stringify of the normalized message), when Options.Tokens is
+	// set; 0 otherwise.
+	Tokens int64
 }
 
 // Unit is a group of messages that trimContext keeps or drops together.
@@ -84,6 +89,10 @@ type Unit struct {
 	StartLine, EndLine int   // physical lines of the first and last message
 	Chars              int64 // sum of the messages' costs
 	FromNewest         int64 // Chars of this unit plus every newer unit
+	// Tokens and TokensFromNewest are the same sums in tokens, when
+	// Options.Tokens is set.
+	Tokens           int64
+	TokensFromNewest int64
 }
 
 // Len is the number of messages in the unit.
@@ -97,6 +106,10 @@ type Cutoff struct {
 	KeptUnits     int
 	KeptMessages  int
 	KeptChars     int64
+	// ByTokens: Budget is in tokens (Options.TokenBudget). KeptTokens is
+	// set whenever tokens are counted.
+	ByTokens   bool
+	KeptTokens int64
 }
 
 // Related points at another place a finding refers to.
@@ -130,9 +143,35 @@ type Options struct {
 	// SkipMessages leaves Report.Messages nil; Units (whose First and Last
 	// still count valid messages from 0), Findings, Cutoff and the totals
 	// are complete. It lets a huge stream be checked in bounded memory: the
-	// engine then keeps 24 bytes per message and one entry per call id.
+	// engine then keeps 32 bytes per message and one entry per call id.
 	SkipMessages bool
+	// Tokens, when set, counts the tokens of every valid message (in the
+	// parsing workers, so across cores): Message.Tokens, Unit.Tokens,
+	// Report.TotalTokens.
+	Tokens TokenCounter
+	// TokenBudget packs units by tokens instead of characters, with the
+	// same unit rules (it needs Tokens, and takes the place of Budget).
+	TokenBudget int64
 }
+
+// TokenCounter counts the tokens of a valid line's message; package
+// analysis/tokens provides one. It must be safe for concurrent use.
+type TokenCounter interface {
+	Message(line []byte) (int, error)
+}
+
+// TokenError is a message whose tokens could not be counted (a hostile
+// message; see line.ErrTooComplex).
+type TokenError struct {
+	Line int // physical line
+	Err  error
+}
+
+func (e *TokenError) Error() string {
+	return fmt.Sprintf("cannot count the tokens of line %d: %v", e.Line, e.Err)
+}
+
+func (e *TokenError) Unwrap() error { return e.Err }
 
 // Report is the whole analysis of one file.
 type Report struct {
@@ -145,6 +184,11 @@ type Report struct {
 	FirstInvalidLine int
 	InvalidLines     int
 	TotalChars       int64
+	// TotalTokens is the sum of the messages' tokens (Options.Tokens).
+	TotalTokens int64
+	// TokensErr is the first message whose tokens could not be counted;
+	// with it, token counts are incomplete and no token cutoff is made.
+	TokensErr *TokenError
 	// Cutoff and CutoffErr are set when Options.Budget > 0 and the file loads.
 	Cutoff    *Cutoff
 	CutoffErr error

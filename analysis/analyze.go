@@ -48,14 +48,14 @@ func (e *engine) analyze(data []byte, opts Options) *Report {
 	c := newCollector(opts)
 	if len(data) < e.parallelMin || e.workers < 2 {
 		var t tally
-		parseLines(e.parse, data, &t)
+		parseLines(e.parse, opts.Tokens, data, &t)
 		c.add(&t)
 		return c.finish()
 	}
 	pieces := splitLines(data, e.workers*4)
 	tallies := make([]tally, len(pieces))
 	err := newPool(e.workers).each(len(pieces), func(k int) {
-		parseLines(e.parse, pieces[k], &tallies[k])
+		parseLines(e.parse, opts.Tokens, pieces[k], &tallies[k])
 	})
 	if err != nil {
 		panic(err) // in the caller's goroutine, where it can be recovered
@@ -95,6 +95,7 @@ type tally struct {
 	width16  int64 // UTF-16 length, newlines included
 	msgs     []Message
 	invalid  []invalidLine
+	tokErr   *TokenError // the first message whose tokens could not be counted
 }
 
 func (t *tally) reset() {
@@ -104,8 +105,9 @@ func (t *tally) reset() {
 
 // parseLines parses buf line by line into t. buf holds whole lines; only the
 // file's last line may lack its '\n'. Exactly empty lines are skipped, as the
-// runtime's filter(Boolean) does. Nothing in t refers to buf's memory.
-func parseLines(parse func([]byte) line.Result, buf []byte, t *tally) {
+// runtime's filter(Boolean) does. Nothing in t refers to buf's memory. With
+// a counter, every valid message's tokens are counted too.
+func parseLines(parse func([]byte) line.Result, counter TokenCounter, buf []byte, t *tally) {
 	rest := buf
 	for len(rest) > 0 {
 		var l []byte
@@ -129,7 +131,15 @@ func parseLines(parse func([]byte) line.Result, buf []byte, t *tally) {
 			})
 			continue
 		}
-		t.msgs = append(t.msgs, message(&r, t.lines, buf))
+		m := message(&r, t.lines, buf)
+		if counter != nil {
+			n, err := counter.Message(l)
+			if err != nil && t.tokErr == nil {
+				t.tokErr = &TokenError{Line: t.lines, Err: err}
+			}
+			m.Tokens = int64(n)
+		}
+		t.msgs = append(t.msgs, m)
 	}
 }
 
@@ -192,6 +202,9 @@ func (c *collector) add(t *tally) {
 		m.Line += off
 		c.addMessage(m)
 	}
+	if t.tokErr != nil && c.rep.TokensErr == nil {
+		c.rep.TokensErr = &TokenError{Line: t.tokErr.Line + off, Err: t.tokErr.Err}
+	}
 	for _, v := range t.invalid {
 		v.line += off
 		v.runtimeLine += c.nonEmpty
@@ -221,6 +234,7 @@ func (c *collector) addMessage(m *Message) {
 	}
 	c.nodes.add(c.link.add(m))
 	c.rep.TotalChars += m.Cost
+	c.rep.TotalTokens += m.Tokens
 	if !c.opts.SkipMessages {
 		c.rep.Messages = append(c.rep.Messages, *m)
 	}
@@ -259,8 +273,13 @@ func sizeAndBudget(r *Report, opts Options, fs []Finding) []Finding {
 	if r.Width16 > MaxStringLength && !off[CodeFileTooLarge] {
 		fs = append(fs, tooLargeFinding(r.Width16))
 	}
-	if opts.Budget > 0 && r.Loads() {
-		cut, err := Cut(r.Units, r.Messages, opts.Budget)
+	byTokens := opts.TokenBudget > 0
+	budget := opts.Budget
+	if byTokens {
+		budget = opts.TokenBudget
+	}
+	if budget > 0 && r.Loads() && !(byTokens && (opts.Tokens == nil || r.TokensErr != nil)) {
+		cut, err := cut(r.Units, r.Messages, budget, byTokens)
 		if err != nil {
 			r.CutoffErr = err
 		} else {

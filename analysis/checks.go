@@ -74,7 +74,7 @@ func (l *linker) add(m *Message) node {
 	}
 	idx := l.n
 	l.n++
-	nd := node{line: m.Line, cost: m.Cost, owner: -1, role: m.Role}
+	nd := node{line: m.Line, cost: m.Cost, tokens: m.Tokens, owner: -1, role: m.Role}
 	switch m.Role {
 	case line.RoleAssistant:
 		for i := range m.Calls {
@@ -279,28 +279,36 @@ func invalidFindings(inv []invalidLine, out *[]Finding, disabled map[string]bool
 
 // budgetFinding describes the cutoff (or its error) for budget.
 func budgetFinding(units []Unit, nmsgs int, c Cutoff, err error) Finding {
+	budget, unit := "budget", "chars"
+	size := func(u Unit) int64 { return u.Chars }
+	kept := c.KeptChars
+	if c.ByTokens {
+		budget, unit = "token budget", "tokens"
+		size = func(u Unit) int64 { return u.Tokens }
+		kept = c.KeptTokens
+	}
 	if err != nil {
 		f := Finding{Line: 1, Severity: severityOf(CodeBudgetExceeded), Code: CodeBudgetExceeded}
 		if len(units) == 0 {
-			f.Message = fmt.Sprintf("%s (budget %s; the session has no messages)", err, textfmt.Thousands(c.Budget))
+			f.Message = fmt.Sprintf("%s (%s %s; the session has no messages)", err, budget, textfmt.Thousands(c.Budget))
 			return f
 		}
 		u := units[len(units)-1]
 		f.Line = u.StartLine
-		f.Message = fmt.Sprintf("%s (budget %s; the newest unit, %s, needs %s chars)", err, textfmt.Thousands(c.Budget), textfmt.LineRange(u.StartLine, u.EndLine), textfmt.Thousands(u.Chars))
+		f.Message = fmt.Sprintf("%s (%s %s; the newest unit, %s, needs %s %s)", err, budget, textfmt.Thousands(c.Budget), textfmt.LineRange(u.StartLine, u.EndLine), textfmt.Thousands(size(u)), unit)
 		return f
 	}
 	f := Finding{Line: c.FirstKeptLine, Severity: severityOf(CodeBudgetCutoff), Code: CodeBudgetCutoff}
 	last := units[len(units)-1].EndLine
-	kept := fmt.Sprintf("%s, %s chars", textfmt.Plural(c.KeptUnits, "unit", "units"), textfmt.Thousands(c.KeptChars))
+	keptText := fmt.Sprintf("%s, %s %s", textfmt.Plural(c.KeptUnits, "unit", "units"), textfmt.Thousands(kept), unit)
 	if dropped := nmsgs - c.KeptMessages; dropped > 0 {
 		verb := "are"
 		if dropped == 1 {
 			verb = "is"
 		}
-		f.Message = fmt.Sprintf("budget %s keeps %s: %s; %s above %s trimmed", textfmt.Thousands(c.Budget), textfmt.LineRange(c.FirstKeptLine, last), kept, textfmt.Plural(dropped, "message", "messages"), verb)
+		f.Message = fmt.Sprintf("%s %s keeps %s: %s; %s above %s trimmed", budget, textfmt.Thousands(c.Budget), textfmt.LineRange(c.FirstKeptLine, last), keptText, textfmt.Plural(dropped, "message", "messages"), verb)
 	} else {
-		f.Message = fmt.Sprintf("budget %s keeps every message (%s): %s", textfmt.Thousands(c.Budget), textfmt.LineRange(c.FirstKeptLine, last), kept)
+		f.Message = fmt.Sprintf("%s %s keeps every message (%s): %s", budget, textfmt.Thousands(c.Budget), textfmt.LineRange(c.FirstKeptLine, last), keptText)
 	}
 	return f
 }

@@ -9,7 +9,17 @@ package analysis
 // of zero or less cannot hold any message, as in the runtime). msgs are the
 // messages the units index into; they give the first kept line.
 func Cut(units []Unit, msgs []Message, budget int64) (Cutoff, error) {
-	c := Cutoff{Budget: budget, FirstUnit: len(units)}
+	return cut(units, msgs, budget, false)
+}
+
+// CutTokens packs units by their tokens (Unit.Tokens) with exactly Cut's
+// rules, for a budget in tokens.
+func CutTokens(units []Unit, msgs []Message, budget int64) (Cutoff, error) {
+	return cut(units, msgs, budget, true)
+}
+
+func cut(units []Unit, msgs []Message, budget int64, byTokens bool) (Cutoff, error) {
+	c := Cutoff{Budget: budget, FirstUnit: len(units), ByTokens: byTokens}
 	if len(units) == 0 {
 		return c, ErrEmptyContext
 	}
@@ -18,13 +28,18 @@ func Cut(units []Unit, msgs []Message, budget int64) (Cutoff, error) {
 	}
 	for k := len(units) - 1; k >= 0; k-- {
 		u := units[k]
-		if c.KeptChars+u.Chars > budget {
+		size, kept := u.Chars, c.KeptChars
+		if byTokens {
+			size, kept = u.Tokens, c.KeptTokens
+		}
+		if kept+size > budget {
 			if c.KeptUnits == 0 {
 				return c, ErrBudgetTooSmall
 			}
 			break
 		}
 		c.KeptChars += u.Chars
+		c.KeptTokens += u.Tokens
 		c.KeptUnits++
 		c.KeptMessages += u.Len()
 		c.FirstUnit = k

@@ -20,7 +20,7 @@ import (
 // workers and their results merged in order, so the report equals
 // Analyze's on the same bytes. At most 2×GOMAXPROCS+2 chunks are in flight
 // (read, parsed or waiting to be merged), which bounds memory; with
-// Options.SkipMessages the report itself keeps 24 bytes per message.
+// Options.SkipMessages the report itself keeps 32 bytes per message.
 //
 // Two kinds of line are not held whole, so that no input (an endless line,
 // /dev/zero) grows memory without bound. A line longer than 8 MiB whose
@@ -220,7 +220,7 @@ func (e *engine) analyzeReader(ctx context.Context, r io.Reader, opts Options) (
 				case j.long != nil:
 					tallyLong(j.long, j.t)
 				default:
-					workers.guard(func() { parseLines(e.parse, j.buf, j.t) })
+					workers.guard(func() { parseLines(e.parse, opts.Tokens, j.buf, j.t) })
 				}
 				bufs.recycle(j.buf)
 				j.buf = nil

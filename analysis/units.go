@@ -3,13 +3,14 @@ package analysis
 import "github.com/sessionls/sessionls/analysis/line"
 
 // node is the little the unit grouping needs to know about one message. The
-// engine keeps one per valid message (24 bytes), so that a stream of a
+// engine keeps one per valid message (32 bytes), so that a stream of a
 // gigabyte can be grouped without holding its Messages.
 type node struct {
-	line  int
-	cost  int64
-	owner int32 // tool result: index of its nearest earlier declaring assistant, else -1 (Report.AnsweredCall)
-	role  line.Role
+	line   int
+	cost   int64
+	tokens int64
+	owner  int32 // tool result: index of its nearest earlier declaring assistant, else -1 (Report.AnsweredCall)
+	role   line.Role
 }
 
 // nodeList holds nodes in blocks of fixed size, so that a long stream's
@@ -70,19 +71,22 @@ func buildUnits(nodes *nodeList) []Unit {
 		return nil
 	}
 	units := make([]Unit, count)
-	var sum int64
+	var sum, tsum int64
 	k := count - 1
 	for i := nodes.len() - 1; i >= 0; k-- {
 		first := start(i)
-		var chars int64
+		var chars, toks int64
 		for j := first; j <= i; j++ {
 			chars += nodes.at(j).cost
+			toks += nodes.at(j).tokens
 		}
 		sum += chars
+		tsum += toks
 		units[k] = Unit{
 			First: first, Last: i,
 			StartLine: nodes.at(first).line, EndLine: nodes.at(i).line,
 			Chars: chars, FromNewest: sum,
+			Tokens: toks, TokensFromNewest: tsum,
 		}
 		i = first - 1
 	}
