@@ -22,6 +22,7 @@ build:
 
 test:
 	bash lsp/testdata/thirdparty/install.sh >/dev/null
+	bash testdata/oracle/tokens/install.sh >/dev/null
 	$(GO) test -race ./...
 	$(GO) test -tags purego ./analysis/...
 

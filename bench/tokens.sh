@@ -10,8 +10,8 @@
 #   TOKENIZER=o200k_base           or cl100k_base
 #   REPEAT=1                       runs per command; the fastest is kept
 #
-# Needs go, node, GNU time (/usr/bin/time) and js-tiktoken installed by
-# testdata/oracle/tokens/install.sh. Prints wall seconds, throughput, peak
+# Needs go, node, npm (js-tiktoken is installed into a cache outside the
+# tree by testdata/oracle/tokens/install.sh) and GNU time (/usr/bin/time). Prints wall seconds, throughput, peak
 # RSS and the ratio, and checks that both count the same total.
 set -euo pipefail
 
@@ -23,13 +23,12 @@ REPEAT=${REPEAT:-1}
 OUT=bench/out
 FILE=${1:-$OUT/session-$SIZE.jsonl}
 BIN=$OUT/sessionls
-export SESSIONLS_TOKENS_ORACLE=${SESSIONLS_TOKENS_ORACLE:-${SESSIONLS_CACHE:-$HOME/.cache/sessionls-ci}/tokens}
 mkdir -p "$OUT"
 
 command -v node >/dev/null || { echo "tokens.sh: node is required" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "tokens.sh: GNU time (/usr/bin/time) is required" >&2; exit 1; }
-[ -f "$SESSIONLS_TOKENS_ORACLE/node_modules/js-tiktoken/package.json" ] ||
-	{ echo "tokens.sh: js-tiktoken is not installed: run testdata/oracle/tokens/install.sh" >&2; exit 1; }
+SESSIONLS_TOKENS_ORACLE=$(bash testdata/oracle/tokens/install.sh)
+export SESSIONLS_TOKENS_ORACLE
 
 echo "building sessionls..." >&2
 go build -o "$BIN" ./cmd/sessionls

@@ -3,11 +3,14 @@ package oracle
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -17,25 +20,22 @@ func TokensScript() string {
 }
 
 // TokensDir returns the directory where testdata/oracle/tokens/install.sh
-// installed js-tiktoken: $SESSIONLS_TOKENS_ORACLE, or else
-// ${SESSIONLS_CACHE:-$HOME/.cache/sessionls-ci}/tokens. When js-tiktoken is
-// not there it skips the test, or fails it when the CI environment variable
-// is set.
+// installed js-tiktoken: $SESSIONLS_CACHE/tokens, else
+// os.UserCacheDir()/sessionls-ci/tokens. When it holds no complete install
+// of this repository's lockfile, it skips the test, or fails it when the CI
+// environment variable is set.
 func TokensDir(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("SESSIONLS_TOKENS_ORACLE")
-	if dir == "" {
-		cache := os.Getenv("SESSIONLS_CACHE")
-		if cache == "" {
-			home, err := os.UserHomeDir()
-			if err != nil {
-				home = os.TempDir()
-			}
-			cache = filepath.Join(home, ".cache", "sessionls-ci")
+	cache := os.Getenv("SESSIONLS_CACHE")
+	if cache == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			dir = filepath.Join(os.TempDir(), "cache")
 		}
-		dir = filepath.Join(cache, "tokens")
+		cache = filepath.Join(dir, "sessionls-ci")
 	}
-	if _, err := os.Stat(filepath.Join(dir, "node_modules", "js-tiktoken", "package.json")); err != nil {
+	dir := filepath.Join(cache, "tokens")
+	if err := tokensInstalled(dir); err != nil {
 		msg := fmt.Sprintf("js-tiktoken is not installed in %s (run testdata/oracle/tokens/install.sh): %v", dir, err)
 		if os.Getenv("CI") != "" {
 			t.Fatal(msg)
@@ -43,6 +43,23 @@ func TokensDir(t testing.TB) string {
 		t.Skip(msg + "; skipping the token differential test")
 	}
 	return dir
+}
+
+// tokensInstalled checks that dir holds an install of the lockfile in
+// testdata/oracle/tokens (install.sh writes its hash to .complete).
+func tokensInstalled(dir string) error {
+	lock, err := os.ReadFile(filepath.Join(filepath.Dir(TokensScript()), "package-lock.json"))
+	if err != nil {
+		return err
+	}
+	done, err := os.ReadFile(filepath.Join(dir, ".complete"))
+	if err != nil {
+		return err
+	}
+	if want := fmt.Sprintf("%x", sha256.Sum256(lock)); strings.TrimSpace(string(done)) != want {
+		return errors.New("it was installed from another package-lock.json")
+	}
+	return nil
 }
 
 // Text is the oracle's answer for one non-empty physical line: Text is

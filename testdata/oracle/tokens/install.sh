@@ -1,17 +1,33 @@
 #!/usr/bin/env bash
-# Install the token oracle (js-tiktoken, pinned by package-lock.json in this
-# directory) OUTSIDE the source tree, where the Go differential test
-# analysis/tokens TestDiffJSTiktoken and bench/tokens.sh look for it:
-#   ${SESSIONLS_TOKENS_ORACLE:-${SESSIONLS_CACHE:-$HOME/.cache/sessionls-ci}/tokens}
-# Idempotent: does nothing when the installed lock file is this one.
+# Installs the token oracle, the npm js-tiktoken package (pinned by
+# package-lock.json here), outside the source tree, idempotently, and prints
+# its directory on stdout. .ci/run runs it before `go test`; usable alone:
+#   testdata/oracle/tokens/install.sh
+# Directory: ${SESSIONLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/sessionls-ci}/tokens
+# (analysis/tokens's TestDiffJSTiktoken and bench/tokens.sh look there:
+# $SESSIONLS_CACHE, else os.UserCacheDir()/sessionls-ci).
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd)
-dest=${SESSIONLS_TOKENS_ORACLE:-${SESSIONLS_CACHE:-$HOME/.cache/sessionls-ci}/tokens}
-if [ -f "$dest/node_modules/js-tiktoken/package.json" ] && cmp -s "$here/package-lock.json" "$dest/package-lock.json"; then
-	echo "js-tiktoken already installed in $dest"
-	exit 0
+
+SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CACHE=${SESSIONLS_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/sessionls-ci}
+DIR="$CACHE/tokens"
+# .complete holds the hash of the lockfile installed: the test treats an
+# install of another lockfile as missing.
+want=$(sha256sum "$SRC/package-lock.json" | cut -d' ' -f1)
+
+# Two runs at once (a developer's and CI's) must not install over each other.
+mkdir -p "$CACHE"
+exec 8>"$CACHE/.tokens.lock"
+flock 8
+
+if [[ -f "$DIR/.complete" && $(<"$DIR/.complete") == "$want" ]]; then
+  echo "$DIR"
+  exit 0
 fi
-mkdir -p "$dest"
-cp "$here/package.json" "$here/package-lock.json" "$dest/"
-npm ci --prefix "$dest" --ignore-scripts --no-audit --no-fund --loglevel=error
-echo "js-tiktoken $(node -p "require('$dest/node_modules/js-tiktoken/package.json').version") installed in $dest"
+printf '[tokens] npm ci into %s\n' "$DIR" >&2
+rm -rf "$DIR"
+mkdir -p "$DIR"
+cp "$SRC/package.json" "$SRC/package-lock.json" "$DIR/"
+npm ci --prefix "$DIR" --ignore-scripts --no-audit --no-fund >&2
+echo "$want" >"$DIR/.complete"
+echo "$DIR"
