@@ -13,34 +13,43 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/tokens"
 )
 
 // budgetJSON is `budget --format json`; keys and order are the interface.
+// The token keys (totalTokens, tokenizer, budgetUnit, tokens, keptTokens)
+// appear only when tokens are counted (--tokens, --max-tokens).
 type budgetJSON struct {
-	File       string      `json:"file"`
-	Messages   int         `json:"messages"`
-	TotalChars int64       `json:"totalChars"`
-	Units      []unitJSON  `json:"units"`
-	Budget     int64       `json:"budget"`
-	Cutoff     *cutoffJSON `json:"cutoff"`
-	Error      *string     `json:"error"`
+	File        string      `json:"file"`
+	Messages    int         `json:"messages"`
+	TotalChars  int64       `json:"totalChars"`
+	TotalTokens *int64      `json:"totalTokens,omitempty"`
+	Tokenizer   string      `json:"tokenizer,omitempty"`
+	Units       []unitJSON  `json:"units"`
+	Budget      int64       `json:"budget"`
+	BudgetUnit  string      `json:"budgetUnit,omitempty"`
+	Cutoff      *cutoffJSON `json:"cutoff"`
+	Error       *string     `json:"error"`
 	// MinBudget is the least budget trimContext accepts: the newest unit's
-	// cost. Null when no budget works (no messages) or the file does not
-	// load. Last, so every earlier key keeps its place.
+	// cost (in tokens for a token budget). Null when no budget works (no
+	// messages) or the file does not load. Last, so every earlier key keeps
+	// its place.
 	MinBudget *int64 `json:"minBudget"`
 }
 
 type unitJSON struct {
-	StartLine int   `json:"startLine"`
-	EndLine   int   `json:"endLine"`
-	Messages  int   `json:"messages"`
-	Chars     int64 `json:"chars"`
+	StartLine int    `json:"startLine"`
+	EndLine   int    `json:"endLine"`
+	Messages  int    `json:"messages"`
+	Chars     int64  `json:"chars"`
+	Tokens    *int64 `json:"tokens,omitempty"`
 }
 
 type cutoffJSON struct {
-	FirstKeptLine int   `json:"firstKeptLine"`
-	KeptUnits     int   `json:"keptUnits"`
-	KeptChars     int64 `json:"keptChars"`
+	FirstKeptLine int    `json:"firstKeptLine"`
+	KeptUnits     int    `json:"keptUnits"`
+	KeptChars     int64  `json:"keptChars"`
+	KeptTokens    *int64 `json:"keptTokens,omitempty"`
 }
 
 // budgetOutcome is what the runtime would do with a file for a budget.
@@ -49,15 +58,25 @@ type budgetOutcome struct {
 	cutoff *analysis.Cutoff
 	err    error // the runtime's error: the file does not load, or trimContext throws
 	loads  bool
+	// tokenizer is set when tokens were counted; byTokens when the budget
+	// is in tokens.
+	tokenizer string
+	byTokens  bool
 }
 
-func outcome(rep *analysis.Report, budget int64) budgetOutcome {
-	o := budgetOutcome{rep: rep, loads: rep.Loads()}
+func outcome(rep *analysis.Report, budget int64, opts analysis.Options) budgetOutcome {
+	o := budgetOutcome{rep: rep, loads: rep.Loads(), byTokens: opts.TokenBudget > 0}
+	if c, ok := opts.Tokens.(*tokens.Counter); ok {
+		o.tokenizer = string(c.Encoding())
+	}
 	if !o.loads {
 		o.err = rep.LoadFailure()
 		return o
 	}
 	switch {
+	case o.tokenizer != "" && rep.TokensErr != nil:
+		// Not the runtime's verdict: sessionls cannot count this file.
+		o.err = rep.TokensErr
 	case rep.CutoffErr != nil:
 		o.err = rep.CutoffErr
 	case rep.Cutoff != nil:
@@ -76,6 +95,9 @@ func outcome(rep *analysis.Report, budget int64) budgetOutcome {
 func (o budgetOutcome) minBudget() (n int64, ok bool) {
 	if !o.loads || len(o.rep.Units) == 0 {
 		return 0, false
+	}
+	if u := o.rep.Units[len(o.rep.Units)-1]; o.byTokens {
+		return u.Tokens, true
 	}
 	return o.rep.Units[len(o.rep.Units)-1].Chars, true
 }
@@ -104,6 +126,19 @@ func messageCount(rep *analysis.Report) int {
 
 func (o budgetOutcome) json(file string, budget int64) budgetJSON {
 	j := budgetJSON{File: file, Units: []unitJSON{}, Budget: budget}
+	counted := o.tokenizer != ""
+	num := func(n int64) *int64 {
+		if !counted {
+			return nil
+		}
+		return &n
+	}
+	if counted {
+		j.Tokenizer, j.BudgetUnit, j.TotalTokens = o.tokenizer, "chars", num(0)
+		if o.byTokens {
+			j.BudgetUnit = "tokens"
+		}
+	}
 	if o.err != nil {
 		s := o.err.Error()
 		j.Error = &s
@@ -117,11 +152,14 @@ func (o budgetOutcome) json(file string, budget int64) budgetJSON {
 	}
 	j.Messages = messageCount(o.rep)
 	j.TotalChars = o.rep.TotalChars
+	if counted {
+		j.TotalTokens = num(o.rep.TotalTokens)
+	}
 	for _, u := range o.rep.Units {
-		j.Units = append(j.Units, unitJSON{u.StartLine, u.EndLine, u.Len(), u.Chars})
+		j.Units = append(j.Units, unitJSON{u.StartLine, u.EndLine, u.Len(), u.Chars, num(u.Tokens)})
 	}
 	if o.cutoff != nil {
-		j.Cutoff = &cutoffJSON{o.cutoff.FirstKeptLine, o.cutoff.KeptUnits, o.cutoff.KeptChars}
+		j.Cutoff = &cutoffJSON{o.cutoff.FirstKeptLine, o.cutoff.KeptUnits, o.cutoff.KeptChars, num(o.cutoff.KeptTokens)}
 	}
 	return j
 }
@@ -129,19 +167,23 @@ func (o budgetOutcome) json(file string, budget int64) budgetJSON {
 func (o budgetOutcome) text(out io.Writer, file string, budget int64) error {
 	w := bufio.NewWriter(out)
 	rep := o.rep
+	counted := o.tokenizer != ""
 	totals := fmt.Sprintf("%s in %s, %s chars", textfmt.Plural(messageCount(rep), "message", "messages"),
 		textfmt.Plural(len(rep.Units), "unit", "units"), textfmt.Thousands(rep.TotalChars))
+	if counted {
+		totals += fmt.Sprintf(", %s tokens (%s)", textfmt.Thousands(rep.TotalTokens), o.tokenizer)
+	}
 	if o.loads {
 		fmt.Fprintf(w, "%s: %s\n", sanitize(file), totals)
 	} else {
 		// The editors show what the valid lines cost while the file is
 		// broken; say so plainly, since the runtime itself holds nothing.
-		fmt.Fprintf(w, "%s: %s, so the runtime holds no messages and budget %s cuts nothing\n",
-			sanitize(file), rep.LoadFailure().Summary(), textfmt.Thousands(budget))
+		fmt.Fprintf(w, "%s: %s, so the runtime holds no messages and %s %s cuts nothing\n",
+			sanitize(file), rep.LoadFailure().Summary(), o.budgetName(), textfmt.Thousands(budget))
 		fmt.Fprintf(w, "once it loads, its valid lines would cost (invalid lines not counted): %s\n", totals)
 	}
 	if len(rep.Units) > 0 {
-		header := [6]string{"unit", "start line", "end line", "messages", "chars", "from newest"}
+		header := []string{"unit", "start line", "end line", "messages", "chars", "from newest"}
 		// Counts and sizes with thousands separators, as everywhere in the
 		// editors; line numbers plain, as editors number lines.
 		// One buffer for every cell: a session can have millions of units.
@@ -160,12 +202,20 @@ func (o budgetOutcome) text(out io.Writer, file string, budget int64) error {
 			w.WriteString(spaces[:max(width-len(b), 0)])
 			w.Write(b)
 		}
-		row := func(i int, u analysis.Unit) [6]int64 {
-			return [6]int64{int64(i + 1), int64(u.StartLine), int64(u.EndLine), int64(u.Len()), u.Chars, u.FromNewest}
+		if counted {
+			header = append(header, "tokens", "tokens from newest")
+		}
+		var cells []int64 // one row's, reused
+		row := func(i int, u analysis.Unit) []int64 {
+			cells = append(cells[:0], int64(i+1), int64(u.StartLine), int64(u.EndLine), int64(u.Len()), u.Chars, u.FromNewest)
+			if counted {
+				cells = append(cells, u.Tokens, u.TokensFromNewest)
+			}
+			return cells
 		}
 		// Column widths from the widest value, without holding the rows:
 		// a session can have millions of units.
-		var widths [6]int
+		widths := make([]int, len(header))
 		for c, h := range header {
 			widths[c] = len(h)
 		}
@@ -180,7 +230,7 @@ func (o budgetOutcome) text(out io.Writer, file string, budget int64) error {
 		fmt.Fprintln(w)
 		for i, u := range rep.Units {
 			if o.cutoff != nil && i == o.cutoff.FirstUnit && i > 0 {
-				fmt.Fprintf(w, "  ---- budget %s cuts here: the units below are kept ----\n", textfmt.Thousands(budget))
+				fmt.Fprintf(w, "  ---- %s %s cuts here: the units below are kept ----\n", o.budgetName(), textfmt.Thousands(budget))
 			}
 			for c, v := range row(i, u) {
 				pad(widths[c], cell(c, v))
@@ -190,21 +240,33 @@ func (o budgetOutcome) text(out io.Writer, file string, budget int64) error {
 	}
 	if o.cutoff != nil {
 		c := o.cutoff
-		fmt.Fprintf(w, "budget %s keeps %s of %s units (%s, %s chars) from line %d\n", textfmt.Thousands(budget),
+		kept := textfmt.Thousands(c.KeptChars) + " chars"
+		if counted {
+			kept += ", " + textfmt.Thousands(c.KeptTokens) + " tokens"
+		}
+		fmt.Fprintf(w, "%s %s keeps %s of %s units (%s, %s) from line %d\n", o.budgetName(), textfmt.Thousands(budget),
 			textfmt.Thousands(c.KeptUnits), textfmt.Thousands(len(rep.Units)), textfmt.Plural(c.KeptMessages, "message", "messages"),
-			textfmt.Thousands(c.KeptChars), c.FirstKeptLine)
+			kept, c.FirstKeptLine)
 	}
 	return w.Flush()
 }
 
+// budgetName is how the text output names the budget.
+func (o budgetOutcome) budgetName() string {
+	if o.byTokens {
+		return "token budget"
+	}
+	return "budget"
+}
+
 func newBudgetCmd(e *env) *cobra.Command {
 	var (
-		maxChars int64
-		format   string
-		cf       configFlags
+		flags  budgetFlags
+		format string
+		cf     configFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "budget [--max-chars N] [--format text|json] FILE",
+		Use:   "budget [--max-chars N | --max-tokens N] [--tokens] [--tokenizer ENC] [--format text|json] FILE",
 		Short: "Show a session's units, their costs, and where a character budget cuts",
 		Long: `Show what trimContext does with FILE for a budget of N characters: the
 units of messages it keeps or drops together (oldest first, physical line
@@ -212,22 +274,36 @@ numbers), what each costs (JSON.stringify length + 1 per message), and the
 cutoff. N is --max-chars, or else the budget of FILE's configuration (the
 closest sessionls.toml; see 'sessionls config').
 
+--tokens adds token counts: a message's is the number of tokens of the very
+text whose length is its cost, JSON.stringify of the message (the newline
+excluded), with the tokenizer --tokenizer names (o200k_base, the default, or
+cl100k_base; built in, nothing is downloaded). --max-tokens N packs units by
+tokens instead, with the same unit rules, for a token budget (the runtime
+itself budgets characters). Without a budget flag the configuration's
+budget applies, else its max-tokens; its tokenizer is --tokenizer's default.
+
 JSON output (--format json) is exactly:
   {"file","messages","totalChars","units":[{"startLine","endLine","messages","chars"}],
    "budget","cutoff":{"firstKeptLine","keptUnits","keptChars"}|null,"error":string|null,
    "minBudget":number|null}
 minBudget is the least budget trimContext accepts (the newest unit's cost);
-null when the file does not load or holds no messages.
+null when the file does not load or holds no messages. With tokens counted,
+"totalTokens" and "tokenizer" come after "totalChars", "tokens" last in
+each unit, "budgetUnit" ("chars" or "tokens") after "budget", and
+"keptTokens" last in the cutoff; minBudget is then in the budget's unit.
 
 Text output of a file that does not load lists the units of its valid lines
 (what the file would cost once it loads), marked as such; JSON lists none.
 When the budget is too small, the error says the least budget that works.
 
 Exit codes: 0 the budget cuts cleanly; 1 the file does not load (error names
-its first invalid line; units are then empty) or trimContext throws for this
-budget (error is the runtime's message; units are listed, cutoff is null);
-2 usage, I/O or configuration error.`,
+its first invalid line; units are then empty), trimContext throws for this
+budget (error is the runtime's message; units are listed, cutoff is null),
+or a message's tokens cannot be counted (error names its line); 2 usage,
+I/O or configuration error.`,
 		Example: `  sessionls budget --max-chars 20000 session.jsonl
+  sessionls budget --max-chars 20000 --tokens session.jsonl
+  sessionls budget --max-tokens 8000 --tokenizer cl100k_base session.jsonl
   sessionls budget --max-chars 20000 --format json session.jsonl | jq .cutoff
   cat session.jsonl | sessionls budget --max-chars 20000 -`,
 		Args: cobra.ExactArgs(1),
@@ -236,17 +312,17 @@ budget (error is the runtime's message; units are listed, cutoff is null);
 				return usagef("unknown --format %q (want text or json)", format)
 			}
 			file := args[0]
-			maxChars, err := budgetFor(e, &cf, cmd.Flags(), file, maxChars)
+			opts, budget, err := flags.resolve(e, &cf, cmd, file)
 			if err != nil {
 				return err
 			}
-			rep, err := analyzeFile(cmd.Context(), e, file, analysis.Options{Budget: maxChars, SkipMessages: true})
+			rep, err := analyzeFile(cmd.Context(), e, file, opts)
 			if err != nil {
 				return ioFailed(e, file, err)
 			}
-			o := outcome(rep, maxChars)
+			o := outcome(rep, budget, opts)
 			if format == formatJSON {
-				b, err := marshalIndent(o.json(file, maxChars))
+				b, err := marshalIndent(o.json(file, budget))
 				if err != nil {
 					return fmt.Errorf("encoding the budget report: %w", err)
 				}
@@ -254,7 +330,7 @@ budget (error is the runtime's message; units are listed, cutoff is null);
 					return writeFailed(e, err)
 				}
 			} else {
-				if err := o.text(e.stdout, file, maxChars); err != nil {
+				if err := o.text(e.stdout, file, budget); err != nil {
 					return writeFailed(e, err)
 				}
 				if o.err != nil {
@@ -267,7 +343,7 @@ budget (error is the runtime's message; units are listed, cutoff is null);
 			return nil
 		},
 	}
-	cmd.Flags().Var((*positiveInt)(&maxChars), "max-chars", "the budget `N` in characters (positive; default: the budget of the file's sessionls.toml)")
+	flags.register(cmd, true)
 	cmd.Flags().StringVar(&format, "format", formatText, "output `FORMAT`: text or json")
 	cf.add(cmd.Flags())
 	return cmd

@@ -264,7 +264,7 @@ func TestBudgetMatchesNodeOracle(t *testing.T) {
 			}
 			assert.Equal(t, 0, r.code, where)
 			require.NotNil(t, got.Cutoff, where)
-			assert.Equal(t, cutoffJSON{cut.FirstKeptLine, cut.KeptUnits, cut.KeptChars}, *got.Cutoff, where)
+			assert.Equal(t, cutoffJSON{cut.FirstKeptLine, cut.KeptUnits, cut.KeptChars, nil}, *got.Cutoff, where)
 		}
 	}
 }
@@ -283,18 +283,18 @@ func TestCostsByHand(t *testing.T) {
 	}
 	clean := units("clean")
 	// {"role":"user","content":"List the files in the repo and summarize the README."} + 1
-	assert.Equal(t, unitJSON{1, 1, 1, 81}, clean[0])
+	assert.Equal(t, unitJSON{1, 1, 1, 81, nil}, clean[0])
 	// Lines 4-5: the README result holds «», a tab escape and 🎉 (2 UTF-16 units).
-	assert.Equal(t, unitJSON{4, 5, 2, 247}, clean[2])
+	assert.Equal(t, unitJSON{4, 5, 2, 247, nil}, clean[2])
 	// {"role":"user","content":"Great, thanks."} + 1
-	assert.Equal(t, unitJSON{7, 7, 1, 43}, clean[4])
+	assert.Equal(t, unitJSON{7, 7, 1, 43, nil}, clean[4])
 	u := units("units")
 	// Line 16 re-serialized: \u2028 stays literal (1), the surrogate pair is 2
 	// units, \u0001 stays escaped (6).
-	assert.Equal(t, unitJSON{16, 16, 1, 53}, u[len(u)-1])
+	assert.Equal(t, unitJSON{16, 16, 1, 53, nil}, u[len(u)-1])
 	crlf := units("crlf_ok")
 	// The CR before each LF is JSON whitespace: not counted.
-	assert.Equal(t, unitJSON{1, 1, 1, 43}, crlf[0])
+	assert.Equal(t, unitJSON{1, 1, 1, 43, nil}, crlf[0])
 }
 
 func requireNode(t *testing.T) string {

@@ -78,27 +78,6 @@ func settingsFor(r *config.Resolver, path string, stdin bool) (config.Settings, 
 	return s, err
 }
 
-// budgetFor is the character budget of budget and trim for file:
-// --max-chars, else the budget its configuration sets.
-func budgetFor(e *env, cf *configFlags, fs *pflag.FlagSet, file string, maxChars int64) (int64, error) {
-	r, err := cf.resolver(e)
-	if err != nil {
-		return 0, err
-	}
-	s, err := settingsFor(r, file, file == "-")
-	if err != nil {
-		return 0, configFailed(e, err)
-	}
-	fl := flagSettings{budget: maxChars, budgetFlag: "--max-chars", fs: fs}
-	if err := fl.apply(&s); err != nil {
-		return 0, err
-	}
-	if s.Budget.V == 0 {
-		return 0, usagef("--max-chars is required (no budget in a sessionls.toml for %s)", file)
-	}
-	return s.Budget.V, nil
-}
-
 // flagSettings are the flags that override configuration keys; only those
 // given on the command line count.
 type flagSettings struct {

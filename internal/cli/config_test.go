@@ -185,7 +185,7 @@ func TestBudgetAndTrimReadConfiguration(t *testing.T) {
 
 	r = sessionls(t, "budget", "--isolated", "clean.jsonl")
 	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, "--max-chars is required (no budget in a sessionls.toml for clean.jsonl)")
+	assert.Contains(t, r.stderr, "--max-chars or --max-tokens is required (no budget or max-tokens in a sessionls.toml for clean.jsonl)")
 
 	r = sessionls(t, "budget", "bad/one.jsonl")
 	assert.Equal(t, 2, r.code)

@@ -15,12 +15,12 @@ import (
 
 func newTrimCmd(e *env) *cobra.Command {
 	var (
-		maxChars int64
-		out      string
-		cf       configFlags
+		flags budgetFlags
+		out   string
+		cf    configFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "trim [--max-chars N] [-o OUT] FILE",
+		Use:   "trim [--max-chars N | --max-tokens N] [--tokenizer ENC] [-o OUT] FILE",
 		Short: "Write the part of a session that a character budget keeps",
 		Long: `Write the lines of FILE that trimContext keeps for a budget of N characters:
 from the first kept line to the end of the file, byte for byte (CRLF line
@@ -32,26 +32,31 @@ to OUT keeps the old content. OUT may be FILE itself. N is --max-chars, or
 else the budget of FILE's configuration (the closest sessionls.toml; see
 'sessionls config').
 
+--max-tokens N (or the max-tokens of the configuration) keeps what a
+budget of N tokens keeps, with the same unit rules (see budget --help;
+--tokenizer, or the configuration's tokenizer, chooses the encoding).
+
 A file that does not load, or a budget for which trimContext throws, is
 refused with exit 1 and the runtime's error on stderr; nothing is written.`,
 		Example: `  sessionls trim --max-chars 20000 session.jsonl > trimmed.jsonl
-  sessionls trim --max-chars 20000 -o session.jsonl session.jsonl`,
+  sessionls trim --max-chars 20000 -o session.jsonl session.jsonl
+  sessionls trim --max-tokens 8000 session.jsonl > trimmed.jsonl`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			maxChars, err := budgetFor(e, &cf, cmd.Flags(), args[0], maxChars)
+			opts, budget, err := flags.resolve(e, &cf, cmd, args[0])
 			if err != nil {
 				return err
 			}
-			return runTrim(cmd.Context(), e, args[0], out, maxChars)
+			return runTrim(cmd.Context(), e, args[0], out, budget, opts)
 		},
 	}
-	cmd.Flags().Var((*positiveInt)(&maxChars), "max-chars", "the budget `N` in characters (positive; default: the budget of the file's sessionls.toml)")
+	flags.register(cmd, false)
 	cf.add(cmd.Flags())
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to `OUT` atomically instead of stdout")
 	return cmd
 }
 
-func runTrim(ctx context.Context, e *env, file, out string, budget int64) error {
+func runTrim(ctx context.Context, e *env, file, out string, budget int64, opts analysis.Options) error {
 	// One descriptor for both passes, so the bytes copied are those analysed
 	// unless someone rewrites the file in place meanwhile.
 	f, err := openRegular(file, "trim reads its input twice, so copy it to a file first")
@@ -59,11 +64,11 @@ func runTrim(ctx context.Context, e *env, file, out string, budget int64) error 
 		return ioFailed(e, file, err)
 	}
 	defer f.Close()
-	rep, err := e.analyze(ctx, f, analysis.Options{Budget: budget, SkipMessages: true})
+	rep, err := e.analyze(ctx, f, opts)
 	if err != nil {
 		return ioFailed(e, file, err)
 	}
-	o := outcome(rep, budget)
+	o := outcome(rep, budget, opts)
 	if o.err != nil {
 		fmt.Fprintf(e.stderr, "sessionls: cannot trim %s: %s\n", sanitize(file), sanitize(o.errorText()))
 		return exitError{ExitFindings}

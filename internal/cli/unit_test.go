@@ -384,12 +384,12 @@ func TestBudgetOutcomeJSON(t *testing.T) {
 	}
 	ok := &analysis.Report{Lines: 4, Messages: msgs, Units: units, TotalChars: 35,
 		Cutoff: &analysis.Cutoff{Budget: 30, FirstUnit: 1, FirstKeptLine: 3, KeptUnits: 1, KeptMessages: 2, KeptChars: 25}}
-	b, err := marshal(outcome(ok, 30).json("f.jsonl", 30))
+	b, err := marshal(outcome(ok, 30, analysis.Options{}).json("f.jsonl", 30))
 	require.NoError(t, err)
 	assert.Equal(t, `{"file":"f.jsonl","messages":3,"totalChars":35,"units":[{"startLine":1,"endLine":1,"messages":1,"chars":10},{"startLine":3,"endLine":4,"messages":2,"chars":25}],"budget":30,"cutoff":{"firstKeptLine":3,"keptUnits":1,"keptChars":25},"error":null,"minBudget":25}`, string(b))
 
 	small := &analysis.Report{Lines: 4, Messages: msgs, Units: units, TotalChars: 35, CutoffErr: analysis.ErrBudgetTooSmall}
-	b, _ = marshal(outcome(small, 5).json("f.jsonl", 5))
+	b, _ = marshal(outcome(small, 5, analysis.Options{}).json("f.jsonl", 5))
 	assert.Equal(t, `{"file":"f.jsonl","messages":3,"totalChars":35,"units":[{"startLine":1,"endLine":1,"messages":1,"chars":10},{"startLine":3,"endLine":4,"messages":2,"chars":25}],"budget":5,"cutoff":null,"error":"context budget cannot contain the smallest consistent message unit","minBudget":25}`, string(b))
 
 	invalid := &analysis.Report{Lines: 9, FirstInvalidLine: 8, InvalidLines: 2, Messages: msgs, Units: units, TotalChars: 35,
@@ -398,15 +398,15 @@ func TestBudgetOutcomeJSON(t *testing.T) {
 			{Line: 8, Code: analysis.CodeInvalidJSON, Message: "invalid session JSON at line 8: unexpected end"},
 			{Line: 9, Code: analysis.CodeInvalidRecord, Message: "nor this"},
 		}}
-	b, _ = marshal(outcome(invalid, 5).json("f.jsonl", 5))
+	b, _ = marshal(outcome(invalid, 5, analysis.Options{}).json("f.jsonl", 5))
 	assert.Equal(t, `{"file":"f.jsonl","messages":0,"totalChars":0,"units":[],"budget":5,"cutoff":null,"error":"invalid session JSON at line 8: unexpected end","minBudget":null}`, string(b))
 
 	huge := &analysis.Report{Width16: analysis.MaxStringLength + 1}
-	b, _ = marshal(outcome(huge, 5).json("f.jsonl", 5))
+	b, _ = marshal(outcome(huge, 5, analysis.Options{}).json("f.jsonl", 5))
 	assert.Equal(t, `{"file":"f.jsonl","messages":0,"totalChars":0,"units":[],"budget":5,"cutoff":null,"error":"RangeError: Invalid string length (the file is longer than node's maximum string of 0x1fffffe8 UTF-16 units, so readFile(path, \"utf8\") throws)","minBudget":null}`, string(b))
 
 	empty := &analysis.Report{Lines: 1, CutoffErr: analysis.ErrEmptyContext}
-	b, _ = marshal(outcome(empty, 5).json("f.jsonl", 5))
+	b, _ = marshal(outcome(empty, 5, analysis.Options{}).json("f.jsonl", 5))
 	assert.Equal(t, `{"file":"f.jsonl","messages":0,"totalChars":0,"units":[],"budget":5,"cutoff":null,"error":"context budget cannot be empty","minBudget":null}`, string(b))
 }
 
@@ -432,10 +432,10 @@ once it loads, its valid lines would cost (invalid lines not counted): 3 message
   unit  start line  end line  messages   chars  from newest
      1           1         1         1      10       12,375
      2           3      1004         2  12,365       12,365
-`, text(outcome(invalid, 5000), 5000))
+`, text(outcome(invalid, 5000, analysis.Options{}), 5000))
 
 	small := &analysis.Report{Lines: 1004, Messages: msgs, Units: units, TotalChars: 12375, CutoffErr: analysis.ErrBudgetTooSmall}
-	o := outcome(small, 5000)
+	o := outcome(small, 5000, analysis.Options{})
 	assert.Equal(t, "context budget cannot contain the smallest consistent message unit; the least budget that works is 12,365 (the newest unit, lines 3–1004)", o.errorText())
 	assert.Equal(t, `f.jsonl: 3 messages in 2 units, 12,375 chars
   unit  start line  end line  messages   chars  from newest
@@ -451,12 +451,12 @@ once it loads, its valid lines would cost (invalid lines not counted): 3 message
   unit  start line  end line  messages                      chars                from newest
      1           1         1         1  9,223,372,036,854,775,807  9,223,372,036,854,775,807
 budget 9,223,372,036,854,775,807 keeps 1 of 1 units (1 message, 9,223,372,036,854,775,807 chars) from line 1
-`, text(outcome(wide, math.MaxInt64), math.MaxInt64))
+`, text(outcome(wide, math.MaxInt64, analysis.Options{}), math.MaxInt64))
 
 	// Only a budget that is too small gets the hint.
 	empty := &analysis.Report{Lines: 1, CutoffErr: analysis.ErrEmptyContext}
-	assert.Equal(t, "context budget cannot be empty", outcome(empty, 5).errorText())
-	assert.Equal(t, "invalid session JSON at line 2: unexpected end", outcome(invalid, 5).errorText())
+	assert.Equal(t, "context budget cannot be empty", outcome(empty, 5, analysis.Options{}).errorText())
+	assert.Equal(t, "invalid session JSON at line 2: unexpected end", outcome(invalid, 5, analysis.Options{}).errorText())
 }
 
 type oneByteReader struct{ r io.Reader }

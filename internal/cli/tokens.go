@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/tokens"
+	"github.com/sessionls/sessionls/internal/config"
+)
+
+// positiveTokens is an int64 flag that accepts only whole numbers >= 1.
+type positiveTokens int64
+
+func (p *positiveTokens) String() string { return strconv.FormatInt(int64(*p), 10) }
+func (p *positiveTokens) Type() string   { return "int" }
+func (p *positiveTokens) Set(s string) error {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 1 {
+		return fmt.Errorf("want a positive whole number of tokens")
+	}
+	*p = positiveTokens(n)
+	return nil
+}
+
+// budgetFlags are the budget flags budget and trim share: a character or
+// a token budget, and the tokenizer. Each overrides its key of the file's
+// configuration (budget, max-tokens, tokenizer).
+type budgetFlags struct {
+	maxChars  int64
+	maxTokens int64
+	tokens    bool // budget --tokens: count tokens without a token budget
+	tokenizer string
+}
+
+func (f *budgetFlags) register(cmd *cobra.Command, withTokens bool) {
+	fs := cmd.Flags()
+	fs.Var((*positiveInt)(&f.maxChars), "max-chars", "the budget `N` in characters (positive; default: the budget of the file's sessionls.toml)")
+	fs.Var((*positiveTokens)(&f.maxTokens), "max-tokens", "the budget `N` in tokens (positive; instead of --max-chars): units are packed by their token counts, with the same rules (default: the max-tokens of the file's sessionls.toml)")
+	if withTokens {
+		fs.BoolVar(&f.tokens, "tokens", false, "count tokens too: per unit and in total (the text counted is JSON.stringify of each message, whose length is its cost)")
+	}
+	fs.StringVar(&f.tokenizer, "tokenizer", string(tokens.Default), "the `ENCODING` tokens are counted with: o200k_base or cl100k_base (implies --tokens; default: the tokenizer of the file's sessionls.toml)")
+}
+
+// resolve layers the flags over file's configuration and returns the
+// engine options and the budget (in characters, or in tokens when
+// opts.TokenBudget is set). Without a budget flag, the configuration's
+// budget applies, else its max-tokens.
+func (f *budgetFlags) resolve(e *env, cf *configFlags, cmd *cobra.Command, file string) (analysis.Options, int64, error) {
+	fs := cmd.Flags()
+	chars, toks := fs.Changed("max-chars"), fs.Changed("max-tokens")
+	if chars && toks {
+		return analysis.Options{}, 0, usagef("--max-chars and --max-tokens cannot be used together")
+	}
+	r, err := cf.resolver(e)
+	if err != nil {
+		return analysis.Options{}, 0, err
+	}
+	s, err := settingsFor(r, file, file == "-")
+	if err != nil {
+		return analysis.Options{}, 0, configFailed(e, err)
+	}
+	switch {
+	case chars:
+		s.Budget.Set(f.maxChars, config.Flag("--max-chars"))
+		s.MaxTokens.Set(0, config.Flag("--max-chars"))
+	case toks:
+		s.MaxTokens.Set(f.maxTokens, config.Flag("--max-tokens"))
+		s.Budget.Set(0, config.Flag("--max-tokens"))
+	case s.Budget.V > 0:
+		s.MaxTokens.V = 0 // the runtime's own budget, characters, wins
+	}
+	if fs.Changed("tokenizer") {
+		s.Tokenizer.Set(f.tokenizer, config.Flag("--tokenizer"))
+	}
+	if s.Budget.V == 0 && s.MaxTokens.V == 0 {
+		return analysis.Options{}, 0, usagef("--max-chars or --max-tokens is required (no budget or max-tokens in a sessionls.toml for %s)", file)
+	}
+	opts := analysis.Options{Budget: s.Budget.V, TokenBudget: s.MaxTokens.V, SkipMessages: true}
+	budget := s.Budget.V
+	if s.MaxTokens.V > 0 {
+		budget = s.MaxTokens.V
+	}
+	if s.MaxTokens.V > 0 || f.tokens || fs.Changed("tokenizer") {
+		enc, err := tokens.ParseEncoding(s.Tokenizer.V)
+		if err != nil {
+			return opts, 0, usagef("--tokenizer: %v", err)
+		}
+		c, err := tokens.New(enc)
+		if err != nil {
+			return opts, 0, err
+		}
+		opts.Tokens = c
+	}
+	return opts, budget, nil
+}
