@@ -169,6 +169,11 @@ func avoidDivergences(l []byte) []byte {
 	return []byte(r.Replace(string(l)))
 }
 
+// nonCharacter reports the code points Unicode will never assign.
+func nonCharacter(r rune) bool {
+	return r >= 0xFDD0 && r <= 0xFDEF || r&0xFFFE == 0xFFFE
+}
+
 // unassigned is Go's table of code points not assigned in its Unicode
 // version (category Cn).
 var unassigned = unicode.Categories["Cn"]
@@ -181,8 +186,8 @@ func knownDivergence(text string) bool {
 		switch {
 		case r == 0x7F, r == 0xFEFF, r == 0x85, r == 0x17F:
 			return true
-		case unicode.Is(unassigned, r):
-			return true // unassigned in Go's Unicode 15.0 tables
+		case unicode.Is(unassigned, r) && !nonCharacter(r):
+			return true // unassigned in Go's Unicode 15.0 tables, maybe not in node's
 		}
 	}
 	return false
