@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/tokens"
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 )
@@ -23,6 +24,11 @@ import (
 //	budget  positive integer (number or numeric string); null or 0 = no budget
 //	checks  array of finding codes to turn off
 //	files   array of globs naming the session files (default ["**/*.jsonl"])
+//	tokens  boolean: unit lenses add the unit's tokens (resolved lazily,
+//	        codeLens/resolve); default false
+//	tokenizer  "o200k_base" or "cl100k_base": the encoding of the lenses'
+//	        and the hover's token counts (default: the configuration
+//	        file's tokenizer, whose default is o200k_base)
 const configSection = "sessionls"
 
 // defaultFiles is the glob list used until configuration says otherwise.
@@ -31,9 +37,11 @@ var defaultFiles = []string{"**/*.jsonl"}
 // settings is the editor's configuration: over each document's sessionls.toml
 // where set (see configfiles.go for the precedence).
 type settings struct {
-	budget   int64 // 0: none
-	disabled map[string]bool
-	files    []string
+	budget    int64 // 0: none
+	disabled  map[string]bool
+	files     []string
+	tokens    bool            // unit lenses show tokens (resolved on demand)
+	tokenizer tokens.Encoding // "": the configuration file's (see tokenizerFor)
 }
 
 func defaultSettings() settings {
@@ -43,9 +51,11 @@ func defaultSettings() settings {
 // settingsPatch is a parsed configuration object: only keys that are
 // present change anything.
 type settingsPatch struct {
-	budget   *int64 // set: 0 means none
-	disabled map[string]bool
-	files    []string
+	budget    *int64 // set: 0 means none
+	disabled  map[string]bool
+	files     []string
+	tokens    *bool
+	tokenizer tokens.Encoding // "": unchanged
 }
 
 func (p settingsPatch) apply(s settings) settings {
@@ -57,6 +67,12 @@ func (p settingsPatch) apply(s settings) settings {
 	}
 	if p.files != nil {
 		s.files = p.files
+	}
+	if p.tokens != nil {
+		s.tokens = *p.tokens
+	}
+	if p.tokenizer != "" {
+		s.tokenizer = p.tokenizer
 	}
 	return s
 }
@@ -105,6 +121,21 @@ func parseSettings(v map[string]any) (settingsPatch, []error) {
 			}
 		}
 	}
+	if raw, ok := v["tokens"]; ok && raw != nil {
+		if b, isBool := raw.(bool); isBool {
+			p.tokens = &b
+		} else {
+			errs = append(errs, fmt.Errorf("sessionls.tokens: want true or false, got %s", describe(raw)))
+		}
+	}
+	if raw, ok := v["tokenizer"]; ok && raw != nil {
+		name, _ := raw.(string)
+		if enc, err := tokens.ParseEncoding(name); err != nil {
+			errs = append(errs, fmt.Errorf("sessionls.tokenizer: %w", err))
+		} else {
+			p.tokenizer = enc
+		}
+	}
 	return p, errs
 }
 
@@ -120,7 +151,7 @@ func sessionlsSection(settings any) (map[string]any, bool) {
 	if sec, ok := m[configSection].(map[string]any); ok {
 		return sec, true
 	}
-	for _, k := range []string{"budget", "checks", "files"} {
+	for _, k := range []string{"budget", "checks", "files", "tokens", "tokenizer"} {
 		if _, ok := m[k]; ok {
 			return m, true
 		}

@@ -36,8 +36,10 @@ func features() []feature {
 		}},
 		// lenses.go
 		{method: protocol.MethodTextDocumentCodeLens, advertise: func(c *protocol.ServerCapabilities) {
-			c.CodeLensProvider = &protocol.CodeLensOptions{}
+			c.CodeLensProvider = &protocol.CodeLensOptions{ResolveProvider: true}
 		}},
+		// tokens.go
+		{method: protocol.MethodCodeLensResolve},
 		// hover.go
 		{method: protocol.MethodTextDocumentHover, advertise: func(c *protocol.ServerCapabilities) { c.HoverProvider = true }},
 		// definition.go

@@ -25,7 +25,7 @@ func TestCapabilities(t *testing.T) {
 		"referencesProvider": true,
 		"documentSymbolProvider": true,
 		"codeActionProvider": {"codeActionKinds": ["refactor.rewrite", "quickfix", "source.fixAll.sessionls"]},
-		"codeLensProvider": {},
+		"codeLensProvider": {"resolveProvider": true},
 		"foldingRangeProvider": true,
 		"executeCommandProvider": {"commands": ["sessionls.setBudget"]},
 		"positionEncoding": "utf-16"

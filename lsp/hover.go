@@ -23,14 +23,18 @@ func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 	}
 	r := lineRangeOf(f.doc, i)
 	return &protocol.Hover{
-		Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: hoverText(f.doc, f.doc.Report(), i)},
-		Range:    &r,
+		Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: hoverText(f.doc, f.doc.Report(), i, func(l string, cost int64) string {
+			return s.hoverTokens(p.TextDocument.URI, l, cost)
+		})},
+		Range: &r,
 	}, nil
 }
 
 // hoverText describes 0-based runtime line i in markdown (a line holding a
 // lone '\r' is one runtime line, so the client's lines of it share a hover).
-func hoverText(doc *analysis.Document, rep *analysis.Report, i int) string {
+//
+// toks gives the token line for a message (its text and cost), "" for none.
+func hoverText(doc *analysis.Document, rep *analysis.Report, i int, toks func(line string, cost int64) string) string {
 	line1 := i + 1
 	res := doc.LineResult(i)
 	var b strings.Builder
@@ -50,6 +54,10 @@ func hoverText(doc *analysis.Document, rep *analysis.Report, i int) string {
 	}
 	msg := rep.Messages[m]
 	fmt.Fprintf(&b, "**%s** message · line %d · %s chars", msg.Role, line1, textfmt.Thousands(msg.Cost))
+	if t := toks(doc.Line(i), msg.Cost); t != "" {
+		b.WriteString(" · ")
+		b.WriteString(t)
+	}
 	switch msg.Role {
 	case line.RoleTool:
 		status := "result"

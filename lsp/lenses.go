@@ -18,7 +18,11 @@ func (s *server) CodeLens(ctx context.Context, p *protocol.CodeLensParams) ([]pr
 		// costs of a text the client does not have.
 		return []protocol.CodeLens{}, nil
 	}
-	return codeLenses(f.doc, f.doc.Report(), f.opts.Budget), nil
+	var deferTo protocol.DocumentURI
+	if s.currentSettings().tokens {
+		deferTo = p.TextDocument.URI
+	}
+	return codeLenses(f.doc, f.doc.Report(), f.opts.Budget, deferTo), nil
 }
 
 // codeLenses are, in order of line:
@@ -38,7 +42,11 @@ func (s *server) CodeLens(ctx context.Context, p *protocol.CodeLensParams) ([]pr
 // unit's chars from newest: "budget to here", the least budget whose cut
 // keeps that unit and drops every older one. Lines are the runtime's,
 // placed on the client's line where they start.
-func codeLenses(doc *analysis.Document, rep *analysis.Report, budget int64) []protocol.CodeLens {
+//
+// With deferTo set (the tokens setting), unit lenses are sent unresolved,
+// with lensData naming deferTo, and codeLens/resolve completes them with
+// their tokens (see tokens.go).
+func codeLenses(doc *analysis.Document, rep *analysis.Report, budget int64, deferTo protocol.DocumentURI) []protocol.CodeLens {
 	out := make([]protocol.CodeLens, 0, len(rep.Units)+1)
 	lensWith := func(line1 int, cmd *protocol.Command) protocol.CodeLens {
 		l := clientLine(doc, line1)
@@ -69,13 +77,23 @@ func codeLenses(doc *analysis.Document, rep *analysis.Report, budget int64) []pr
 		c := rep.Cutoff
 		setBudget(c.FirstKeptLine, cutoffTitle(rep, c))
 	}
+	if deferTo != "" {
+		for _, u := range rep.Units {
+			l := clientLine(doc, u.StartLine)
+			out = append(out, protocol.CodeLens{
+				Range: protocol.Range{Start: protocol.Position{Line: l}, End: protocol.Position{Line: l}},
+				Data:  lensData{URI: deferTo, Line: u.StartLine},
+			})
+		}
+		return out
+	}
 	// A large session has thousands of units: their titles share one
 	// buffer, and their commands and arguments one slice each, so that a
 	// lens costs no allocation of its own but its boxed argument.
 	titles := make([]byte, 0, 48*len(rep.Units)) // "12,345 chars · 3 messages · 45,678 from newest"
 	ends := make([]int, len(rep.Units))
 	for i, u := range rep.Units {
-		titles = appendUnitTitle(titles, u)
+		titles = appendUnitTitle(titles, u, -1)
 		ends[i] = len(titles)
 	}
 	all := string(titles)
@@ -125,13 +143,33 @@ func cutoffTitle(rep *analysis.Report, c *analysis.Cutoff) string {
 }
 
 // unitTitle is a unit lens's title.
-func unitTitle(u analysis.Unit) string { return string(appendUnitTitle(nil, u)) }
+func unitTitle(u analysis.Unit) string { return string(appendUnitTitle(nil, u, -1)) }
+
+// unitLens is a unit's lens as codeLenses makes it, with its tokens in the
+// title when toks >= 0 (codeLens/resolve).
+func unitLens(doc *analysis.Document, u analysis.Unit, toks int64) protocol.CodeLens {
+	l := clientLine(doc, u.StartLine)
+	return protocol.CodeLens{
+		Range: protocol.Range{Start: protocol.Position{Line: l}, End: protocol.Position{Line: l}},
+		Command: &protocol.Command{
+			Title:     string(appendUnitTitle(make([]byte, 0, 80), u, toks)),
+			Command:   commandSetBudget,
+			Arguments: []any{u.FromNewest},
+		},
+	}
+}
 
 // appendUnitTitle appends unitTitle(u) to b, without fmt: a large session
-// has thousands of units.
-func appendUnitTitle(b []byte, u analysis.Unit) []byte {
+// has thousands of units. With toks >= 0, "≈ 310 tokens · " follows the
+// chars.
+func appendUnitTitle(b []byte, u analysis.Unit, toks int64) []byte {
 	b = textfmt.AppendThousands(b, u.Chars)
 	b = append(b, " chars · "...)
+	if toks >= 0 {
+		b = append(b, "≈ "...)
+		b = textfmt.AppendThousands(b, toks)
+		b = append(b, " tokens · "...)
+	}
 	if u.Len() == 1 {
 		b = append(b, "1 message"...)
 	} else {

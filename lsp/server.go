@@ -26,6 +26,7 @@ type server struct {
 	// cancelled request cannot drop a publishDiagnostics.
 	ctx   context.Context
 	files *fileManager
+	toks  *tokenState // token counters and counts (tokens.go)
 
 	// cfg: configuration files (sessionls.toml), see configfiles.go.
 	cfg *configState
@@ -53,6 +54,7 @@ func newServer(ctx context.Context, logger *zap.Logger, conn jsonrpc2.Conn) *ser
 		conn:     conn,
 		ctx:      ctx,
 		files:    newFileManager(),
+		toks:     newTokenState(),
 		settings: defaultSettings(),
 		cfg:      newConfigState(),
 	}
