@@ -51,7 +51,16 @@ func median(ds []time.Duration) float64 {
 // ≤ 50 ms, ≤ 3×. There are no timing assertions: these are measurements.
 //
 //	go test -run XXX -bench LargeSession -benchtime 20x ./lsp
-func BenchmarkLargeSession(b *testing.B) {
+//
+// BenchmarkLargeSessionTokens is the same with the tokens setting on: the
+// codeLens request must cost what it does without, and it also reports
+// the median codeLens/resolve of the lens of the edited unit (counting its
+// tokens, the cache emptied by the edit for that line).
+func BenchmarkLargeSession(b *testing.B) { largeSession(b, false) }
+
+func BenchmarkLargeSessionTokens(b *testing.B) { largeSession(b, true) }
+
+func largeSession(b *testing.B, withTokens bool) {
 	before := heapInUse()
 	var buf bytes.Buffer
 	_, err := transcript.Write(&buf, benchSize(b), 1)
@@ -71,7 +80,7 @@ func BenchmarkLargeSession(b *testing.B) {
 	col := len(`{"role":"user","content":"`)
 	lines = nil
 
-	h := startHarness(b, harnessOptions{initOptions: map[string]any{"budget": 1_000_000}})
+	h := startHarness(b, harnessOptions{initOptions: map[string]any{"budget": 1_000_000, "tokens": withTokens}})
 	published := make(chan *protocol.PublishDiagnosticsParams, 16)
 	h.client.mu.Lock()
 	h.client.published = published
@@ -92,7 +101,7 @@ func BenchmarkLargeSession(b *testing.B) {
 	text = ""
 	heap := heapInUse() - before
 
-	var change, lens, lensFirst, lensDecoded []time.Duration
+	var change, lens, lensFirst, lensDecoded, resolve []time.Duration
 	version := 1
 	b.ResetTimer()
 	for i := range b.N {
@@ -130,11 +139,28 @@ func BenchmarkLargeSession(b *testing.B) {
 		first, last := h.reads.reads()
 		lensFirst = append(lensFirst, first.Sub(t1))
 		lens = append(lens, last.Sub(t1))
-		if i == 0 {
+		if i == 0 || withTokens {
 			var lenses []protocol.CodeLens
 			require.NoError(b, json.Unmarshal(raw, &lenses))
 			require.NotEmpty(b, lenses)
-			b.Logf("%d lenses, %d bytes", len(lenses), len(raw))
+			if i == 0 {
+				b.Logf("%d lenses, %d bytes", len(lenses), len(raw))
+			}
+			if withTokens {
+				// The lens of the unit holding the edited line.
+				k := -1
+				for j, l := range lenses {
+					if l.Command == nil && int(l.Range.Start.Line) <= target {
+						k = j
+					}
+				}
+				require.GreaterOrEqual(b, k, 0, "no unit lens at or above the edited line")
+				t2 := time.Now()
+				var got protocol.CodeLens
+				h.call("codeLens/resolve", lenses[k], &got)
+				resolve = append(resolve, time.Since(t2))
+				require.Contains(b, got.Command.Title, " tokens · ")
+			}
 		}
 	}
 	b.StopTimer()
@@ -144,4 +170,7 @@ func BenchmarkLargeSession(b *testing.B) {
 	b.ReportMetric(median(lens), "codeLens-ms")
 	b.ReportMetric(median(lensFirst), "codeLens-first-byte-ms")
 	b.ReportMetric(median(lensDecoded), "codeLens-decoded-ms")
+	if withTokens {
+		b.ReportMetric(median(resolve), "resolve-ms")
+	}
 }

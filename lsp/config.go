@@ -289,6 +289,9 @@ func (s *server) applySettings(ctx context.Context, patch settingsPatch) {
 	roots := s.roots
 	s.mu.Unlock()
 	if st.budget == old.budget && maps(st.disabled, old.disabled) && slices.Equal(st.files, old.files) {
+		if st.tokens != old.tokens || st.tokenizer != old.tokenizer {
+			s.refreshLenses() // nothing to re-analyse, but the lenses change
+		}
 		return
 	}
 	s.logger.Info("settings", zap.Int64("budget", st.budget), zap.Int("disabled", len(st.disabled)), zap.Strings("files", st.files))
