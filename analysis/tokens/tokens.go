@@ -25,7 +25,7 @@ import (
 	"sync"
 	"unsafe"
 
-	"github.com/tiktoken-go/tokenizer"
+	"github.com/tiktoken-go/tokenizer/codec"
 
 	"github.com/sessionls/sessionls/analysis/line"
 )
@@ -63,7 +63,7 @@ func ParseEncoding(name string) (Encoding, error) {
 // Counter counts tokens with one encoding. It is safe for concurrent use.
 type Counter struct {
 	enc   Encoding
-	codec tokenizer.Codec
+	codec *codec.Codec
 	bufs  sync.Pool // *[]byte for the stringified messages
 }
 
@@ -71,25 +71,23 @@ type Counter struct {
 // entries for o200k_base) are built on the first call for that encoding in
 // the process and shared by every later Counter.
 func New(enc Encoding) (*Counter, error) {
-	var te tokenizer.Encoding
+	// The codec constructors, not tokenizer.Get: Get reaches every
+	// encoding's tables, and the linker would keep all of them (4 MB more).
+	var c *codec.Codec
 	switch enc {
 	case O200kBase:
-		te = tokenizer.O200kBase
+		c = codec.NewO200kBase()
 	case Cl100kBase:
-		te = tokenizer.Cl100kBase
+		c = codec.NewCl100kBase()
 	default:
 		_, err := ParseEncoding(string(enc))
 		return nil, err
 	}
-	codec, err := tokenizer.Get(te)
-	if err != nil {
-		return nil, fmt.Errorf("tokens: loading %s: %w", enc, err)
-	}
 	// Invalid UTF-8 is read the way node decodes it (each maximal invalid
 	// subpart one U+FFFD), not tokenized as raw bytes. Stringified messages
 	// are always valid UTF-8; this only matters for Count on other text.
-	codec.SetErrorMode(tokenizer.ErrorModeReplace)
-	return &Counter{enc: enc, codec: codec}, nil
+	c.SetErrorMode(codec.ErrorModeReplace)
+	return &Counter{enc: enc, codec: c}, nil
 }
 
 // Encoding returns the Counter's encoding.
