@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/sessionls/sessionls/analysis/line"
 	"github.com/sessionls/sessionls/internal/randjsonl"
@@ -185,4 +186,36 @@ func TestStringifyNode(t *testing.T) {
 		t.Errorf("only %d valid lines of %d: the comparison proves little", valid, len(lines))
 	}
 	t.Logf("%d lines, %d valid messages compared with node's JSON.stringify", len(lines), valid)
+}
+
+// FuzzStringify: AppendStringify never panics, and for a valid line it
+// writes valid UTF-8 whose UTF-16 length is Parse's cost minus the
+// separator (or reports the bounded work it refused).
+func FuzzStringify(f *testing.F) {
+	for _, c := range stringifyCases {
+		f.Add([]byte(c.in))
+	}
+	r := rand.New(rand.NewPCG(5, 5))
+	for range 200 {
+		f.Add(randjsonl.Line(r))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, err := line.AppendStringify(nil, b)
+		res := line.Parse(b)
+		if res.Verdict != line.Valid {
+			return
+		}
+		if errors.Is(err, line.ErrTooComplex) {
+			return
+		}
+		if err != nil {
+			t.Fatalf("valid line %q: %v", b, err)
+		}
+		if !utf8.Valid(got) {
+			t.Fatalf("valid line %q: text %q is not UTF-8", b, got)
+		}
+		if n := utf16Len(got); int64(n)+1 != res.Cost {
+			t.Fatalf("valid line %q: text %q is %d UTF-16 units, cost %d", b, got, n, res.Cost)
+		}
+	})
 }
