@@ -71,9 +71,12 @@ measure sessionls "$BIN" budget --tokens --tokenizer "$TOKENIZER" --max-chars 10
 measure node node testdata/oracle/tokens/tokens.mjs total "$FILE" "$TOKENIZER"
 
 NODE_WALL=$(wall "$OUT/tokens-node.time")
+NODE_CPU=$(cpu "$OUT/tokens-node.time")
 printf '\nfile: %s (%s bytes), tokenizer %s, best of %s run(s), %s cores\n\n' "$FILE" "$BYTES" "$TOKENIZER" "$REPEAT" "$(nproc)"
-printf '| %-52s | %8s | %8s | %8s | %12s | %13s | %6s |\n' command "wall s" "CPU s" "MB/s" "peak RSS MiB" "speed vs node" exit
-printf '|%s|%s|%s|%s|%s|%s|%s|\n' "------------------------------------------------------" "----------" "----------" "----------" "--------------" "---------------" "--------"
+printf 'speed vs node = node wall / wall; CPU vs node = node CPU / CPU (the work ratio, which a\n'
+printf 'loaded machine disturbs less than wall time; node uses one core, sessionls all of them)\n\n'
+printf '| %-52s | %8s | %8s | %8s | %12s | %13s | %11s | %6s |\n' command "wall s" "CPU s" "MB/s" "peak RSS MiB" "speed vs node" "CPU vs node" exit
+printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' "------------------------------------------------------" "----------" "----------" "----------" "--------------" "---------------" "-------------" "--------"
 for name in chars sessionls node; do
 	case $name in
 	chars) label="sessionls budget (characters only)" ;;
@@ -82,8 +85,8 @@ for name in chars sessionls node; do
 	esac
 	w=$(wall "$OUT/tokens-$name.time")
 	awk -v l="$label" -v w="$w" -v c="$(cpu "$OUT/tokens-$name.time")" -v b="$BYTES" -v r="$(rss "$OUT/tokens-$name.time")" \
-		-v nw="$NODE_WALL" -v s="$(cat "$OUT/tokens-$name.status")" \
-		'BEGIN { printf "| %-52s | %8.2f | %8.2f | %8.1f | %12s | %12.1fx | %6s |\n", l, w, c, b / 1e6 / w, r, nw / w, s }'
+		-v nw="$NODE_WALL" -v nc="$NODE_CPU" -v s="$(cat "$OUT/tokens-$name.status")" \
+		'BEGIN { printf "| %-52s | %8.2f | %8.2f | %8.1f | %12s | %12.1fx | %10.1fx | %6s |\n", l, w, c, b / 1e6 / w, r, nw / w, nc / c, s }'
 done
 
 num() { grep -o "\"$1\": *[0-9]*" "$2" | head -n1 | grep -o '[0-9]*$' || true; }
