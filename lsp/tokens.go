@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -30,6 +31,16 @@ type lensData struct {
 
 // maxCachedBytes bounds the line text the token cache keeps alive.
 const maxCachedBytes = 64 << 20
+
+// The server answers one message at a time, and the tokenizer reads a
+// megabyte or two a second: a resolve or a hover that would count more
+// than this much text skips the tokens instead of holding up the editor.
+const (
+	maxUnitTokenBytes  = 2 << 20
+	maxHoverTokenBytes = 1 << 20
+)
+
+var errTooLong = errors.New("too much text to count tokens while the editor waits")
 
 // tokenState holds a counter per encoding and the counts already made.
 type tokenState struct {
@@ -80,6 +91,13 @@ func (ts *tokenState) message(enc tokens.Encoding, l string) (int, error) {
 
 // unitTokens counts the tokens of unit u of doc's report rep.
 func (ts *tokenState) unitTokens(ctx context.Context, enc tokens.Encoding, doc *analysis.Document, rep *analysis.Report, u analysis.Unit) (int64, error) {
+	size := 0
+	for _, m := range rep.Messages[u.First : u.Last+1] {
+		size += len(doc.Line(m.Line - 1))
+	}
+	if size > maxUnitTokenBytes {
+		return 0, fmt.Errorf("%d bytes: %w", size, errTooLong)
+	}
 	var sum int64
 	for _, m := range rep.Messages[u.First : u.Last+1] {
 		if err := ctx.Err(); err != nil {
@@ -99,7 +117,8 @@ func (ts *tokenState) unitTokens(ctx context.Context, enc tokens.Encoding, doc *
 // from newest", with the command the lens has without tokens
 // (sessionls.setBudget to the unit's chars from newest). A lens whose unit
 // is gone (the document changed since) gets an empty title and no command
-// id; the client asks for fresh lenses after a change anyway.
+// id; the client asks for fresh lenses after a change anyway. A unit of
+// more than maxUnitTokenBytes of text keeps the title without tokens.
 func (s *server) CodeLensResolve(ctx context.Context, p *protocol.CodeLens) (*protocol.CodeLens, error) {
 	out := *p
 	out.Command = &protocol.Command{}
@@ -130,8 +149,12 @@ func (s *server) CodeLensResolve(ctx context.Context, p *protocol.CodeLens) (*pr
 
 // hoverTokens is the hover's token line for the message on line text l
 // whose cost is cost: "≈ 19 tokens · 4.3 chars per token (o200k_base)",
-// or "" when they cannot be counted.
+// or "" when they cannot be counted (or the line is longer than
+// maxHoverTokenBytes).
 func (s *server) hoverTokens(uri protocol.DocumentURI, l string, cost int64) string {
+	if len(l) > maxHoverTokenBytes {
+		return ""
+	}
 	enc := s.tokenizerFor(uri)
 	n, err := s.toks.message(enc, l)
 	if err != nil || n == 0 {

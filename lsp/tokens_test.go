@@ -147,3 +147,29 @@ func TestTokenSettingsErrors(t *testing.T) {
 	require.Equal(t, tokens.O200kBase, defaultSettings().tokenizer)
 	require.False(t, defaultSettings().tokens)
 }
+
+// TestTokenLensesBounded: a unit or a hovered message too long to count
+// while the editor waits keeps its chars-only title (and hover).
+func TestTokenLensesBounded(t *testing.T) {
+	big := `{"role":"user","content":"` + strings.Repeat("word ", (maxUnitTokenBytes/5)+1) + `"}`
+	text := big + "\n" + `{"role":"user","content":"small"}`
+	h := startHarness(t, harnessOptions{initOptions: map[string]any{"tokens": true}})
+	uri := h.open("big.jsonl", "jsonl", text)
+	rep := analysis.Analyze([]byte(text), analysis.Options{})
+	var lenses []protocol.CodeLens
+	h.call("textDocument/codeLens", textDoc(uri), &lenses)
+	titles := map[int]string{}
+	for _, l := range lenses {
+		if l.Command != nil {
+			continue
+		}
+		var got protocol.CodeLens
+		h.call("codeLens/resolve", l, &got)
+		titles[int(l.Range.Start.Line)] = got.Command.Title
+	}
+	require.Equal(t, unitTitle(rep.Units[0]), titles[0], "the big unit: no tokens")
+	require.Contains(t, titles[1], " tokens · ", "the small unit is counted")
+	var hover protocol.Hover
+	h.call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": 0, "character": 0}}, &hover)
+	require.NotContains(t, hover.Contents.Value, "tokens")
+}
