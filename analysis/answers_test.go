@@ -175,6 +175,7 @@ func TestAnswersCostNoMemory(t *testing.T) {
 		IsError        bool
 		Calls          []line.Call
 		Depth          int
+		Tokens         int64
 	}
 	if got, want := unsafe.Sizeof(Message{}), unsafe.Sizeof(unlinked{}); got != want {
 		t.Errorf("Message is %d bytes; %d without the answer links", got, want)
