@@ -144,8 +144,29 @@ func TestTokenSettingsErrors(t *testing.T) {
 	s := p.apply(defaultSettings())
 	require.True(t, s.tokens)
 	require.Equal(t, tokens.Cl100kBase, s.tokenizer)
-	require.Equal(t, tokens.O200kBase, defaultSettings().tokenizer)
+	require.Equal(t, tokens.Encoding(""), defaultSettings().tokenizer, "unset: the configuration file's applies")
 	require.False(t, defaultSettings().tokens)
+}
+
+// TestTokenizerFromConfigFile: with no editor setting, a document's
+// tokenizer is its sessionls.toml's; the editor's setting wins when set.
+func TestTokenizerFromConfigFile(t *testing.T) {
+	text := readSession(t, "clean.jsonl")
+	h := startConfigHarness(t, map[string]string{
+		"cl/sessionls.toml": "tokenizer = \"cl100k_base\"\n",
+	}, false)
+	cl := h.openDoc("cl/clean.jsonl", "jsonl", text)
+	plain := h.openDoc("plain/clean.jsonl", "jsonl", text)
+	hover := func(uri protocol.DocumentURI) string {
+		var hv protocol.Hover
+		h.call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": 0, "character": 0}}, &hv)
+		return hv.Contents.Value
+	}
+	require.Contains(t, hover(cl), "(cl100k_base)")
+	require.Contains(t, hover(plain), "(o200k_base)")
+	h.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sessionls": map[string]any{"tokenizer": "o200k_base"}}})
+	h.sync()
+	require.Contains(t, hover(cl), "(o200k_base)", "the editor's setting wins")
 }
 
 // TestTokenLensesBounded: a unit or a hovered message too long to count
