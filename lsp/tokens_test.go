@@ -47,7 +47,7 @@ func TestTokenLenses(t *testing.T) {
 			unresolved := 0
 			for _, l := range lenses {
 				if l.Command != nil {
-					require.Equal(t, commandSetBudget, l.Command.Command, "only the budget lens comes resolved")
+					require.Empty(t, l.Command.Arguments, "only the budget lens comes resolved")
 					require.True(t, strings.HasPrefix(l.Command.Title, "✂ budget 500 · "), l.Command.Title)
 					continue
 				}
@@ -67,6 +67,8 @@ func TestTokenLenses(t *testing.T) {
 					textfmt.Thousands(u.FromNewest))
 				require.NotNil(t, got.Command)
 				require.Equal(t, want, got.Command.Title)
+				require.Equal(t, commandSetBudget, got.Command.Command, "the unit lens's command, budget to here")
+				require.Equal(t, []any{float64(u.FromNewest)}, got.Command.Arguments)
 				require.True(t, strings.HasPrefix(got.Command.Title, textfmt.Thousands(u.Chars)+" chars · "), "the chars part comes first, as without tokens")
 				require.Equal(t, l.Range, got.Range)
 			}
@@ -108,7 +110,7 @@ func TestTokenLensesOff(t *testing.T) {
 		require.NotNil(t, l.Command)
 		require.Nil(t, l.Data)
 	}
-	require.Contains(t, lensTitles(lenses), fmt.Sprintf("0: %s []", unitTitle(rep.Units[0])))
+	require.Contains(t, lensTitles(lenses), fmt.Sprintf("0: %s [%s [%d]]", unitTitle(rep.Units[0]), commandSetBudget, rep.Units[0].FromNewest))
 
 	r := h.client.refreshCount()
 	h.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sessionls": map[string]any{"tokens": true}}})
