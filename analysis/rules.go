@@ -2,7 +2,7 @@ package analysis
 
 // The code lists in README.md and the editor packages are generated from
 // the registry below; TestGeneratedFilesUpToDate fails when they drift.
-//go:generate go run ../internal/gendocs
+//go:generate go run ../tools/gendocs
 
 import "strings"
 

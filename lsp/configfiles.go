@@ -14,7 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/sessionls/sessionls/analysis"
-	"github.com/sessionls/sessionls/internal/config"
+	"github.com/sessionls/sessionls/config"
 )
 
 // Configuration files (sessionls.toml), as the CLI reads them: for each

@@ -1,5 +1,5 @@
 // Command sessionls is the language server and CI linter for agent session
-// (.jsonl) files. See `sessionls --help`; the logic is in internal/cli.
+// (.jsonl) files. See `sessionls --help`; the logic is in package cli.
 package main
 
 import (
@@ -8,7 +8,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/sessionls/sessionls/internal/cli"
+	"github.com/sessionls/sessionls/cli"
 )
 
 func main() {

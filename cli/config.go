@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/sessionls/sessionls/analysis"
-	"github.com/sessionls/sessionls/internal/config"
+	"github.com/sessionls/sessionls/config"
 )
 
 // configFlags select the configuration: discovery (the default), one file

@@ -24,7 +24,7 @@ func buildBinary(t *testing.T) string {
 		t.Skip("builds the binary")
 	}
 	bin := filepath.Join(t.TempDir(), "sessionls")
-	cmd := exec.Command("go", "build", "-o", bin, "../../cmd/sessionls")
+	cmd := exec.Command("go", "build", "-o", bin, "../cmd/sessionls")
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "go build: %s", out)
 	return bin
@@ -33,7 +33,7 @@ func buildBinary(t *testing.T) string {
 func execBinary(t *testing.T, bin, stdin string, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Dir = filepath.Join("..", "..")
+	cmd.Dir = ".."
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -65,7 +65,7 @@ func TestBinary(t *testing.T) {
 	assert.Contains(t, r.stdout, "testdata/sessions/demo.jsonl:7:2: error[invalid-record]")
 	assert.Equal(t, "sessionls: cannot read testdata/sessions/missing.jsonl: no such file or directory\n", r.stderr)
 
-	demo, err := os.ReadFile(filepath.Join("..", "..", "testdata", "sessions", "demo.jsonl"))
+	demo, err := os.ReadFile(filepath.Join("..", "testdata", "sessions", "demo.jsonl"))
 	require.NoError(t, err)
 	r = execBinary(t, bin, string(demo), "check", "--format", "github", "--stdin-filename", "s/demo.jsonl", "-")
 	assert.Equal(t, 1, r.code)
@@ -165,7 +165,7 @@ func TestBinaryColorOnATerminal(t *testing.T) {
 		want    bool
 	}{{"", true}, {"1", false}} {
 		cmd := exec.Command(script, "-qec", bin+" check testdata/sessions/demo.jsonl", "/dev/null")
-		cmd.Dir = filepath.Join("..", "..")
+		cmd.Dir = ".."
 		cmd.Env = append(os.Environ(), "NO_COLOR="+tc.noColor)
 		out, _ := cmd.Output()
 		assert.Contains(t, string(out), "testdata/sessions/demo.jsonl", "NO_COLOR=%q: %q", tc.noColor, out)

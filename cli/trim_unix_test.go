@@ -20,7 +20,7 @@ func TestTrimToFileKeepsOwnerAndMode(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("giving the output another owner takes root")
 	}
-	src, err := filepath.Abs(filepath.Join("..", "..", "testdata", "sessions", "clean.jsonl"))
+	src, err := filepath.Abs(filepath.Join("..", "testdata", "sessions", "clean.jsonl"))
 	require.NoError(t, err)
 	out := filepath.Join(t.TempDir(), "out.jsonl")
 	require.NoError(t, os.WriteFile(out, []byte("old\n"), 0o600))

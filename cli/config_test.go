@@ -19,7 +19,7 @@ import (
 func configTree(t *testing.T) {
 	t.Helper()
 	read := func(name string) string {
-		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "sessions", name+".jsonl"))
+		b, err := os.ReadFile(filepath.Join("..", "testdata", "sessions", name+".jsonl"))
 		require.NoError(t, err)
 		return string(b)
 	}

@@ -22,7 +22,7 @@ import (
 // given mode and returns its path and bytes.
 func copySession(t *testing.T, name string, mode os.FileMode) (string, []byte) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "sessions", name+".jsonl"))
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "sessions", name+".jsonl"))
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), name+".jsonl")
 	require.NoError(t, os.WriteFile(path, data, mode))
@@ -186,7 +186,7 @@ func TestCheckFixesStreamedMatchInMemory(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 9))
 	var files [][]byte
 	for _, sc := range sessionCases {
-		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "sessions", sc.name+".jsonl"))
+		b, err := os.ReadFile(filepath.Join("..", "testdata", "sessions", sc.name+".jsonl"))
 		require.NoError(t, err)
 		files = append(files, b)
 	}

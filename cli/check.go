@@ -21,7 +21,7 @@ import (
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/fix"
-	"github.com/sessionls/sessionls/internal/config"
+	"github.com/sessionls/sessionls/config"
 )
 
 // checkMemoryLimit is the soft heap goal of a check run: the engine's memory

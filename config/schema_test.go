@@ -19,7 +19,7 @@ import (
 // editors complete and validate with) to the keys, codes, tokenizers and
 // bounds the parser accepts.
 func TestSchemaMatchesKeys(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "schema", "sessionls.schema.json"))
+	raw, err := os.ReadFile(filepath.Join("..", "schema", "sessionls.schema.json"))
 	require.NoError(t, err)
 	var schema struct {
 		AdditionalProperties bool                       `json:"additionalProperties"`
@@ -94,7 +94,7 @@ max-tokens = 2
 // TestReadmeExampleParses: the example in the README's Configuration
 // section is a valid file.
 func TestReadmeExampleParses(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	raw, err := os.ReadFile(filepath.Join("..", "README.md"))
 	require.NoError(t, err)
 	s := string(raw)
 	i := strings.Index(s, "## Configuration")

@@ -57,7 +57,7 @@ func sessionls(t *testing.T, args ...string) result {
 // outputs and goldens show the paths a user would type.
 func atRepoRoot(t *testing.T) {
 	t.Helper()
-	t.Chdir(filepath.Join("..", ".."))
+	t.Chdir("..")
 }
 
 // golden compares got with testdata/golden/<name>, or rewrites it with -update.
@@ -75,7 +75,7 @@ func golden(t *testing.T, name, got string) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("reading golden %s (run go test ./internal/cli -update to create it): %v", path, err)
+		t.Fatalf("reading golden %s (run go test ./cli -update to create it): %v", path, err)
 	}
 	if string(want) != got {
 		t.Errorf("output differs from %s (review, then -update):\n--- got ---\n%s\n--- want ---\n%s", path, got, want)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/tokens"
-	"github.com/sessionls/sessionls/internal/config"
+	"github.com/sessionls/sessionls/config"
 )
 
 // positiveTokens is an int64 flag that accepts only whole numbers >= 1.

@@ -171,7 +171,7 @@ func TestTokenFlagErrors(t *testing.T) {
 // budget and trim read max-tokens and tokenizer from the configuration;
 // the flags override them, and a character budget beats a token one.
 func TestTokensFromConfiguration(t *testing.T) {
-	clean, err := os.ReadFile(filepath.Join("..", "..", "testdata", "sessions", "clean.jsonl"))
+	clean, err := os.ReadFile(filepath.Join("..", "testdata", "sessions", "clean.jsonl"))
 	require.NoError(t, err)
 	root := t.TempDir()
 	for name, body := range map[string]string{

@@ -5,7 +5,7 @@
 // and fails when a file is out of date (TestGeneratedFilesUpToDate runs
 // that check in `go test ./...`).
 //
-//	go run ./internal/gendocs [-check] [-root DIR]
+//	go run ./tools/gendocs [-check] [-root DIR]
 package main
 
 import (

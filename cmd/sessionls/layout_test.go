@@ -1,0 +1,105 @@
+package main
+
+import (
+	"go/build"
+	"io/fs"
+
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/sessionls/sessionls"
+
+// layers ranks every package of the module: a package may import (outside
+// its tests) only packages of a lower rank. It is the table of
+// docs/architecture.md; a new package must be added here, in the layer
+// that says what it is.
+var layers = map[string]int{
+	// helpers that know nothing of sessions
+	"internal/textfmt":    0,
+	"internal/glob":       0,
+	"internal/atomicfile": 0,
+	// test and benchmark support
+	"internal/transcript":       0,
+	"internal/randjsonl":        0,
+	"internal/randjsonl/oracle": 0,
+	// the engine
+	"analysis/line":   1,
+	"analysis":        2,
+	"analysis/fix":    3,
+	"analysis/tokens": 3,
+	// project settings
+	"config": 4,
+	// front ends
+	"lsp": 5,
+	"cli": 6,
+	// commands and tools
+	"cmd/sessionls": 7,
+	"tools/gendocs": 7,
+	"bench/gen":     7,
+	"bench/lsp":     7,
+}
+
+// TestImportLayers: imports only run down the layers, so that the engine
+// stays free of protocol and CLI code and internal/ holds only helpers.
+func TestImportLayers(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		name := d.Name()
+		if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules" || name == "editors") {
+			return filepath.SkipDir
+		}
+		pkg, err := build.ImportDir(path, 0)
+		if err != nil {
+			if _, ok := err.(*build.NoGoError); ok {
+				return nil
+			}
+			t.Errorf("%s: %v", path, err)
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		seen[rel] = true
+		rank, ok := layers[rel]
+		if !ok {
+			t.Errorf("package %s is in no layer: add it to layers in cmd/sessionls/layout_test.go and to docs/architecture.md", rel)
+			return nil
+		}
+		for _, imp := range pkg.Imports {
+			dep, ok := strings.CutPrefix(imp, module+"/")
+			if !ok {
+				continue
+			}
+			depRank, known := layers[dep]
+			if known && depRank >= rank {
+				t.Errorf("%s (layer %d) imports %s (layer %d): imports must run down", rel, rank, dep, depRank)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stale []string
+	for p := range layers {
+		if !seen[p] {
+			stale = append(stale, p)
+		}
+	}
+	sort.Strings(stale)
+	if len(stale) > 0 {
+		t.Errorf("layers names packages that do not exist: %v", stale)
+	}
+}
