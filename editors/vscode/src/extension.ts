@@ -35,6 +35,8 @@ interface InitOptions {
   budget: number | null;
   checks: string[];
   files: string[];
+  tokens: boolean;
+  tokenizer: string | null;
 }
 
 function readSettings(): InitOptions {
@@ -44,6 +46,8 @@ function readSettings(): InitOptions {
     budget: typeof budget === "number" && budget > 0 ? budget : null,
     checks: cfg.get<string[]>("checks", []) ?? [],
     files: cfg.get<string[]>("files", ["**/*.jsonl"]) ?? ["**/*.jsonl"],
+    tokens: cfg.get<boolean>("tokens", false) === true,
+    tokenizer: cfg.get<string | null>("tokenizer", null) ?? null,
   };
 }
 

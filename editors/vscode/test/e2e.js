@@ -859,6 +859,25 @@ async function main() {
     await screenshot(page, "fixme-fixed");
     fs.writeFileSync(settingsFile, settingsBefore);
 
+    // 14. sessionls.tokens: each unit lens adds its token count (resolved
+    // lazily by the server), equal to `sessionls budget --tokens`'s.
+    const tokRun = spawnSync(BIN, ["budget", "--tokens", "--isolated", "--max-chars", "1000000000", "--format", "json", path.join(WORKSPACE, "clean.jsonl")], { encoding: "utf8" });
+    const tokUnits = JSON.parse(tokRun.stdout).units;
+    if (!tokUnits || tokUnits.length === 0 || tokUnits.some((u) => typeof u.tokens !== "number")) {
+      throw new Error(`budget --tokens gave no token counts: ${tokRun.stdout} ${tokRun.stderr}`);
+    }
+    const withTokens = JSON.parse(settingsBefore);
+    withTokens["sessionls.tokens"] = true;
+    fs.writeFileSync(settingsFile, JSON.stringify(withTokens, null, 2));
+    await openFile(page, "clean.jsonl");
+    await waitUntil("sessionls.tokens: every unit lens shows the tokens of budget --tokens", async () => {
+      const lenses = (await readEditor(page)).lenses;
+      const missing = tokUnits.filter((u) => !(lenses[u.startLine] || []).some((t) => t.startsWith(`${fmt(u.chars)} chars · ≈ ${fmt(u.tokens)} tokens · `)));
+      return { ok: missing.length === 0, detail: `missing ${JSON.stringify(missing)}\nlenses ${JSON.stringify(lenses)}` };
+    });
+    await screenshot(page, "clean-tokens");
+    fs.writeFileSync(settingsFile, settingsBefore);
+
     const failures = (await notificationsText(page)).match(/Sending notification[^\n]*failed/);
     if (failures) {
       throw new Error(`a notification reports a failed message: ${failures[0]}`);
