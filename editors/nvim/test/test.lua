@@ -890,6 +890,41 @@ local function run()
   log("ok   the quick fix (%s) makes the text `check --fix` writes", offered[#offered] or "?")
   local after = wait_diags(fbuf, "diagnostics after the quick fix (none expected)", n2)
   ok(first_invalid_line(after) == nil, "fixme.jsonl still has an invalid line after the quick fix")
+
+  -- 15. setup{ tokens = true }: each unit lens (resolved by the server)
+  -- adds its token count, equal to `sessionls budget --tokens`'s.
+  for _, c in ipairs(sessionls.clients()) do
+    c.stop()
+  end
+  ok(vim.wait(WAIT, function()
+    return #sessionls.clients() == 0
+  end, 20), "the sessionls client did not stop")
+  sessionls.setup({ cmd = { bin, "serve" }, tokens = true })
+  ok(vim.wait(WAIT, function()
+    return #sessionls.clients(fbuf) == 1
+  end, 20), "setup{ tokens = true } did not attach fixme.jsonl")
+  local bt = cli({ "budget", "--tokens", "--isolated", "--max-chars", "1000000000", "--format", "json",
+    buffer_to_file(fbuf, tmp .. "/tokens.jsonl") })
+  ok(type(bt.units) == "table" and #bt.units > 0, "budget --tokens gave no units: %s", vim.inspect(bt))
+  local want_tok = {}
+  for _, u in ipairs(bt.units) do
+    ok(type(u.tokens) == "number", "budget --tokens gave no tokens for unit at line %d", u.startLine)
+    want_tok[u.startLine] = string.format("%s chars · ≈ %s tokens · ", thousands(u.chars), thousands(u.tokens))
+  end
+  local function tokens_shown()
+    local got = {}
+    for _, l in ipairs(lens_list(fbuf)) do
+      local prefix = want_tok[l.line]
+      if prefix and l.title:sub(1, #prefix) == prefix then
+        got[l.line] = true
+      end
+    end
+    return vim.tbl_count(got) == vim.tbl_count(want_tok)
+  end
+  refresh(fbuf)
+  local shown = vim.wait(WAIT, tokens_shown, 20)
+  ok(shown, "unit lenses with tokens differ.\nwant prefixes: %s\ngot: %s", vim.inspect(want_tok), show(lens_list(fbuf)))
+  log("ok   setup{ tokens = true }: %d unit lenses show budget --tokens's counts", vim.tbl_count(want_tok))
 end
 
 -- :help sessionls works from the shipped tags, and the shipped tags are

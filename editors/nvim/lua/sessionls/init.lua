@@ -18,6 +18,13 @@ local defaults = {
   -- Globs naming the session files the server analyses, sent as
   -- initializationOptions.files (the server's default is { "**/*.jsonl" }).
   files = nil,
+  -- Show token counts beside the character costs in the unit lenses and
+  -- the hover ("1,234 chars · ≈ 310 tokens · …"), counted lazily by the
+  -- server (codeLens/resolve).
+  tokens = false,
+  -- Tokenizer of those counts, "o200k_base" or "cl100k_base"; nil: the
+  -- document's sessionls.toml, else o200k_base.
+  tokenizer = nil,
   -- Filetypes the server is attached to.
   filetypes = { "jsonl" },
   -- Show code lenses, refreshed on attach, on BufEnter and after every
@@ -97,13 +104,23 @@ local function init_options(cfg)
     budget = cfg.budget,
     checks = cfg.checks,
     files = cfg.files,
+    tokens = cfg.tokens or nil,
+    tokenizer = cfg.tokenizer,
   })
 end
 
 -- What the server reads from didChangeConfiguration and workspace/configuration.
 -- budget 0 means none (nil would drop the key and leave the server's value).
 local function settings(cfg)
-  return { sessionls = object({ budget = cfg.budget or 0, checks = cfg.checks, files = cfg.files }) }
+  return {
+    sessionls = object({
+      budget = cfg.budget or 0,
+      checks = cfg.checks,
+      files = cfg.files,
+      tokens = cfg.tokens == true,
+      tokenizer = cfg.tokenizer,
+    }),
+  }
 end
 
 -- Ask for fresh code lenses in bufnr (the request needs the buffer current
