@@ -122,7 +122,7 @@ func minBudget(rep *analysis.Report) (n int64, ok bool) {
 // cutoffError is the runtime's error for the budget and, when the budget
 // is too small, the least budget that works (as `sessionls budget` says).
 func cutoffError(rep *analysis.Report) string {
-	msg := runtimeError(rep.CutoffErr)
+	msg := rep.CutoffErr.Error() // the runtime's own wording (the engine returns its errors verbatim)
 	if n, ok := minBudget(rep); ok && errors.Is(rep.CutoffErr, analysis.ErrBudgetTooSmall) {
 		msg += "; the least budget that works is " + textfmt.Thousands(n)
 	}
@@ -179,15 +179,4 @@ func appendUnitTitle(b []byte, u analysis.Unit, toks int64) []byte {
 	b = append(b, " · "...)
 	b = textfmt.AppendThousands(b, u.FromNewest)
 	return append(b, " from newest"...)
-}
-
-// runtimeError is the runtime's own wording of a trimContext failure.
-func runtimeError(err error) string {
-	switch {
-	case errors.Is(err, analysis.ErrBudgetTooSmall):
-		return analysis.ErrBudgetTooSmall.Error()
-	case errors.Is(err, analysis.ErrEmptyContext):
-		return analysis.ErrEmptyContext.Error()
-	}
-	return err.Error()
 }

@@ -66,7 +66,7 @@ func (s *server) status(params any) (*statusResult, error) {
 	case !rep.Loads():
 		msg = loadError(rep)
 	case rep.CutoffErr != nil:
-		msg = runtimeError(rep.CutoffErr)
+		msg = rep.CutoffErr.Error()
 	}
 	if msg != "" {
 		res.Error = &msg
