@@ -1,5 +1,6 @@
 // The oracle: the agent runtime's session functions, written in plain node
-// as the seed chapter (shared/seed/000_61edb6e156217cc1.txt) shows them, so
+// as the book chapter sessionls comes from shows them (docs/semantics.md is
+// the contract they follow), so
 // that sessionls's answers can be compared with node's JSON.parse and
 // JSON.stringify. Keep it small and obviously faithful: it is the judge.
 //

@@ -44,8 +44,12 @@ if [[ ! -f "$CS_ROOT/.complete" ]]; then
   mkdir -p "$CS_ROOT"
   (
     cd "$CS_ROOT"
-    # Its postinstall downloads things this machine cannot reach: do its
-    # steps by hand instead (see shared/notes/real-clients.md).
+    # Its postinstall downloads things (a ripgrep build, the marketplace
+    # extensions) from hosts this machine cannot reach: its steps are done
+    # by hand instead: install without scripts, point @vscode/ripgrep at
+    # Debian's rg, rebuild the native modules, and make the links the
+    # postinstall would make (node_modules.asar, the remote CLI and browser
+    # helpers of linux).
     echo '{"name":"sessionls-code-server","private":true}' >package.json
     npm install --no-audit --no-fund --ignore-scripts "code-server@$CODE_SERVER_VERSION" >&2
     (
