@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 
 	"github.com/sessionls/sessionls/analysis/line"
@@ -105,6 +106,60 @@ func (s *rereader) read(off int64, l *longLine) ([]byte, error) {
 		b = append(b, '\n')
 	}
 	return b, nil
+}
+
+// spool keeps a long line of a source that cannot seek (a pipe) in a
+// temporary file, so that the stream need not hold it and can read it
+// again, as from a file, when it can load. A line that can load has at
+// most three bytes per UTF-16 unit of node's string limit: past that many
+// bytes the spool keeps nothing more (the line cannot load and is only
+// counted), so a hostile endless line costs bounded disk as well as
+// bounded memory.
+type spool struct {
+	f        *os.File
+	n, limit int64
+	err      error // the first write error, reported when the line ends
+}
+
+// newSpool is a spool in the system's temporary directory, or nil when
+// none can be made (the stream then holds the line, as before).
+func newSpool(maxLine int64) *spool {
+	f, err := os.CreateTemp("", "sessionls-line-*")
+	if err != nil {
+		return nil
+	}
+	return &spool{f: f, limit: 3*maxLine + 4}
+}
+
+// Write keeps what fits under the limit; it never fails the read it tees
+// (a write error is kept in err).
+func (s *spool) Write(p []byte) (int, error) {
+	if err := s.write(p); err != nil && s.err == nil {
+		s.err = err
+	}
+	return len(p), nil
+}
+
+func (s *spool) write(p []byte) error {
+	room := s.limit - s.n
+	if room <= 0 || s.err != nil {
+		return nil
+	}
+	k := min(int64(len(p)), room)
+	if _, err := s.f.Write(p[:k]); err != nil {
+		return fmt.Errorf("analysis: keeping a long line in a temporary file: %w", err)
+	}
+	s.n += k
+	return nil
+}
+
+// close removes the spool's file; nil is a spool that was not made.
+func (s *spool) close() {
+	if s == nil {
+		return
+	}
+	s.f.Close()
+	os.Remove(s.f.Name())
 }
 
 // tallyLong makes the tally of a line that was not held.
@@ -302,8 +357,23 @@ func (e *engine) readChunks(ctx context.Context, r io.Reader, src *rereader, buf
 			// One line fills the buffer: grow it, keeping its token,
 			// unless the line need not or must not be held.
 			long, ok := e.mustDrop(buf)
-			if !ok && src != nil && len(buf) >= e.settleFrom {
-				long, ok = &longLine{reread: true}, true
+			again, from := src, r // where a long line is read again; what it is skipped from
+			var sp *spool
+			if !ok && len(buf) >= e.settleFrom {
+				if src == nil {
+					// A pipe: the line goes to a temporary file instead of
+					// memory, to be read again from there as from a file.
+					if sp = newSpool(e.maxLine); sp != nil {
+						if err := sp.write(buf); err != nil {
+							sp.close()
+							return err
+						}
+						again, from = &rereader{ra: sp.f, base: -consumed}, io.TeeReader(r, sp)
+					}
+				}
+				if again != nil {
+					long, ok = &longLine{reread: true}, true
+				}
 			}
 			if !ok {
 				scanned = len(buf)
@@ -314,17 +384,20 @@ func (e *engine) readChunks(ctx context.Context, r io.Reader, src *rereader, buf
 				continue
 			}
 			start := consumed
-			rest, err := e.skipLine(ctx, r, buf, long, bufs)
-			if err != nil {
-				return err
+			rest, err := e.skipLine(ctx, from, buf, long, bufs)
+			if err == nil && sp != nil {
+				err = sp.err
 			}
 			j := chunkJob{seq: seq, long: long}
-			if long.reread && long.width <= e.maxLine {
+			if err == nil && long.reread && long.width <= e.maxLine {
 				// Loadable: its verdict needs all of it.
-				if j.buf, err = src.read(start, long); err != nil {
-					return err
+				if j.buf, err = again.read(start, long); err == nil {
+					j.long = nil
 				}
-				j.long = nil
+			}
+			sp.close()
+			if err != nil {
+				return err
 			}
 			if err := send(j); err != nil {
 				return err
