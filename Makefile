@@ -8,12 +8,16 @@
 #   make bench     the Go benchmarks and the node comparison
 #   make package   the VS Code extension (.vsix) with a fresh binary
 #   make ci        what .ci/run does, on this machine
+#   make build     bin/sessionls
 .POSIX:
-.PHONY: all build test lint generate editors bench package ci clean
+.PHONY: help all build test lint generate editors bench package ci clean
 
 GO ?= go
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BIN ?= bin/sessionls
+
+help:
+	@sed -n 's/^#   make /make /p' Makefile
 
 all: build
 
@@ -31,6 +35,7 @@ lint:
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
 	$(GO) mod tidy -diff
+	$(GO) run ./tools/gendocs -check
 
 generate:
 	$(GO) generate ./...
