@@ -148,18 +148,7 @@ func parseFullChange(body []byte) (didChangeParams, bool) {
 			return false
 		}, 2)
 	}
-	ok := sc.object(func(key string) bool {
-		switch key {
-		case "jsonrpc":
-			return sc.literal(`"2.0"`)
-		case "method":
-			return sc.literal(`"` + protocol.MethodTextDocumentDidChange + `"`)
-		case "params":
-			return params()
-		}
-		return false
-	}, 3)
-	if !ok || !seenVersion || !sc.end() {
+	if !sc.notification(protocol.MethodTextDocumentDidChange, params) || !seenVersion || !sc.end() {
 		return p, false
 	}
 	// Accepted: from here on body may be written.
@@ -167,6 +156,22 @@ func parseFullChange(body []byte) (didChangeParams, bool) {
 	p.TextDocument.Version = version
 	p.ContentChanges = []contentChange{{Text: unquoteInPlace(body, text)}}
 	return p, true
+}
+
+// notification scans {"jsonrpc":"2.0","method":<method>,"params":…}, its
+// keys in any order, each once, params scanned by params.
+func (sc *scanner) notification(method string, params func() bool) bool {
+	return sc.object(func(key string) bool {
+		switch key {
+		case "jsonrpc":
+			return sc.literal(`"2.0"`)
+		case "method":
+			return sc.literal(`"` + method + `"`)
+		case "params":
+			return params()
+		}
+		return false
+	}, 3)
 }
 
 // containsMethod reports whether body has "method":"<method>" near its
@@ -219,18 +224,7 @@ func parseOpen(body []byte) (protocol.DidOpenTextDocumentParams, bool) {
 			}, 4)
 		}, 1)
 	}
-	ok := sc.object(func(key string) bool {
-		switch key {
-		case "jsonrpc":
-			return sc.literal(`"2.0"`)
-		case "method":
-			return sc.literal(`"` + protocol.MethodTextDocumentDidOpen + `"`)
-		case "params":
-			return params()
-		}
-		return false
-	}, 3)
-	if !ok || !seenVersion || !sc.end() {
+	if !sc.notification(protocol.MethodTextDocumentDidOpen, params) || !seenVersion || !sc.end() {
 		return p, false
 	}
 	// Accepted: from here on body may be written.
