@@ -316,10 +316,17 @@ type rawClient struct {
 
 func startRaw(t *testing.T, beforeRun func(context.Context, string)) *rawClient {
 	t.Helper()
+	return startRawServer(t, zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel)), serveOptions{beforeRun: beforeRun}, 100)
+}
+
+// startRawServer serves one end of a pipe with logger and opts, and reads
+// the frames the server writes on the other end into a rawClient
+// (buffering up to n of them).
+func startRawServer(t *testing.T, logger *zap.Logger, opts serveOptions, n int) *rawClient {
+	t.Helper()
 	serverSide, clientSide := net.Pipe()
-	logger := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
-	rc := &rawClient{t: t, w: clientSide, msgs: make(chan map[string]any, 100), code: make(chan int, 1)}
-	go func() { rc.code <- serve(context.Background(), serverSide, logger, beforeRun) }()
+	rc := &rawClient{t: t, w: clientSide, msgs: make(chan map[string]any, n), code: make(chan int, 1)}
+	go func() { rc.code <- serveWith(context.Background(), serverSide, logger, opts) }()
 	go func() {
 		r := bufio.NewReader(clientSide)
 		for {

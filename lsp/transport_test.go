@@ -28,26 +28,11 @@ const (
 // also kept in the returned observer.
 func startRawWith(t *testing.T, opts serveOptions) (*rawClient, *observer.ObservedLogs) {
 	t.Helper()
-	serverSide, clientSide := net.Pipe()
 	core, logs := observer.New(zap.WarnLevel)
 	logger := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel), zaptest.WrapOptions(zap.WrapCore(func(c zapcore.Core) zapcore.Core {
 		return zapcore.NewTee(c, core)
 	})))
-	rc := &rawClient{t: t, w: clientSide, msgs: make(chan map[string]any, 1000), code: make(chan int, 1)}
-	go func() { rc.code <- serveWith(context.Background(), serverSide, logger, opts) }()
-	go func() {
-		r := bufio.NewReader(clientSide)
-		for {
-			msg, err := readFrame(r)
-			if err != nil {
-				close(rc.msgs)
-				return
-			}
-			rc.msgs <- msg
-		}
-	}()
-	t.Cleanup(func() { _ = clientSide.Close(); _ = serverSide.Close() })
-	return rc, logs
+	return startRawServer(t, logger, opts, 1000), logs
 }
 
 // sendRaw frames body as it is and writes it.
