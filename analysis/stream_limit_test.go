@@ -205,11 +205,16 @@ func TestSettledPrefixIsTheLineVerdict(t *testing.T) {
 	}
 }
 
-// From a file, a long line is counted without being held and read again
-// only if it can load: a line past the string limit (lowered here) costs
+// onlyReader hides every method of a reader but Read: a pipe.
+type onlyReader struct{ io.Reader }
+
+// A long line is counted without being held and read again only if it can
+// load: from a file, at its offset; from a pipe, from a temporary file it
+// was kept in meanwhile. A line past the string limit (lowered here) costs
 // no memory at all, and a loadable long line is read once more, whole,
-// instead of growing a buffer to twice its size.
-func TestAnalyzeReaderRereadsLongLinesFromAFile(t *testing.T) {
+// instead of growing a buffer to twice its size (what the old engine did
+// for both sources).
+func TestAnalyzeReaderRereadsLongLines(t *testing.T) {
 	e := newEngine()
 	e.chunk, e.workers, e.settleFrom = 64<<10, 2, 1<<20
 	e.maxLine = 32 << 20
@@ -220,68 +225,41 @@ func TestAnalyzeReaderRereadsLongLinesFromAFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	want := e.analyze([]byte(jU()+"\n"+loadable+"\n\n"+jU()+"\n"), Options{})
-	loadable, huge, text = "", "", "" // not counted in what the engine allocates
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var rep *Report
-	alloc := allocatedBy(func() {
-		rep, err = e.analyzeReader(context.Background(), f, Options{})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if alloc > 24<<20 {
-		t.Errorf("allocated %d MiB: a long line was held (the loadable one needs 12 MiB)", alloc>>20)
-	}
 	// The report is Analyze's with the huge line's place empty, but for
 	// its width.
-	hugeWidth := int64(len(`{"role":"user","content":""}`) + 40<<20)
-	want.Width16 += hugeWidth
-	if !reflect.DeepEqual(rep, want) {
-		t.Errorf("report differs from Analyze's (the huge line aside)\ngot  %+v\nwant %+v", rep, want)
-	}
-}
-
-// onlyReader hides every method of a reader but Read: a pipe.
-type onlyReader struct{ io.Reader }
-
-// From a pipe too, a long line is not held: it is kept in a temporary file
-// while it is counted and read again from there only if it can load, so a
-// line past the string limit (lowered here) costs no memory and a loadable
-// one is read once, whole. The old engine grew a buffer to hold each.
-func TestAnalyzeReaderSpoolsLongLinesFromAPipe(t *testing.T) {
-	e := newEngine()
-	e.chunk, e.workers, e.settleFrom = 64<<10, 2, 1<<20
-	e.maxLine = 32 << 20
-	loadable := `{"role":"user","content":"` + strings.Repeat("é", 6<<20) + `"}` // 12 MiB, 6 Mi units
-	huge := `{"role":"user","content":"` + strings.Repeat("a", 40<<20) + `"}`    // past the limit
-	text := jU() + "\n" + loadable + "\n" + huge + "\n" + jU() + "\n"
 	want := e.analyze([]byte(jU()+"\n"+loadable+"\n\n"+jU()+"\n"), Options{})
-	src := onlyReader{strings.NewReader(text)}
-	loadable, huge, text = "", "", ""
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
-	var rep *Report
-	var err error
-	alloc := allocatedBy(func() {
-		rep, err = e.analyzeReader(context.Background(), src, Options{})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if alloc > 24<<20 {
-		t.Errorf("allocated %d MiB: a long line from a pipe was held (the loadable one needs 12 MiB)", alloc>>20)
-	}
-	hugeWidth := int64(len(`{"role":"user","content":""}`) + 40<<20)
-	want.Width16 += hugeWidth
-	if !reflect.DeepEqual(rep, want) {
-		t.Errorf("report differs from Analyze's (the huge line aside)\ngot  %+v\nwant %+v", rep, want)
-	}
-	if left, _ := os.ReadDir(tmp); len(left) != 0 {
-		t.Errorf("temporary files left behind: %v", left)
+	want.Width16 += int64(len(`{"role":"user","content":""}`) + 40<<20)
+	loadable, huge, text = "", "", "" // not counted in what the engine allocates
+
+	for _, source := range []string{"file", "pipe"} {
+		t.Run(source, func(t *testing.T) {
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			var r io.Reader = f
+			if source == "pipe" {
+				r = onlyReader{f}
+			}
+			tmp := t.TempDir()
+			t.Setenv("TMPDIR", tmp)
+			var rep *Report
+			alloc := allocatedBy(func() {
+				rep, err = e.analyzeReader(context.Background(), r, Options{})
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if alloc > 24<<20 {
+				t.Errorf("allocated %d MiB: a long line was held (the loadable one needs 12 MiB)", alloc>>20)
+			}
+			if !reflect.DeepEqual(rep, want) {
+				t.Errorf("report differs from Analyze's (the huge line aside)\ngot  %+v\nwant %+v", rep, want)
+			}
+			if left, _ := os.ReadDir(tmp); len(left) != 0 {
+				t.Errorf("temporary files left behind: %v", left)
+			}
+		})
 	}
 }
