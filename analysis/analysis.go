@@ -143,7 +143,8 @@ type Options struct {
 	// SkipMessages leaves Report.Messages nil; Units (whose First and Last
 	// still count valid messages from 0), Findings, Cutoff and the totals
 	// are complete. It lets a huge stream be checked in bounded memory: the
-	// engine then keeps 32 bytes per message and one entry per call id.
+	// engine then keeps 24 bytes per message (32 when it counts tokens) and
+	// one entry per call id.
 	SkipMessages bool
 	// Tokens, when set, counts the tokens of every valid message (in the
 	// parsing workers, so across cores): Message.Tokens, Unit.Tokens,

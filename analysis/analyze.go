@@ -232,7 +232,7 @@ func (c *collector) addMessage(m *Message) {
 	if tooDeep(m.Depth) && !c.opts.Disabled[CodeDeepNesting] {
 		c.checks = append(c.checks, deepFinding(m))
 	}
-	c.nodes.add(c.link.add(m))
+	c.nodes.add(c.link.add(m), m.Tokens)
 	c.rep.TotalChars += m.Cost
 	c.rep.TotalTokens += m.Tokens
 	if !c.opts.SkipMessages {

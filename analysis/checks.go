@@ -74,7 +74,7 @@ func (l *linker) add(m *Message) node {
 	}
 	idx := l.n
 	l.n++
-	nd := node{line: m.Line, cost: m.Cost, tokens: m.Tokens, owner: -1, role: m.Role}
+	nd := node{line: m.Line, cost: m.Cost, owner: -1, role: m.Role}
 	switch m.Role {
 	case line.RoleAssistant:
 		for i := range m.Calls {

@@ -21,7 +21,8 @@ import (
 // workers and their results merged in order, so the report equals
 // Analyze's on the same bytes. At most 2×GOMAXPROCS+2 chunks are in flight
 // (read, parsed or waiting to be merged), which bounds memory; with
-// Options.SkipMessages the report itself keeps 32 bytes per message.
+// Options.SkipMessages the report itself keeps 24 bytes per message (32 when
+// it counts tokens).
 //
 // Two kinds of line are not held whole, so that no input (an endless line,
 // /dev/zero) grows memory without bound. A line longer than 8 MiB whose

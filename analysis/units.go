@@ -3,36 +3,52 @@ package analysis
 import "github.com/sessionls/sessionls/analysis/line"
 
 // node is the little the unit grouping needs to know about one message. The
-// engine keeps one per valid message (32 bytes), so that a stream of a
+// engine keeps one per valid message (24 bytes), so that a stream of a
 // gigabyte can be grouped without holding its Messages.
 type node struct {
-	line   int
-	cost   int64
-	tokens int64
-	owner  int32 // tool result: index of its nearest earlier declaring assistant, else -1 (Report.AnsweredCall)
-	role   line.Role
+	line  int
+	cost  int64
+	owner int32 // tool result: index of its nearest earlier declaring assistant, else -1 (Report.AnsweredCall)
+	role  line.Role
 }
 
 // nodeList holds nodes in blocks of fixed size, so that a long stream's
 // nodes are never copied to grow (a slice grown by append holds the old and
-// the new array at once, and copies everything each time).
+// the new array at once, and copies everything each time). Token counts
+// are kept in parallel blocks, made only once a message has tokens, so
+// that a run that counts none pays nothing for them.
 type nodeList struct {
 	blocks [][]node
+	tokens [][]int64
 	n      int
 }
 
 const nodeBlock = 1 << 12
 
-func (l *nodeList) add(nd node) {
+func (l *nodeList) add(nd node, tokens int64) {
 	if l.n%nodeBlock == 0 {
 		l.blocks = append(l.blocks, make([]node, 0, nodeBlock))
 	}
 	b := &l.blocks[len(l.blocks)-1]
 	*b = append(*b, nd)
+	if tokens != 0 || l.tokens != nil {
+		for len(l.tokens) < len(l.blocks) {
+			l.tokens = append(l.tokens, make([]int64, nodeBlock))
+		}
+		l.tokens[l.n/nodeBlock][l.n%nodeBlock] = tokens
+	}
 	l.n++
 }
 
 func (l *nodeList) at(i int) *node { return &l.blocks[i/nodeBlock][i%nodeBlock] }
+
+// tokensAt is node i's message's token count (0 when none was counted).
+func (l *nodeList) tokensAt(i int) int64 {
+	if l.tokens == nil {
+		return 0
+	}
+	return l.tokens[i/nodeBlock][i%nodeBlock]
+}
 
 func (l *nodeList) len() int { return l.n }
 
@@ -42,7 +58,7 @@ func BuildUnits(msgs []Message) []Unit {
 	var l linker
 	var nodes nodeList
 	for i := range msgs {
-		nodes.add(l.add(&msgs[i]))
+		nodes.add(l.add(&msgs[i]), msgs[i].Tokens)
 	}
 	return buildUnits(&nodes)
 }
@@ -78,7 +94,7 @@ func buildUnits(nodes *nodeList) []Unit {
 		var chars, toks int64
 		for j := first; j <= i; j++ {
 			chars += nodes.at(j).cost
-			toks += nodes.at(j).tokens
+			toks += nodes.tokensAt(j)
 		}
 		sum += chars
 		tsum += toks
