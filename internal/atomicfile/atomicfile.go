@@ -43,6 +43,9 @@ func Write(path string, write func(io.Writer) error) (err error) {
 		if !old.Mode().IsRegular() {
 			return fmt.Errorf("cannot write %s: not a regular file", path)
 		}
+		if perm := old.Mode().Perm(); perm&0o222 == 0 {
+			return fmt.Errorf("cannot write %s: %w (mode %04o); nothing was written, make it writable first", path, ErrReadOnly, perm)
+		}
 		mode = old.Mode() & keptMode
 	case errors.Is(statErr, fs.ErrNotExist):
 		old = nil
