@@ -89,7 +89,11 @@ character in a string); [unsafe fix] marks one that drops or invents data
 (a truncated record, a missing isError or toolCalls, an orphan tool result;
 its title in SARIF and in the editor says what). json's "fix" is "safe",
 "unsafe" or null. --fix applies the safe fixes in place (atomically,
-keeping the file's mode and owner) and then reports what remains;
+keeping the file's mode, owner and extended attributes, and carrying over
+what another process appends meanwhile; a file that was rewritten or
+replaced meanwhile, is read-only, is kept open by another process, or is a
+symbolic link out of the tree being checked is not written: exit 2) and
+then reports what remains;
 --unsafe-fixes adds the unsafe ones. --diff prints the unified diff of what
 --fix would do and writes nothing. With "-" (alone), --fix prints the fixed
 text to stdout and the findings to stderr. --fix and --diff read each file
@@ -165,6 +169,11 @@ type target struct {
 	// The settings for this file: the configuration's, then the flags.
 	opts   analysis.Options
 	strict bool
+	// linkOut is set when path is a symbolic link whose target lies outside
+	// the tree being checked (the directory argument it was found in, or
+	// for a file argument the directory of the link): "TARGET, outside
+	// TREE". --fix does not write through it.
+	linkOut string
 }
 
 // fileResult is the outcome for one target, filled by a worker.
@@ -260,6 +269,9 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 	}
 
 	all := collect(args, o.stdinFilename, resolver)
+	if o.fix && !o.diff {
+		all = oncePerFile(all)
+	}
 	var targets []target
 	for _, t := range all {
 		if t.always || shardOf(t.path, shardN) == shardI-1 {
@@ -322,6 +334,7 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 			var we writeError
 			if errors.As(r.err, &we) {
 				msg = we.Error() // it names the file and what failed
+				sum.writeErrors++
 			}
 			fmt.Fprintf(e.stderr, "sessionls: %s\n", sanitize(msg))
 			sum.ioErrors = append(sum.ioErrors, msg)
@@ -397,6 +410,54 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 		return exitError{ExitFindings}
 	}
 	return nil
+}
+
+// oncePerFile drops a target that is the same file as an earlier one
+// (through a symbolic link, or a second name): --fix replaces each file
+// once.
+func oncePerFile(ts []target) []target {
+	seen := map[string]bool{}
+	out := ts[:0:0]
+	for _, t := range ts {
+		if t.err == nil && !t.stdin {
+			if real, err := filepath.EvalSymlinks(t.path); err == nil {
+				if seen[real] {
+					continue
+				}
+				seen[real] = true
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// linkLeaves says, for a path that is a symbolic link (or has one as its
+// last component), where it leads when that is outside the directory tree
+// root: "TARGET, outside ROOT"; "" for a path that is no link or stays in
+// the tree. A link that cannot be resolved is reported when it is read.
+func linkLeaves(path, root string) string {
+	if fi, err := os.Lstat(path); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return ""
+	}
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return ""
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		realRoot = root
+	}
+	if absT, err := filepath.Abs(target); err == nil {
+		target = absT
+	}
+	if absR, err := filepath.Abs(realRoot); err == nil {
+		realRoot = absR
+	}
+	if rel, err := filepath.Rel(realRoot, target); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return ""
+	}
+	return target + ", outside " + root
 }
 
 func writeFailed(e *env, err error) error {
@@ -588,7 +649,7 @@ func collect(args []string, stdinName string, r *config.Resolver) []target {
 				add(target{path: arg, err: notRegular(info.Mode(), checkStdinHint), always: true})
 				continue
 			}
-			add(target{path: arg})
+			add(target{path: arg, linkOut: linkLeaves(arg, filepath.Dir(arg))})
 			continue
 		}
 		walkErr := filepath.WalkDir(arg, func(path string, d fs.DirEntry, err error) error {
@@ -628,7 +689,7 @@ func collect(args []string, stdinName string, r *config.Resolver) []target {
 				if err != nil {
 					add(target{path: path, err: err})
 				} else if fi.Mode().IsRegular() {
-					add(target{path: path})
+					add(target{path: path, linkOut: linkLeaves(path, arg)})
 				}
 			}
 			// FIFOs, sockets and devices inside a tree are skipped: reading

@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync/atomic"
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/fix"
+	"github.com/sessionls/sessionls/internal/atomicfile"
 )
 
 // fixKey names a finding that can have a fix: there is at most one per
@@ -183,22 +185,75 @@ type fixRun struct {
 
 // fixFile applies the fixes to one file: in place (or, for stdin, the fixed
 // text to print), or only as a diff.
+//
+// In place, the file is replaced only if it is still the file read: when
+// another process appended to it meanwhile (an agent runtime's appendFile),
+// the appended bytes are carried over after the fixed text; when it was
+// rewritten or replaced, nothing is written (see atomicfile.Source). When
+// its last line, unterminated, was still being written, the file is read
+// and fixed again, a few times at most.
 func fixFile(ctx context.Context, e *env, t target, opts analysis.Options, o checkOptions, bytesRead *atomic.Int64) (*fixRun, error) {
-	var data []byte
-	var err error
 	if t.stdin {
-		data, err = io.ReadAll(e.stdin)
-	} else {
-		data, err = os.ReadFile(t.path)
+		data, err := io.ReadAll(e.stdin)
+		bytesRead.Add(int64(len(data)))
+		if err != nil {
+			return nil, err
+		}
+		run, _, err := fixData(ctx, t, data, opts, o)
+		return run, err
 	}
+	for attempt := 1; ; attempt++ {
+		run, err := fixPath(ctx, t, opts, o, bytesRead)
+		if errors.Is(err, atomicfile.ErrLastLineGrew) && attempt < fixAttempts {
+			continue
+		}
+		return run, err
+	}
+}
+
+// fixAttempts bounds how often fixFile reads a file again whose last line
+// was being written while it was fixed.
+const fixAttempts = 3
+
+// fixPath fixes the file t names, in place (or as a diff).
+func fixPath(ctx context.Context, t target, opts analysis.Options, o checkOptions, bytesRead *atomic.Int64) (*fixRun, error) {
+	real, err := filepath.EvalSymlinks(t.path)
+	if err != nil {
+		return nil, err
+	}
+	src, err := atomicfile.Open(real)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	data, err := io.ReadAll(src)
 	bytesRead.Add(int64(len(data)))
 	if err != nil {
 		return nil, err
 	}
+	run, res, err := fixData(ctx, t, data, opts, o)
+	if err != nil || o.diff || res.Fixed == 0 {
+		return run, err
+	}
+	if t.linkOut != "" {
+		return nil, writeError{fmt.Errorf("not fixed %s: it is a symbolic link to %s; to fix it, name the target itself", t.path, t.linkOut)}
+	}
+	if _, err := src.Replace(func(w io.Writer) error {
+		_, err := w.Write(res.Data)
+		return err
+	}); err != nil {
+		return nil, writeError{err}
+	}
+	return run, nil
+}
+
+// fixData fixes data, the bytes of t, and says what it did: the findings
+// that remain, the diff with --diff, the fixed text for stdin.
+func fixData(ctx context.Context, t target, data []byte, opts analysis.Options, o checkOptions) (*fixRun, fix.Result, error) {
 	opts.SkipMessages = false
 	res, err := fix.FixAllContext(ctx, data, opts, o.unsafeFixes)
 	if err != nil {
-		return nil, err
+		return nil, res, err
 	}
 	run := &fixRun{fixed: res.Fixed}
 	run.findings = slices.Clone(res.Report.Findings)
@@ -207,7 +262,7 @@ func fixFile(ctx context.Context, e *env, t target, opts analysis.Options, o che
 	if !o.unsafeFixes {
 		more, err := fix.FixAllContext(ctx, res.Data, opts, true)
 		if err != nil {
-			return nil, err
+			return nil, res, err
 		}
 		run.more = more.Fixed
 	}
@@ -216,12 +271,8 @@ func fixFile(ctx context.Context, e *env, t target, opts analysis.Options, o che
 		run.diff = fix.UnifiedDiff(t.path, t.path, data, res.Data, res.Origin)
 	case t.stdin:
 		run.out = res.Data
-	case res.Fixed > 0:
-		if err := replaceFile(t.path, res.Data); err != nil {
-			return nil, writeError{err}
-		}
 	}
-	return run, nil
+	return run, res, nil
 }
 
 // spoolStdin copies what r reads into a temporary file, so that stdin can

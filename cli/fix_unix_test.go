@@ -4,7 +4,9 @@ package cli
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -12,10 +14,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestReplaceFileKeepsModeOwnerAndLink(t *testing.T) {
+// A link that stays in the tree is fixed through its target, once: the
+// link stays a link, and the target keeps its mode and owner.
+func TestFixThroughLinkInTreeKeepsModeOwnerAndLink(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "t.jsonl")
-	require.NoError(t, os.WriteFile(target, []byte("old\n"), 0o600))
+	require.NoError(t, os.WriteFile(target, []byte("{\"role\":\"user\",\"content\":\"hi\",}\n"), 0o600))
 	require.NoError(t, os.Chmod(target, 0o604))
 	uid, gid := os.Getuid(), os.Getgid()
 	if uid == 0 {
@@ -26,10 +30,12 @@ func TestReplaceFileKeepsModeOwnerAndLink(t *testing.T) {
 	link := filepath.Join(dir, "l.jsonl")
 	require.NoError(t, os.Symlink("t.jsonl", link))
 
-	require.NoError(t, replaceFile(link, []byte("new\n")))
+	r := sessionls(t, "check", "--fix", dir)
+	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "Fixed 1 finding in 1 file", "the file is fixed once, not once per name")
 	got, err := os.ReadFile(target)
 	require.NoError(t, err)
-	assert.Equal(t, "new\n", string(got))
+	assert.Equal(t, "{\"role\":\"user\",\"content\":\"hi\"}\n", string(got))
 	li, err := os.Lstat(link)
 	require.NoError(t, err)
 	assert.True(t, li.Mode()&os.ModeSymlink != 0, "the link stays a link")
@@ -42,7 +48,90 @@ func TestReplaceFileKeepsModeOwnerAndLink(t *testing.T) {
 	}
 	entries, _ := os.ReadDir(dir)
 	assert.Len(t, entries, 2, "no temporary file left")
+}
 
-	assert.Error(t, replaceFile(filepath.Join(dir, "missing.jsonl"), nil))
-	assert.Error(t, replaceFile(dir, nil), "a directory is not replaced")
+// An immutable file (chattr +i) cannot be replaced: the failure is a write
+// failure, said as one, with exit 2, and the file is untouched.
+func TestFixWriteFailureIsSaid(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("chattr +i needs root")
+	}
+	chattr, err := exec.LookPath("chattr")
+	if err != nil {
+		t.Skip("no chattr")
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.jsonl")
+	broken := "{\"role\":\"user\",\"content\":\"hi\",}\n"
+	require.NoError(t, os.WriteFile(p, []byte(broken), 0o644))
+	if out, err := exec.Command(chattr, "+i", p).CombinedOutput(); err != nil {
+		t.Skipf("chattr +i not supported here: %v %s", err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command(chattr, "-i", p).Run() })
+
+	r := sessionls(t, "check", "--fix", p)
+	assert.Equal(t, 2, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "cannot write")
+	assert.Contains(t, r.stdout, "1 file could not be written")
+	assert.NotContains(t, r.stdout, "could not be read")
+	got, err := os.ReadFile(p)
+	require.NoError(t, err)
+	assert.Equal(t, broken, string(got))
+	entries, _ := os.ReadDir(dir)
+	assert.Len(t, entries, 1, "no temporary file left")
+}
+
+// A session with a trailing comma on line 1: fixable by the safe fix.
+const fixableSession = "{\"role\":\"user\",\"content\":\"hi\",}\n"
+
+func TestFixRefusesLinkOutOfTree(t *testing.T) {
+	root := t.TempDir()
+	outside := filepath.Join(root, "home", ".bashrc")
+	require.NoError(t, os.MkdirAll(filepath.Dir(outside), 0o755))
+	require.NoError(t, os.WriteFile(outside, []byte(fixableSession), 0o644))
+	tree := filepath.Join(root, "repo", "sessions")
+	require.NoError(t, os.MkdirAll(tree, 0o755))
+	link := filepath.Join(tree, "x.jsonl")
+	require.NoError(t, os.Symlink("../../home/.bashrc", link))
+
+	for _, arg := range []string{filepath.Dir(tree), link} {
+		t.Run(strings.TrimPrefix(arg, root), func(t *testing.T) {
+			r := sessionls(t, "check", "--fix", arg)
+			assert.Equal(t, 2, r.code, r.stdout+r.stderr)
+			assert.Contains(t, r.stderr, "is a symbolic link to "+outside)
+			assert.Contains(t, r.stdout, "1 file could not be written")
+			got, err := os.ReadFile(outside)
+			require.NoError(t, err)
+			assert.Equal(t, fixableSession, string(got), "the link's target outside the tree is untouched")
+
+			// Checking it (reading) is fine; --diff only reads too.
+			assert.Equal(t, 1, sessionls(t, "check", arg).code)
+			assert.Equal(t, 1, sessionls(t, "check", "--diff", arg).code)
+		})
+	}
+}
+
+func TestFixRefusesReadOnly(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "s.jsonl")
+	require.NoError(t, os.WriteFile(p, []byte(fixableSession), 0o444))
+	r := sessionls(t, "check", "--fix", p)
+	assert.Equal(t, 2, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "read-only")
+	assert.Contains(t, r.stdout, "1 file could not be written")
+	got, err := os.ReadFile(p)
+	require.NoError(t, err)
+	assert.Equal(t, fixableSession, string(got))
+	fi, err := os.Stat(p)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o444), fi.Mode().Perm())
+
+	// A read-only file with nothing to fix is simply checked.
+	clean := filepath.Join(t.TempDir(), "clean.jsonl")
+	require.NoError(t, os.WriteFile(clean, []byte("{\"role\":\"user\",\"content\":\"hi\"}\n"), 0o444))
+	assert.Equal(t, 0, sessionls(t, "check", "--fix", clean).code)
+
+	// trim -o onto a read-only file refuses too.
+	r = sessionls(t, "trim", "--max-chars", "1000", "-o", p, clean)
+	assert.Equal(t, 2, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "read-only")
 }

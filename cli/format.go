@@ -27,6 +27,9 @@ type summary struct {
 	filesWithFindings       int
 	filesChecked            int
 	ioErrors                []string // "path: reason", for SARIF notifications
+	// writeErrors counts the ioErrors that are failures to write a fixed
+	// file (refused or failed), not to read one.
+	writeErrors int
 
 	// Fixes. Without --fix: how many of the findings have a safe fix and
 	// how many an unsafe one. With --fix or --diff: how many findings were

@@ -70,8 +70,11 @@ func (t *textFormatter) end(s summary) error {
 		}
 		line = fmt.Sprintf("Found %s in %d of %s.", counts, s.filesWithFindings, textfmt.Plural(s.filesChecked, "file", "files"))
 	}
-	if n := len(s.ioErrors); n > 0 {
+	if n := len(s.ioErrors) - s.writeErrors; n > 0 {
 		line = strings.TrimSuffix(line, ".") + "; " + textfmt.Plural(n, "path", "paths") + " could not be read."
+	}
+	if n := s.writeErrors; n > 0 {
+		line = strings.TrimSuffix(line, ".") + "; " + textfmt.Plural(n, "file", "files") + " could not be written."
 	}
 	if l := fixSummary(s); l != "" {
 		line += "\n" + l

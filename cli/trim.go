@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -57,6 +59,9 @@ refused with exit 1 and the runtime's error on stderr; nothing is written.`,
 }
 
 func runTrim(ctx context.Context, e *env, file, out string, budget int64, opts analysis.Options) error {
+	if out != "" && out != "-" && sameFile(file, out) {
+		return trimInPlace(ctx, e, file, budget, opts)
+	}
 	// One descriptor for both passes, so the bytes copied are those analysed
 	// unless someone rewrites the file in place meanwhile.
 	f, err := openRegular(file, "trim reads its input twice, so copy it to a file first")
@@ -92,6 +97,63 @@ func runTrim(ctx context.Context, e *env, file, out string, budget int64, opts a
 		return exitError{ExitError}
 	}
 	return nil
+}
+
+// sameFile says whether a and b name the same existing file.
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
+
+// trimInPlace is trim -o FILE FILE: the kept lines replace the file only if
+// it is still the file analysed, with whatever was appended to it since
+// carried over after them (an agent may be appending while it is trimmed;
+// see atomicfile.Source). The file is analysed again, a few times at most,
+// when its unterminated last line was still being written.
+func trimInPlace(ctx context.Context, e *env, file string, budget int64, opts analysis.Options) error {
+	for attempt := 1; ; attempt++ {
+		err := trimInPlaceOnce(ctx, e, file, budget, opts)
+		if errors.Is(err, atomicfile.ErrLastLineGrew) && attempt < fixAttempts {
+			continue
+		}
+		if err != nil && !errors.As(err, new(exitError)) {
+			fmt.Fprintf(e.stderr, "sessionls: %s\n", sanitize(err.Error()))
+			return exitError{ExitError}
+		}
+		return err
+	}
+}
+
+func trimInPlaceOnce(ctx context.Context, e *env, file string, budget int64, opts analysis.Options) error {
+	real, err := filepath.EvalSymlinks(file)
+	if err != nil {
+		return ioFailed(e, file, err)
+	}
+	src, err := atomicfile.Open(real)
+	if err != nil {
+		return ioFailed(e, file, err)
+	}
+	defer src.Close()
+	rep, err := e.analyze(ctx, src, opts)
+	if err != nil {
+		return ioFailed(e, file, err)
+	}
+	o := outcome(rep, budget, opts)
+	if o.err != nil {
+		fmt.Fprintf(e.stderr, "sessionls: cannot trim %s: %s\n", sanitize(file), sanitize(o.errorText()))
+		return exitError{ExitFindings}
+	}
+	first := o.cutoff.FirstKeptLine
+	_, err = src.Replace(func(w io.Writer) error { return copyFromLine(w, src.Again(), first) })
+	var re readError
+	if errors.As(err, &re) {
+		return fmt.Errorf("cannot read %s: %w", file, re.err)
+	}
+	return err
 }
 
 // readError marks an error reading the source, as opposed to writing.
