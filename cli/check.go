@@ -98,7 +98,9 @@ then reports what remains;
 --fix would do and writes nothing. With "-" (alone), --fix prints the fixed
 text to stdout and the findings to stderr. --fix and --diff read each file
 into memory; a plain check reads a file with fixable findings twice (stdin
-is copied to a temporary file for that, except with --format github).
+is copied to a temporary file for that, except with --format github: up to
+256 MiB, past which stdin's findings show no fixes), and holds no line over
+64 MiB for a fix mark (its finding shows none; --fix still fixes it).
 
 Exit codes: 0 no failing finding; 1 an error finding (or a warning with
 --strict), or with --diff a file that would change; 2 usage, I/O or
@@ -519,7 +521,7 @@ func checkFile(ctx context.Context, e *env, t target, opts analysis.Options, for
 		r = e.stdin
 		if withFixes {
 			var err error
-			if spool, err = newSpool(); err != nil {
+			if spool, err = newSpool(maxSpool); err != nil {
 				return nil, nil, err
 			}
 			defer spool.close()
@@ -546,6 +548,9 @@ func checkFile(ctx context.Context, e *env, t target, opts analysis.Options, for
 	if spool != nil {
 		if again, err = spool.rewind(); err != nil {
 			return nil, nil, err
+		}
+		if again == nil {
+			return findings, nil, nil // stdin too long to keep: no fix marks
 		}
 	} else {
 		f, err := os.Open(t.path)

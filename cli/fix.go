@@ -111,6 +111,16 @@ func fixesOf(data []byte, findings []analysis.Finding, regions bool) fileFixes {
 	return m
 }
 
+// maxFixLine bounds the line a plain check holds to mark its finding's fix
+// ([fix], [unsafe fix], SARIF fixes): a longer line's finding is shown with
+// no fix, so that a crash tail of a gigabyte of NULs on one line costs no
+// gigabyte. --fix and --diff hold the whole file anyway and fix it.
+const maxFixLine = 64 << 20
+
+// maxSpool bounds the copy of stdin that a plain check keeps on disk to
+// read it again for its fixes; past it, stdin's findings show no fixes.
+const maxSpool = 256 << 20
+
 // streamFixes computes the fixes of findings (sorted by line) by reading
 // the file again from r, keeping only the lines that have a fixable
 // finding (memory is bounded by the longest of those).
@@ -140,7 +150,19 @@ func streamFixes(ctx context.Context, r io.Reader, findings []analysis.Finding, 
 		for {
 			chunk, e := br.ReadSlice('\n')
 			n += len(chunk)
+			if wanted && n > maxFixLine {
+				// Too long to hold for a fix mark: it gets none here
+				// (--fix, which holds the file, still fixes it).
+				wanted, buf = false, nil
+			}
 			if wanted {
+				if need := len(buf) + len(chunk); need > cap(buf) {
+					// Doubling, not append's 1.25x for large slices: a
+					// long line allocates twice its size, not five times.
+					nb := make([]byte, len(buf), min(max(2*cap(buf), need), maxFixLine))
+					copy(nb, buf)
+					buf = nb
+				}
 				buf = append(buf, chunk...)
 			}
 			if !errors.Is(e, bufio.ErrBufferFull) {
@@ -160,6 +182,9 @@ func streamFixes(ctx context.Context, r io.Reader, findings []analysis.Finding, 
 			size--
 		}
 		for ; j < len(findings) && findings[j].Line == ln; j = next(j + 1) {
+			if !wanted {
+				continue
+			}
 			l := buf[:size]
 			if lf, ok := fix.ForLine(l, findings[j].Code); ok {
 				m.set(j, fix.ToFile(lf, ln, findings[j].Code, off, off+size, nl), l, regions)
@@ -276,22 +301,58 @@ func fixData(ctx context.Context, t target, data []byte, opts analysis.Options, 
 }
 
 // spoolStdin copies what r reads into a temporary file, so that stdin can
-// be read a second time (for its fixes) without holding it in memory.
+// be read a second time (for its fixes) without holding it in memory; at
+// most limit bytes: past that it stops copying, frees the disk, and stdin's
+// fixes are not shown.
 type spoolStdin struct {
-	f *os.File
+	f       *os.File
+	limit   int64
+	n       int64 // bytes copied
+	over    bool  // stdin was longer than limit
+	lastErr error // the first failure to write the copy
 }
 
-func newSpool() (*spoolStdin, error) {
+func newSpool(limit int64) (*spoolStdin, error) {
 	f, err := os.CreateTemp("", "sessionls-stdin-*")
 	if err != nil {
 		return nil, fmt.Errorf("cannot buffer stdin: %w", err)
 	}
-	return &spoolStdin{f: f}, nil
+	// Unlinked at once where an open file can be (Unix): a killed check
+	// leaves nothing in $TMPDIR. close removes it elsewhere.
+	_ = os.Remove(f.Name())
+	return &spoolStdin{f: f, limit: limit}, nil
 }
 
-func (s *spoolStdin) tee(r io.Reader) io.Reader { return io.TeeReader(r, s.f) }
+func (s *spoolStdin) tee(r io.Reader) io.Reader { return io.TeeReader(r, s) }
 
+// Write copies p unless the copy is over its limit (or failed): it never
+// fails, so that the check of stdin goes on without fixes.
+func (s *spoolStdin) Write(p []byte) (int, error) {
+	if s.over || s.lastErr != nil {
+		return len(p), nil
+	}
+	if s.n+int64(len(p)) > s.limit {
+		s.over = true
+		_ = s.f.Truncate(0) // give the disk back now
+		return len(p), nil
+	}
+	n, err := s.f.Write(p)
+	s.n += int64(n)
+	if err != nil {
+		s.lastErr = err
+	}
+	return len(p), nil
+}
+
+// rewind returns the copy to read again; nil, and no error, when there is
+// none (stdin was over the limit).
 func (s *spoolStdin) rewind() (io.Reader, error) {
+	if s.over {
+		return nil, nil
+	}
+	if s.lastErr != nil {
+		return nil, fmt.Errorf("cannot buffer stdin: %w", s.lastErr)
+	}
 	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
 		return nil, fmt.Errorf("cannot read buffered stdin: %w", err)
 	}

@@ -1,0 +1,119 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/sessionls/sessionls/analysis"
+)
+
+// repeatReader yields n bytes of b, then a line break, without holding
+// them.
+type repeatReader struct {
+	b    byte
+	left int64
+	nl   bool
+}
+
+func (r *repeatReader) Read(p []byte) (int, error) {
+	if r.left == 0 {
+		if r.nl {
+			return 0, io.EOF
+		}
+		r.nl = true
+		p[0] = '\n'
+		return 1, nil
+	}
+	n := int64(len(p))
+	if n > r.left {
+		n = r.left
+	}
+	for i := range p[:n] {
+		p[i] = r.b
+	}
+	r.left -= n
+	return int(n), nil
+}
+
+// A crash tail of NULs on one line, far longer than maxFixLine: a plain
+// check's fix marks must not hold it (it held the whole line: 100 MiB for
+// a 100 MiB line, 2.6 GB for a 1 GiB one).
+func TestStreamFixesHoldsNoHugeLine(t *testing.T) {
+	const size = 4 * maxFixLine
+	findings := []analysis.Finding{{Line: 1, Code: analysis.CodeInvalidJSON}, {Line: 2, Code: analysis.CodeInvalidJSON}}
+	src := io.MultiReader(&repeatReader{b: 0, left: size}, strings.NewReader("{\"role\":\"user\",\"content\":\"x\",}\n"))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fixes, err := streamFixes(context.Background(), src, findings, false)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Up to maxFixLine is read before the line is known to be too long:
+	// at most twice that is allocated on the way (it was 5x the line).
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 2*maxFixLine+8<<20 {
+		t.Errorf("streamFixes allocated %d MiB for a %d MiB line; want at most %d MiB", alloc>>20, size>>20, (2*maxFixLine+8<<20)>>20)
+	}
+	if fixes.at(0) != nil {
+		t.Error("the huge line got a fix mark")
+	}
+	if fixes.at(1) == nil {
+		t.Error("the line after it lost its fix mark")
+	}
+}
+
+// Past its limit the spool of stdin stops copying, frees its disk and says
+// there is nothing to read again; under it, it reads back what went in.
+func TestSpoolStdinBounded(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		input string
+		limit int64
+		over  bool
+	}{
+		{"under", "abc\ndef\n", 8, false},
+		{"over", "abc\ndef\nghi\n", 8, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := newSpool(tc.limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.close()
+			// Read in small pieces, as the analysis does.
+			got, err := io.ReadAll(io.LimitReader(s.tee(strings.NewReader(tc.input)), 1<<20))
+			if err != nil || string(got) != tc.input {
+				t.Fatalf("tee changed stdin: %q, %v", got, err)
+			}
+			fi, err := s.f.Stat()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fi.Size() > tc.limit {
+				t.Errorf("spool holds %d bytes, limit %d", fi.Size(), tc.limit)
+			}
+			again, err := s.rewind()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.over {
+				if again != nil {
+					t.Error("a spool over its limit offers a partial copy")
+				}
+				if fi.Size() != 0 {
+					t.Errorf("an abandoned spool keeps %d bytes of disk", fi.Size())
+				}
+				return
+			}
+			b, _ := io.ReadAll(again)
+			if !bytes.Equal(b, []byte(tc.input)) {
+				t.Errorf("spool reads back %q", b)
+			}
+		})
+	}
+}
