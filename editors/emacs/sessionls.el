@@ -93,6 +93,15 @@ Sent as initializationOptions.files; the server's default is (\"**/*.jsonl\")."
   "Whether `sessionls-lens-mode' starts with eglot in session buffers."
   :type 'boolean)
 
+(defcustom sessionls-events-buffer-size 0
+  "Size in characters of the sessionls server's jsonrpc events buffer.
+This is `eglot-events-buffer-size' for the sessionls connection alone.
+0, the default, logs no messages: a session's whole text travels in
+one message, and jsonrpc pretty-prints every message it logs (5 s of
+a 15 MB session's opening, minutes for 50 MB).  Set it to a size (or
+nil, unbounded) to read the traffic in `eglot-events-buffer'."
+  :type '(choice (const :tag "No log" 0) (const :tag "Unbounded" nil) integer))
+
 (defface sessionls-lens-face
   '((t :inherit shadow :height 0.9))
   "Face of the code lens lines `sessionls-lens-mode' shows.")
@@ -297,37 +306,48 @@ on the line, ask which."
 
 (defun sessionls--lens-show (entries)
   "Show ENTRIES, a list of (LINE TITLE COMMAND), above their lines.
-Each title is clickable: it runs its lens's command."
+Each title is clickable: it runs its lens's command.
+One pass over the buffer: the lines are visited in order, each reached
+from the previous one (a `forward-line' from the top for every lens was
+quadratic: 48 s for a 15 MB session)."
   (sessionls--lens-clear)
-  (let ((by-line (make-hash-table)))
-    (dolist (e entries)
-      (puthash (car e) (append (gethash (car e) by-line) (list (cdr e))) by-line))
+  (let ((groups nil))
+    ;; (LINE . LENSES) in line order, the lenses of a line in their order.
+    (dolist (e (sort (copy-sequence entries) (lambda (a b) (< (car a) (car b)))))
+      (if (and groups (= (caar groups) (car e)))
+          (push (cdr e) (cdar groups))
+        (push (cons (car e) (list (cdr e))) groups)))
+    (setq groups (nreverse groups))
     (save-excursion
       (save-restriction
         (widen)
-        (maphash
-         (lambda (line lenses)
-           (goto-char (point-min))
-           (when (zerop (forward-line (1- line)))
-             (let ((ov (make-overlay (point) (point)))
-                   (titles (mapcar #'car lenses))
-                   (commands (mapcar #'cadr lenses)))
-               (overlay-put ov 'sessionls-lens titles)
-               (overlay-put ov 'sessionls-lens-commands commands)
-               (overlay-put ov 'before-string
-                            (concat
-                             (mapconcat
-                              (lambda (l)
-                                (propertize (car l)
-                                            'face 'sessionls-lens-face
-                                            'mouse-face 'highlight
-                                            'help-echo (sessionls--lens-help (cadr l))
-                                            'keymap (sessionls--lens-keymap (cadr l))))
-                              lenses
-                              (propertize " | " 'face 'sessionls-lens-face))
-                             (propertize "\n" 'face 'sessionls-lens-face)))
-               (push ov sessionls--lens-overlays))))
-         by-line)))))
+        (goto-char (point-min))
+        (let ((at 1))
+          (catch 'end
+            (dolist (g groups)
+              (let ((line (car g))
+                    (lenses (reverse (cdr g))))
+                (when (> line at)
+                  (unless (zerop (forward-line (- line at)))
+                    (throw 'end nil))
+                  (setq at line))
+                (when (= line at)
+                  (let ((ov (make-overlay (point) (point))))
+                    (overlay-put ov 'sessionls-lens (mapcar #'car lenses))
+                    (overlay-put ov 'sessionls-lens-commands (mapcar #'cadr lenses))
+                    (overlay-put ov 'before-string
+                                 (concat
+                                  (mapconcat
+                                   (lambda (l)
+                                     (propertize (car l)
+                                                 'face 'sessionls-lens-face
+                                                 'mouse-face 'highlight
+                                                 'help-echo (sessionls--lens-help (cadr l))
+                                                 'keymap (sessionls--lens-keymap (cadr l))))
+                                   lenses
+                                   (propertize " | " 'face 'sessionls-lens-face))
+                                  (propertize "\n" 'face 'sessionls-lens-face)))
+                    (push ov sessionls--lens-overlays)))))))))))
 
 (defun sessionls-lens-refresh ()
   "Ask the server for the lenses of the current buffer and show them."
@@ -382,8 +402,12 @@ Each title is clickable: it runs its lens's command."
     (sessionls--lens-clear)))
 
 (defun sessionls--maybe-lenses ()
-  "Turn `sessionls-lens-mode' on or off with eglot in session buffers."
+  "Turn `sessionls-lens-mode' on or off with eglot in session buffers.
+Also sizes the server's events buffer (`sessionls-events-buffer-size'):
+this hook runs before eglot sends the document."
   (when (derived-mode-p 'sessionls-jsonl-mode)
+    (when-let ((server (and (eglot-managed-p) (eglot-current-server))))
+      (setf (jsonrpc--events-buffer-scrollback-size server) sessionls-events-buffer-size))
     (sessionls-lens-mode (if (and sessionls-show-lenses (eglot-managed-p)) 1 -1))))
 
 (with-eval-after-load 'eglot

@@ -79,6 +79,24 @@ else
   fail "the README's Emacs setup fails under emacs -Q"
 fi
 
+# A large session (15 MB from bench/gen): lenses after opening it and after
+# one typed character, timed. Lens placement was quadratic and jsonrpc
+# pretty-printed the whole document into its events buffer: such a file got
+# no lenses within 150 s and one typed character froze Emacs for minutes.
+if (cd "$repo" && go run ./bench/gen -size 15M -o "$tmp/big.jsonl") 2>"$tmp/gen.err"; then
+  if big=$(cd "$tmp" && HOME=$tmp SESSIONLS_BIN=$bin SESSIONLS_EL_DIR=$repo/editors/emacs \
+      SESSIONLS_FILE=$tmp/big.jsonl timeout -k 5 150 emacs --batch -l "$here/big.el" </dev/null 2>"$tmp/big.err"); then
+    echo "$big" | grep -v '^ALL OK'
+  else
+    echo "$big"; tail -n 20 "$tmp/big.err"
+    fail "large session: $(echo "$big" | grep '^ERROR ' | head -1)"
+  fi
+  rm -f "$tmp/big.jsonl"
+else
+  cat "$tmp/gen.err"
+  fail "cannot generate the large session with bench/gen"
+fi
+
 start=$(date +%s.%N)
 out=$(cd "$tmp" && HOME=$tmp SESSIONLS_BIN=$bin SESSIONLS_EL_DIR=$repo/editors/emacs \
   SESSIONLS_FILE=$tmp/session.jsonl SESSIONLS_TMP=$tmp \
