@@ -498,6 +498,122 @@ end
 
 ---------------------------------------------------------------- the test
 
+
+-- What the screen shows of the fade (Neovim before 0.10, where the plugin
+-- draws it): with line `top` at the top of the window, every trimmed line
+-- on screen has one attribute, SessionlsTrimmed's, and kept lines another.
+-- Returns the trimmed lines' attribute. Screen rows are matched to lines
+-- by what they show: each line of these files starts with {"role", while
+-- lens rows (virtual lines) and wrapped rows do not (0.7's screenpos()
+-- counts a line's virtual lines as its own).
+local function fade_attrs(buf, top, cut)
+  local win = vim.api.nvim_get_current_win()
+  vim.api.nvim_win_set_buf(win, buf)
+  vim.fn.winrestview({ topline = top, lnum = top, col = 0 })
+  vim.cmd("redraw!")
+  local pos = vim.fn.win_screenpos(win)
+  local col = pos[2] + vim.fn.getwininfo(win)[1].textoff
+  local faded, kept
+  local line = top - 1
+  for row = pos[1], pos[1] + vim.api.nvim_win_get_height(win) - 1 do
+    local head = {}
+    for c = col, col + 6 do
+      table.insert(head, vim.fn.nr2char(vim.fn.screenchar(row, c)))
+    end
+    if table.concat(head) == '{"role"' then
+      line = line + 1
+      local a = vim.fn.screenattr(row, col)
+      if line < cut then
+        ok(faded == nil or a == faded, "trimmed line %d is drawn with attribute %d, the line above it with %d",
+          line, a, faded or -1)
+        faded = a
+      else
+        kept = kept or a
+      end
+    end
+  end
+  ok(line >= top, "no line of the buffer found on screen from line %d", top)
+  ok(faded == nil or kept == nil or faded ~= kept,
+    "trimmed and kept lines are drawn alike (attribute %s)", tostring(faded))
+  return faded
+end
+
+local function check_fade_drawn(buf, cut)
+  local a = fade_attrs(buf, 1, cut)
+  ok(a ~= nil and a ~= 0, "the trimmed lines are drawn with no highlight (attribute %s)", tostring(a))
+  local ns = vim.lsp.diagnostic.get_namespace(sessionls.clients(buf)[1].id)
+  local u = vim.diagnostic.config(nil, ns).underline
+  ok(type(u) == "table" and u.severity and u.severity.min == vim.diagnostic.severity.INFO,
+    "hints are underlined in the sessionls namespace: %s", vim.inspect(u))
+  log("ok   the trimmed lines are drawn faded (attribute %d), with no underline", a)
+end
+
+-- Deep inside a long trimmed region: the fade is still drawn (one extmark
+-- spanning the region was not, 25 lines past its start, in 0.7).
+local function check_deep_fade()
+  if vim.fn.has("nvim-0.10") == 1 then
+    return
+  end
+  local path = tmp .. "/long.jsonl"
+  local lines = {}
+  for i = 1, 300 do
+    lines[i] = string.format('{"role":"user","content":"message %03d"}', i)
+  end
+  vim.fn.writefile(lines, path)
+  vim.cmd("edit " .. vim.fn.fnameescape(path))
+  local buf = vim.api.nvim_get_current_buf()
+  local budget = 10 * (#lines[1] + 1) -- keeps the last 10 lines
+  vim.cmd("SessionlsBudget " .. budget)
+  ok(vim.wait(WAIT, function()
+    local rows = sessionls.trimmed_rows(buf)
+    return #rows == 1 and rows[1][2] == 289
+  end, 20), "lines 1-290 of long.jsonl are not faded with budget %d: %s", budget,
+    vim.inspect(sessionls.trimmed_rows(buf)))
+  local near = fade_attrs(buf, 1, 291)
+  for _, top in ipairs({ 30, 150, 270, 285 }) do
+    local deep = fade_attrs(buf, top, 291)
+    ok(deep == near, "with line %d at the top, trimmed lines are drawn with attribute %s, at the start with %s",
+      top, tostring(deep), tostring(near))
+  end
+  log("ok   a 290-line trimmed region is drawn faded at its start, 30, 150 and 270 lines in, and at its end")
+  vim.cmd("bwipeout! " .. buf)
+end
+
+-- :SessionlsFixAll leaves the buffer exactly as `sessionls check --fix`
+-- leaves the file (Neovim 0.7's code_action() has no "apply": the plugin
+-- asks for source.fixAll.sessionls itself and applies its edit).
+local function check_fix_all()
+  local path = tmp .. "/fixall.jsonl"
+  local text = table.concat({
+    '{"role":"user","content":"hi",}',
+    '{"role":"assistant","content":"ok","toolCalls":[]} {"role":"user","content":"again"}',
+    '   ',
+    '{"role":"user","content":"tab\there"}',
+    '',
+  }, "\n")
+  local f = assert(io.open(path, "wb"))
+  f:write(text)
+  f:close()
+  -- The fixed text alone (the findings go to stderr).
+  local want = vim.fn.system(vim.fn.shellescape(bin) .. " check --fix - 2>/dev/null", text)
+  ok(want ~= text, "check --fix changes nothing in the fix-all test file: the check would be vacuous")
+  vim.cmd("edit " .. vim.fn.fnameescape(path))
+  local buf = vim.api.nvim_get_current_buf()
+  ok(vim.wait(WAIT, function()
+    return #vim.tbl_filter(function(d)
+      return d.source == "sessionls"
+    end, vim.diagnostic.get(buf)) > 0
+  end, 20), "no diagnostics for fixall.jsonl")
+  vim.cmd("SessionlsFixAll")
+  local got = buffer_to_file(buf, tmp .. "/fixall-got.jsonl")
+  local g = assert(io.open(got, "rb"))
+  local gtext = g:read("*a")
+  g:close()
+  ok(gtext == want, ":SessionlsFixAll left\n%s\nwant (check --fix)\n%s", gtext, want)
+  log("ok   :SessionlsFixAll gives check --fix's text")
+  vim.cmd("bwipeout! " .. buf)
+end
+
 local function run()
   sessionls.setup({ cmd = { bin, "serve" } })
   vim.cmd("edit " .. vim.fn.fnameescape(file))
@@ -704,11 +820,10 @@ local function run()
       return x.code == "budget-cutoff" and x.lnum == cut2 - 1
     end, vim.diagnostic.get(buf)) == 0, "a budget-cutoff diagnostic is still on the first kept line %d", cut2)
     if vim.fn.has("nvim-0.10") == 0 then
-      local ns = vim.api.nvim_get_namespaces()["sessionls_trimmed"]
-      local marks = ns and vim.api.nvim_buf_get_extmarks(buf, ns, 0, -1, { details = true }) or {}
-      ok(#marks == 1 and marks[1][2] == 0 and marks[1][4].end_row == cut2 - 2
-        and marks[1][4].hl_group == "SessionlsTrimmed",
-        "the plugin does not fade lines 1-%d: extmarks %s", cut2 - 1, vim.inspect(marks))
+      local rows = sessionls.trimmed_rows(buf)
+      ok(#rows == 1 and rows[1][1] == 0 and rows[1][2] == cut2 - 2,
+        "the plugin fades rows %s, want { { 0, %d } } (lines 1-%d)", vim.inspect(rows), cut2 - 2, cut2 - 1)
+      check_fade_drawn(buf, cut2)
     end
     log("ok   lines 1-%d (trimmed by budget %d) are one faded hint%s", cut2 - 1, n2,
       vim.fn.has("nvim-0.10") == 0 and ", drawn with SessionlsTrimmed" or "")
@@ -950,6 +1065,8 @@ end
 local status, err = xpcall(function()
   check_help()
   run()
+  check_fix_all()
+  check_deep_fade()
 end, debug.traceback)
 if status then
   log("ALL OK: %d checks on nvim %d.%d.%d", checks, vim.version().major, vim.version().minor, vim.version().patch)

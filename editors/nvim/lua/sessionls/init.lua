@@ -230,7 +230,18 @@ end
 -- draws such a range with its DiagnosticUnnecessary highlight; before
 -- 0.10 the plugin fades it itself, with SessionlsTrimmed (linked to
 -- Comment unless the user set it).
+--
+-- Line by line, and only the lines on screen: a decoration provider paints
+-- each visible trimmed line as it is drawn. One extmark spanning the range
+-- was not drawn once the window was ~25 lines past its start (0.7 does not
+-- look that far back for a multi-line highlight), and the hint's own
+-- underline (cyan, DiagnosticUnderlineHint) made the trimmed lines louder
+-- than the kept ones: hints are not underlined in this client's namespace.
 local fade_ns = vim.api.nvim_create_namespace("sessionls_trimmed")
+
+-- trimmed[bufnr]: the trimmed rows, { { first, last }, ... } (0-based,
+-- inclusive), or nil.
+local trimmed = {}
 
 local function define_highlights()
   vim.cmd("highlight default link SessionlsTrimmed Comment")
@@ -241,36 +252,97 @@ local function is_unnecessary(d)
   return type(lsp) == "table" and type(lsp.tags) == "table" and vim.tbl_contains(lsp.tags, 1)
 end
 
-local function fade_trimmed(bufnr)
+local function collect_trimmed(bufnr)
   if not vim.api.nvim_buf_is_valid(bufnr) then
+    trimmed[bufnr] = nil
     return
   end
-  vim.api.nvim_buf_clear_namespace(bufnr, fade_ns, 0, -1)
+  local ranges = {}
   for _, d in ipairs(vim.diagnostic.get(bufnr)) do
     if d.source == NAME and is_unnecessary(d) then
-      pcall(vim.api.nvim_buf_set_extmark, bufnr, fade_ns, d.lnum, d.col, {
-        end_row = d.end_lnum,
-        end_col = d.end_col,
-        hl_group = "SessionlsTrimmed",
-        priority = 200,
-      })
+      local last = d.end_lnum or d.lnum
+      if last > d.lnum and (d.end_col or 0) == 0 then
+        last = last - 1 -- a range ending at column 0 stops before that row
+      end
+      table.insert(ranges, { d.lnum, last })
+    end
+  end
+  trimmed[bufnr] = #ranges > 0 and ranges or nil
+end
+
+-- M.trimmed_rows(bufnr): the rows the plugin fades, for tests and for
+-- statuslines: a list of { first, last } (0-based, inclusive).
+function M.trimmed_rows(bufnr)
+  return vim.deepcopy(trimmed[bufnr ~= 0 and bufnr or vim.api.nvim_get_current_buf()] or {})
+end
+
+local fade_provider = false
+
+local function fade_line(bufnr, row)
+  for _, r in ipairs(trimmed[bufnr] or {}) do
+    if row >= r[1] and row <= r[2] then
+      local opts = { hl_group = "SessionlsTrimmed", hl_eol = true, ephemeral = true, priority = 200 }
+      if row + 1 < vim.api.nvim_buf_line_count(bufnr) then
+        opts.end_row, opts.end_col = row + 1, 0
+      else
+        opts.end_row, opts.end_col = row, #(vim.api.nvim_buf_get_lines(bufnr, row, row + 1, false)[1] or "")
+      end
+      pcall(vim.api.nvim_buf_set_extmark, bufnr, fade_ns, row, 0, opts)
+      return
     end
   end
 end
 
-local function watch_trimmed(bufnr)
+local function start_fade_provider()
+  if fade_provider then
+    return
+  end
+  fade_provider = true
+  vim.api.nvim_set_decoration_provider(fade_ns, {
+    on_win = function(_, _, bufnr)
+      return trimmed[bufnr] ~= nil
+    end,
+    on_line = function(_, _, bufnr, row)
+      fade_line(bufnr, row)
+    end,
+  })
+end
+
+-- No underline for hints in the client's diagnostic namespace, unless the
+-- user turned underlines off (then they stay off) or chose severities.
+local function quiet_hints(client)
+  local ok, ns = pcall(vim.lsp.diagnostic.get_namespace, client.id)
+  if not ok or not ns then
+    return
+  end
+  local underline = vim.diagnostic.config().underline
+  if underline == nil or underline == true then
+    vim.diagnostic.config({ underline = { severity = { min = vim.diagnostic.severity.INFO } } }, ns)
+  end
+end
+
+local function watch_trimmed(client, bufnr)
   if has("nvim-0.10") then
     return
   end
+  start_fade_provider()
+  quiet_hints(client)
   local group = vim.api.nvim_create_augroup(augroup_name .. "_trimmed_" .. bufnr, { clear = true })
   vim.api.nvim_create_autocmd("DiagnosticChanged", {
     group = group,
     buffer = bufnr,
     callback = function()
-      fade_trimmed(bufnr)
+      collect_trimmed(bufnr)
     end,
   })
-  fade_trimmed(bufnr)
+  vim.api.nvim_create_autocmd("BufWipeout", {
+    group = group,
+    buffer = bufnr,
+    callback = function()
+      trimmed[bufnr] = nil
+    end,
+  })
+  collect_trimmed(bufnr)
 end
 
 -- Buffers each client attached to, to clear its lenses when it exits.
@@ -313,7 +385,7 @@ local function on_attach(client, bufnr)
   if M.config.hover_key then
     map_hover(bufnr)
   end
-  watch_trimmed(bufnr)
+  watch_trimmed(client, bufnr)
   if M.config.on_attach then
     M.config.on_attach(client, bufnr)
   end
@@ -599,7 +671,46 @@ local function hook_lens_display()
   end
 end
 
+-- M.fix_all(bufnr): apply every safe fix of the buffer at once, the
+-- server's source.fixAll.sessionls action (what `sessionls check --fix`
+-- does to the file). Returns the number of actions applied (0 or 1).
+function M.fix_all(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local client = M.clients(bufnr)[1]
+  if not client then
+    notify("no sessionls server is attached to this buffer", vim.log.levels.WARN)
+    return 0
+  end
+  local params = {
+    textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+    range = { start = { line = 0, character = 0 }, ["end"] = { line = vim.api.nvim_buf_line_count(bufnr), character = 0 } },
+    context = { diagnostics = {}, only = { "source.fixAll.sessionls" } },
+  }
+  local resp
+  if has("nvim-0.11") then
+    resp = client:request_sync("textDocument/codeAction", params, 10000, bufnr)
+  else
+    resp = client.request_sync("textDocument/codeAction", params, 10000, bufnr)
+  end
+  if not resp or resp.err then
+    notify("fix all: " .. (resp and resp.err and resp.err.message or "no answer from the server"), vim.log.levels.ERROR)
+    return 0
+  end
+  for _, action in ipairs(resp.result or {}) do
+    if action.kind == "source.fixAll.sessionls" and action.edit then
+      vim.lsp.util.apply_workspace_edit(action.edit, client.offset_encoding or "utf-16")
+      notify(action.title)
+      return 1
+    end
+  end
+  notify("nothing to fix with the safe fixes")
+  return 0
+end
+
 local function define_command()
+  vim.api.nvim_create_user_command("SessionlsFixAll", function()
+    M.fix_all(0)
+  end, { desc = "Apply every safe sessionls fix to the buffer (as sessionls check --fix)" })
   vim.api.nvim_create_user_command("SessionlsBudget", function(opts)
     if opts.args == "" then
       notify("budget is " .. (M.config.budget and M.thousands(M.config.budget) or "not set"))
