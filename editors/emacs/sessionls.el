@@ -122,6 +122,9 @@ Long lines are the norm here, so lines are not wrapped."
 (add-to-list 'auto-mode-alist '("\\.jsonl\\'" . sessionls-jsonl-mode))
 
 (define-key sessionls-jsonl-mode-map (kbd "C-c C-l") #'sessionls-lens-run)
+;; js-mode binds M-. to `js-find-symbol' (etags); here definitions come from
+;; the server through xref (a tool result's call, a call's result).
+(define-key sessionls-jsonl-mode-map (kbd "M-.") #'xref-find-definitions)
 
 ;;;; eglot
 
@@ -410,9 +413,23 @@ this hook runs before eglot sends the document."
       (setf (jsonrpc--events-buffer-scrollback-size server) sessionls-events-buffer-size))
     (sessionls-lens-mode (if (and sessionls-show-lenses (eglot-managed-p)) 1 -1))))
 
+(defun sessionls--diagnostics-arrived (uri)
+  "Refresh the lenses of the buffer visiting URI, if it shows them.
+The server publishes diagnostics again when anything they depend on
+changes, an edit or a sessionls.toml changed outside Emacs alike; eglot
+1.9 has no workspace/codeLens/refresh, so this is the lenses' cue too."
+  (when-let ((path (ignore-errors (eglot--uri-to-path uri)))
+             (buf (find-buffer-visiting path)))
+    (with-current-buffer buf
+      (when sessionls-lens-mode
+        (sessionls--lens-schedule)))))
+
 (with-eval-after-load 'eglot
   (sessionls--register)
-  (add-hook 'eglot-managed-mode-hook #'sessionls--maybe-lenses))
+  (add-hook 'eglot-managed-mode-hook #'sessionls--maybe-lenses)
+  (cl-defmethod eglot-handle-notification :after
+    (_server (_method (eql textDocument/publishDiagnostics)) &key uri &allow-other-keys)
+    (sessionls--diagnostics-arrived uri)))
 
 (provide 'sessionls)
 ;;; sessionls.el ends here

@@ -43,21 +43,17 @@ trap 'rm -rf "$tmp"' EXIT
 cp "$session" "$tmp/session.jsonl"
 
 # The README's Emacs setup, as written, in `emacs -Q` (no init file, no
-# site-start: nothing loads eglot for it). eglot and what it needs are put
-# on load-path by hand, as a package manager would; the snippet must do
-# the rest, and a session buffer must get its mode and run eglot-ensure.
+# site-start, no package activation: nothing loads eglot for it). The
+# snippet must find eglot itself (Debian's elpa-eglot on Emacs 28), and a
+# session buffer must get its mode and run eglot-ensure.
 readme_setup() {
-  local snippet dirs
+  local snippet
   snippet=$(awk '/\*\*Emacs/ { f = 1 } f && /```elisp/ { g = 1; next } g && /```/ { exit } g { print }' "$repo/README.md")
   [ -n "$snippet" ] || fail "no elisp block in README.md's Emacs entry"
   snippet=${snippet//\/path\/to\/sessionls/$repo}
-  dirs=$(emacs --batch --eval '(dolist (l (list "eglot" "jsonrpc" "project" "xref" "eldoc" "flymake" "external-completion" "seq"))
-    (let ((f (locate-library l))) (when f (princ (concat (file-name-directory f) "\n")))))' 2>/dev/null | sort -u)
-  local args=()
-  for d in $dirs; do args+=(-L "$d"); done
   printf '%s\n' "$snippet" >"$tmp/readme-setup.el"
   printf '{"role":"user","content":"hi"}\n' >"$tmp/readme.jsonl"
-  (cd "$tmp" && HOME=$tmp timeout -k 5 60 emacs -Q --batch "${args[@]}" -l "$tmp/readme-setup.el" --eval '
+  (cd "$tmp" && HOME=$tmp timeout -k 5 60 emacs -Q --batch -l "$tmp/readme-setup.el" --eval '
     (progn
       (setq sessionls-program "'"$bin"'")
       (advice-add (quote eglot-ensure) :override (lambda () (setq st-ensured t)))

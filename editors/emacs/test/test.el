@@ -391,6 +391,9 @@ F's message: \"budget 8,000 keeps …; 11 messages above are trimmed\"."
   (st-ok (derived-mode-p (if (fboundp 'js-json-mode) 'js-json-mode 'js-mode))
          "sessionls-jsonl-mode derives from neither js-json-mode nor js-mode")
   (st-log "ok   *.jsonl opens in sessionls-jsonl-mode")
+  (st-ok (eq (key-binding (kbd "M-.")) #'xref-find-definitions)
+         "M-. runs %S in a session buffer, want xref-find-definitions" (key-binding (kbd "M-.")))
+  (st-log "ok   M-. is xref-find-definitions (not js-mode's js-find-symbol)")
 
   ;; eglot-ensure connects from post-command-hook: run it as a command would.
   (eglot-ensure)
