@@ -178,8 +178,12 @@ func (o budgetOutcome) text(out io.Writer, file string, budget int64) error {
 	} else {
 		// The editors show what the valid lines cost while the file is
 		// broken; say so plainly, since the runtime itself holds nothing.
-		fmt.Fprintf(w, "%s: %s, so the runtime holds no messages and %s %s cuts nothing\n",
-			sanitize(file), rep.LoadFailure().Summary(), o.budgetName(), textfmt.Thousands(budget))
+		if budget > 0 {
+			fmt.Fprintf(w, "%s: %s, so the runtime holds no messages and %s %s cuts nothing\n",
+				sanitize(file), rep.LoadFailure().Summary(), o.budgetName(), textfmt.Thousands(budget))
+		} else {
+			fmt.Fprintf(w, "%s: %s, so the runtime holds no messages\n", sanitize(file), rep.LoadFailure().Summary())
+		}
 		fmt.Fprintf(w, "once it loads, its valid lines would cost (invalid lines not counted): %s\n", totals)
 	}
 	if len(rep.Units) > 0 {
@@ -238,6 +242,9 @@ func (o budgetOutcome) text(out io.Writer, file string, budget int64) error {
 			fmt.Fprintln(w)
 		}
 	}
+	if budget == 0 && o.loads {
+		fmt.Fprintln(w, "no budget: give --max-chars N (or set budget in sessionls.toml) to see where it cuts")
+	}
 	if o.cutoff != nil {
 		c := o.cutoff
 		kept := textfmt.Thousands(c.KeptChars) + " chars"
@@ -281,6 +288,8 @@ cl100k_base; built in, nothing is downloaded). --max-tokens N packs units by
 tokens instead, with the same unit rules, for a token budget (the runtime
 itself budgets characters). Without a budget flag the configuration's
 budget applies, else its max-tokens; its tokenizer is --tokenizer's default.
+With no budget at all, the units and totals are shown and nothing is cut
+("budget": 0, "cutoff": null).
 
 JSON output (--format json) is exactly:
   {"file","messages","totalChars","units":[{"startLine","endLine","messages","chars"}],
@@ -301,7 +310,8 @@ its first invalid line; units are then empty), trimContext throws for this
 budget (error is the runtime's message; units are listed, cutoff is null),
 or a message's tokens cannot be counted (error names its line); 2 usage,
 I/O or configuration error.`,
-		Example: `  sessionls budget --max-chars 20000 session.jsonl
+		Example: `  sessionls budget session.jsonl
+  sessionls budget --max-chars 20000 session.jsonl
   sessionls budget --max-chars 20000 --tokens session.jsonl
   sessionls budget --max-tokens 8000 --tokenizer cl100k_base session.jsonl
   sessionls budget --max-chars 20000 --format json session.jsonl | jq .cutoff
@@ -312,6 +322,7 @@ I/O or configuration error.`,
 				return usagef("unknown --format %q (want text or json)", format)
 			}
 			file := args[0]
+			flags.optional = true
 			opts, budget, err := flags.resolve(e, &cf, cmd, file)
 			if err != nil {
 				return err

@@ -148,8 +148,15 @@ func TestBudgetErrors(t *testing.T) {
 	assert.NotContains(t, r.stdout, "cuts here")
 	assert.True(t, strings.HasPrefix(r.stderr, "sessionls: testdata/sessions/demo.jsonl: invalid session record at line 7"), r.stderr)
 
+	// No budget: the units and totals, nothing cut, exit 0 (the README
+	// shows the budget as optional).
+	r = sessionls(t, "budget", sessionPath("clean"))
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.True(t, strings.HasPrefix(r.stdout, "testdata/sessions/clean.jsonl: 7 messages in 5 units, 719 chars\n"), r.stdout)
+	assert.Contains(t, r.stdout, "no budget: give --max-chars N")
+	assert.NotContains(t, r.stdout, "cuts here")
+
 	for _, args := range [][]string{
-		{"budget", sessionPath("clean")},
 		{"budget", "--max-chars", "0", sessionPath("clean")},
 		{"budget", "--max-chars", "-4", sessionPath("clean")},
 		{"budget", "--max-chars", "abc", sessionPath("clean")},

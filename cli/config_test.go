@@ -183,7 +183,15 @@ func TestBudgetAndTrimReadConfiguration(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &j))
 	assert.Equal(t, int64(5000), j.Budget)
 
-	r = sessionls(t, "budget", "--isolated", "clean.jsonl")
+	// No budget anywhere: budget shows the units and cuts nothing; trim
+	// needs one.
+	r = sessionls(t, "budget", "--isolated", "--format", "json", "clean.jsonl")
+	assert.Equal(t, 0, r.code, r.stderr)
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &j))
+	assert.Equal(t, int64(0), j.Budget)
+	assert.Nil(t, j.Cutoff)
+	assert.NotEmpty(t, j.Units)
+	r = sessionls(t, "trim", "--isolated", "clean.jsonl")
 	assert.Equal(t, 2, r.code)
 	assert.Contains(t, r.stderr, "--max-chars or --max-tokens is required (no budget or max-tokens in a sessionls.toml for clean.jsonl)")
 

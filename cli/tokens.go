@@ -29,6 +29,9 @@ func (p *positiveTokens) Set(s string) error {
 // a token budget, and the tokenizer. Each overrides its key of the file's
 // configuration (budget, max-tokens, tokenizer).
 type budgetFlags struct {
+	// optional: no budget at all is fine (budget lists the units and
+	// totals and cuts nothing); trim needs one.
+	optional bool
 	maxChars  int64
 	maxTokens int64
 	tokens    bool // budget --tokens: count tokens without a token budget
@@ -76,7 +79,7 @@ func (f *budgetFlags) resolve(e *env, cf *configFlags, cmd *cobra.Command, file 
 	if fs.Changed("tokenizer") {
 		s.Tokenizer.Set(f.tokenizer, config.Flag("--tokenizer"))
 	}
-	if s.Budget.V == 0 && s.MaxTokens.V == 0 {
+	if s.Budget.V == 0 && s.MaxTokens.V == 0 && !f.optional {
 		return analysis.Options{}, 0, usagef("--max-chars or --max-tokens is required (no budget or max-tokens in a sessionls.toml for %s)", file)
 	}
 	opts := analysis.Options{Budget: s.Budget.V, TokenBudget: s.MaxTokens.V, SkipMessages: true}
