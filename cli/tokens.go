@@ -31,7 +31,7 @@ func (p *positiveTokens) Set(s string) error {
 type budgetFlags struct {
 	// optional: no budget at all is fine (budget lists the units and
 	// totals and cuts nothing); trim needs one.
-	optional bool
+	optional  bool
 	maxChars  int64
 	maxTokens int64
 	tokens    bool // budget --tokens: count tokens without a token budget
