@@ -26,9 +26,12 @@ func (s *server) CodeLens(ctx context.Context, p *protocol.CodeLensParams) ([]pr
 }
 
 // codeLenses are, in order of line:
-//   - with no budget, on line 1: "Σ 12,345 chars · 42 messages · set a context budget";
-//   - with a budget that cuts, on the first kept line:
-//     "✂ budget 8,000 · keeps lines 12–40 · 7,912 chars · 11 messages above trimmed";
+//   - with no budget, on line 1: "Σ 12,345 chars · 42 messages · set a context budget",
+//     or, when the file does not load, what its valid lines cost and why:
+//     "Σ 1,351 chars · 10 messages · the file does not load (line 7 is invalid)";
+//   - with a budget, on the first kept line:
+//     "✂ budget 8,000 · keeps lines 12–40 · 7,912 chars · 11 messages above are trimmed"
+//     ("1 message above is trimmed", "nothing trimmed");
 //   - with a budget the newest unit cannot fit in, on the newest unit's
 //     first line, the runtime's error and the least budget that works:
 //     "✂ budget 100: context budget cannot contain the smallest consistent message unit; the least budget that works is 719";
@@ -62,6 +65,12 @@ func codeLenses(doc *analysis.Document, rep *analysis.Report, budget int64, defe
 		out = append(out, lensAt(line, title, commandSetBudget))
 	}
 	switch {
+	case budget <= 0 && !rep.Loads():
+		// What the valid lines would cost, and why the runtime holds none of
+		// it: a file with fatal errors must not look fine without a budget.
+		setBudget(1, fmt.Sprintf("Σ %s chars · %s · %s",
+			textfmt.Thousands(rep.TotalChars), textfmt.Plural(int64(len(rep.Messages)), "message", "messages"),
+			rep.LoadFailure().Summary()))
 	case budget <= 0:
 		setBudget(1, fmt.Sprintf("Σ %s chars · %s · set a context budget",
 			textfmt.Thousands(rep.TotalChars), textfmt.Plural(int64(len(rep.Messages)), "message", "messages")))
@@ -137,9 +146,15 @@ func cutoffTitle(rep *analysis.Report, c *analysis.Cutoff) string {
 		last = rep.Units[n-1].EndLine
 	}
 	above := int64(max(len(rep.Messages)-c.KeptMessages, 0))
-	return fmt.Sprintf("✂ budget %s · keeps %s · %s chars · %s above trimmed",
-		textfmt.Thousands(c.Budget), textfmt.LineRange(c.FirstKeptLine, last), textfmt.Thousands(c.KeptChars),
-		textfmt.Plural(above, "message", "messages"))
+	trimmed := "nothing trimmed"
+	switch {
+	case above == 1:
+		trimmed = "1 message above is trimmed"
+	case above > 1:
+		trimmed = textfmt.Plural(above, "message", "messages") + " above are trimmed"
+	}
+	return fmt.Sprintf("✂ budget %s · keeps %s · %s chars · %s",
+		textfmt.Thousands(c.Budget), textfmt.LineRange(c.FirstKeptLine, last), textfmt.Thousands(c.KeptChars), trimmed)
 }
 
 // unitTitle is a unit lens's title.

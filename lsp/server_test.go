@@ -136,7 +136,7 @@ func TestCodeLenses(t *testing.T) {
 		want   []string
 	}{
 		{"demo, no budget", demo, nil, []string{
-			"0: Σ 1,351 chars · 10 messages · set a context budget [sessionls.setBudget]",
+			"0: Σ 1,351 chars · 10 messages · the file does not load (line 7 is invalid) [sessionls.setBudget]",
 			"0: 95 chars · 1 message · 1,351 from newest [sessionls.setBudget [1351]]",
 			"1: 590 chars · 3 messages · 1,256 from newest [sessionls.setBudget [1256]]",
 			"4: 283 chars · 2 messages · 666 from newest [sessionls.setBudget [666]]",
@@ -157,12 +157,12 @@ func TestCodeLenses(t *testing.T) {
 			"0: 81 chars · 1 message · 719 from newest [sessionls.setBudget [719]]",
 			"1: 210 chars · 2 messages · 638 from newest [sessionls.setBudget [638]]",
 			"3: 247 chars · 2 messages · 428 from newest [sessionls.setBudget [428]]",
-			"5: ✂ budget 300 · keeps lines 6–7 · 181 chars · 5 messages above trimmed [sessionls.setBudget]",
+			"5: ✂ budget 300 · keeps lines 6–7 · 181 chars · 5 messages above are trimmed [sessionls.setBudget]",
 			"5: 138 chars · 1 message · 181 from newest [sessionls.setBudget [181]]",
 			"6: 43 chars · 1 message · 43 from newest [sessionls.setBudget [43]]",
 		}},
 		{"clean, all kept", clean, 100000, []string{
-			"0: ✂ budget 100,000 · keeps lines 1–7 · 719 chars · 0 messages above trimmed [sessionls.setBudget]",
+			"0: ✂ budget 100,000 · keeps lines 1–7 · 719 chars · nothing trimmed [sessionls.setBudget]",
 			"0: 81 chars · 1 message · 719 from newest [sessionls.setBudget [719]]",
 			"1: 210 chars · 2 messages · 638 from newest [sessionls.setBudget [638]]",
 			"3: 247 chars · 2 messages · 428 from newest [sessionls.setBudget [428]]",

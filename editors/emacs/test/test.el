@@ -93,6 +93,12 @@ column; this :before-until advice reports it and moves to the line end."
 (defun st-plural (n word)
   (format "%s %s%s" (st-thousands n) word (if (= n 1) "" "s")))
 
+(defun st-trimmed (n)
+  "The end of the ✂ lens: how many of the messages above the cut are trimmed."
+  (cond ((= n 0) "nothing trimmed")
+        ((= n 1) "1 message above is trimmed")
+        (t (format "%s above are trimmed" (st-plural n "message")))))
+
 (defun st-first-invalid-line (findings)
   "The line where loadSession throws, from check FINDINGS; nil if it loads."
   (let (first)
@@ -132,7 +138,8 @@ a budget, (LINE . REGEXP)."
               (if budget
                   (cons 1 (format "✂ budget %s: the file does not load (line %d is invalid)"
                                   (st-thousands budget) invalid))
-                (cons 1 "\\`Σ [0-9,]+ chars · [0-9,]+ messages? · set a context budget\\'"))))
+                (cons 1 (format "\\`Σ [0-9,]+ chars · [0-9,]+ messages? · the file does not load (line %d is invalid)\\'"
+                                invalid)))))
        (t
         (cond ((null budget)
                (push (cons 1 (format "Σ %s chars · %s · set a context budget"
@@ -149,12 +156,12 @@ a budget, (LINE . REGEXP)."
                       (kept (cl-loop for u in units when (>= (plist-get u :startLine) first)
                                      sum (plist-get u :messages))))
                  (push (cons first
-                             (format "✂ budget %s · keeps %s · %s chars · %s above trimmed"
+                             (format "✂ budget %s · keeps %s · %s chars · %s"
                                      (st-thousands budget)
                                      (if (= first last) (format "line %d" first)
                                        (format "lines %d–%d" first last))
                                      (st-thousands (plist-get cutoff :keptChars))
-                                     (st-plural (- (plist-get bj :messages) kept) "message")))
+                                     (st-trimmed (- (plist-get bj :messages) kept))))
                        out)))
               (err
                ;; Too small for the newest unit: the lens adds the least

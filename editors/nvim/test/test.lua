@@ -104,6 +104,16 @@ end
 -- totals, while the server still counts the valid lines: then only the
 -- budget lens is known exactly (with a budget), or by shape (without).
 -- The second result says the unit lenses are unknown.
+-- The end of the ✂ lens: how many messages above the cut are trimmed.
+local function trimmed_phrase(n)
+  if n == 0 then
+    return "nothing trimmed"
+  elseif n == 1 then
+    return "1 message above is trimmed"
+  end
+  return plural(n, "message") .. " above are trimmed"
+end
+
 local function expected_lenses(bj, budget, findings)
   local out = {}
   local units = nonnull(bj.units) or {}
@@ -126,7 +136,8 @@ local function expected_lenses(bj, budget, findings)
   local err = nonnull(bj.error)
   if not budget then
     if partial then
-      table.insert(out, { line = 1, pattern = "^Σ [%d,]+ chars · [%d,]+ messages? · set a context budget$" })
+      table.insert(out, { line = 1, pattern = "^Σ [%d,]+ chars · [%d,]+ messages? · the file does not load %(line "
+        .. invalid .. " is invalid%)$" })
     else
       table.insert(out, {
         line = 1,
@@ -150,8 +161,8 @@ local function expected_lenses(bj, budget, findings)
     local range = first == last and string.format("line %d", first) or string.format("lines %d–%d", first, last)
     table.insert(out, {
       line = first,
-      title = string.format("✂ budget %s · keeps %s · %s chars · %s above trimmed",
-        thousands(budget), range, thousands(cutoff.keptChars), plural(bj.messages - kept, "message")),
+      title = string.format("✂ budget %s · keeps %s · %s chars · %s",
+        thousands(budget), range, thousands(cutoff.keptChars), trimmed_phrase(bj.messages - kept)),
     })
   elseif err then
     -- A budget too small for the newest unit: the lens adds the least
