@@ -22,13 +22,58 @@ func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 		return nil, nil
 	}
 	r := lineRangeOf(f.doc, i)
-	return &protocol.Hover{
-		Contents: protocol.MarkupContent{Kind: protocol.Markdown, Value: hoverText(f.doc, f.doc.Report(), i, func(l string, cost int64) string {
-			return s.hoverTokens(p.TextDocument.URI, l, cost)
-		})},
-		Range: &r,
-	}, nil
+	text := hoverText(f.doc, f.doc.Report(), i, func(l string, cost int64) string {
+		return s.hoverTokens(p.TextDocument.URI, l, cost)
+	})
+	kind := protocol.Markdown
+	if s.currentCaps().plainHover {
+		kind, text = protocol.PlainText, plainText(text)
+	}
+	return &protocol.Hover{Contents: protocol.MarkupContent{Kind: kind, Value: text}, Range: &r}, nil
 }
+
+// plainTextOnly reports whether a client's hover contentFormat lists
+// plaintext and not markdown.
+func plainTextOnly(formats []string) bool {
+	plain := false
+	for _, f := range formats {
+		switch protocol.MarkupKind(f) {
+		case protocol.Markdown:
+			return false
+		case protocol.PlainText:
+			plain = true
+		}
+	}
+	return plain
+}
+
+// plainText is hoverText's markdown as a person reads it rendered: no
+// ** around words, no backquotes, no backslash escapes.
+func plainText(md string) string {
+	var b strings.Builder
+	b.Grow(len(md))
+	code := false // inside a code span: everything is literal
+	for i := 0; i < len(md); i++ {
+		c := md[i]
+		switch {
+		case c == '`':
+			code = !code
+		case code:
+			b.WriteByte(c)
+		case c == '\\' && i+1 < len(md) && strings.IndexByte(markdownSpecials, md[i+1]) >= 0:
+			i++
+			b.WriteByte(md[i])
+		case c == '*' && i+1 < len(md) && md[i+1] == '*':
+			i++
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// markdownSpecials are the characters escapeMarkdown escapes.
+const markdownSpecials = "\\`*_[]<>|"
 
 // hoverText describes 0-based runtime line i in markdown (a line holding a
 // lone '\r' is one runtime line, so the client's lines of it share a hover).
@@ -112,7 +157,7 @@ func budgetVerdict(rep *analysis.Report, m int) string {
 func escapeMarkdown(s string) string {
 	var b strings.Builder
 	for _, r := range s {
-		if strings.ContainsRune("\\`*_[]<>|", r) {
+		if strings.ContainsRune(markdownSpecials, r) {
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)

@@ -36,6 +36,7 @@ func (s *server) initialize(ctx context.Context, raw json.RawMessage) (*initiali
 		documentChanges: p.Capabilities.Workspace.WorkspaceEdit.DocumentChanges,
 		watchFiles:      p.Capabilities.Workspace.DidChangeWatchedFiles.DynamicRegistration,
 		unnecessaryTag:  tagSupportHas(p.Capabilities.TextDocument.PublishDiagnostics.TagSupport, protocol.DiagnosticTagUnnecessary),
+		plainHover:      plainTextOnly(p.Capabilities.TextDocument.Hover.ContentFormat),
 	}
 	var roots []string
 	for _, f := range p.WorkspaceFolders {

@@ -52,6 +52,11 @@ type initializeParams struct {
 			} `json:"didChangeWatchedFiles"`
 		} `json:"workspace"`
 		TextDocument struct {
+			Hover struct {
+				// The formats the client renders, preferred first; absent:
+				// markdown, as servers commonly assume.
+				ContentFormat []string `json:"contentFormat"`
+			} `json:"hover"`
 			PublishDiagnostics struct {
 				// Raw, read by tagSupportHas: a malformed tagSupport
 				// only means no tags, not a refused initialize.

@@ -46,6 +46,9 @@ type clientCaps struct {
 	// unnecessaryTag: publishDiagnostics.tagSupport lists Unnecessary, so
 	// the lines a budget trims can be faded (diagnostics.go).
 	unnecessaryTag bool
+	// plainHover: the client renders hovers as plain text only (eglot
+	// without markdown-mode, in a terminal): no markdown marks then.
+	plainHover bool
 }
 
 func newServer(ctx context.Context, logger *zap.Logger, conn jsonrpc2.Conn) *server {

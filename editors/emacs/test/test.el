@@ -418,6 +418,20 @@ F's message: \"budget 8,000 keeps …; 11 messages above are trimmed\"."
       (st-ok (st-first-invalid-line findings) "the test file loads: this test wants one that does not")
       (st-check-diags "diagnostics on open"))
 
+    ;; 1b. The hover: plain text when eglot renders no markdown (without
+    ;; markdown-mode it asks for ["plaintext"]), so no ** or ` marks.
+    (let* ((hover (jsonrpc-request server :textDocument/hover
+                                   (list :textDocument (eglot--TextDocumentIdentifier)
+                                         :position (list :line 0 :character 1))))
+           (contents (plist-get hover :contents))
+           (plain (not (fboundp 'gfm-view-mode))))
+      (st-ok (equal (plist-get contents :kind) (if plain "plaintext" "markdown"))
+             "hover kind %S, want %s" (plist-get contents :kind) (if plain "plaintext" "markdown"))
+      (when plain
+        (st-ok (not (string-match-p "\\*\\*\\|`" (plist-get contents :value)))
+               "plain-text hover has markdown marks: %S" (plist-get contents :value)))
+      (st-log "ok   hover is %s%s" (plist-get contents :kind) (if plain " (no markdown marks)" "")))
+
     ;; 2. Lenses of a file that does not load.
     (st-ok (bound-and-true-p sessionls-lens-mode) "sessionls-lens-mode is off")
     (st-check-lenses "lenses on open" (st-expect nil) server)
