@@ -194,3 +194,33 @@ func TestConfigFileSavedWithoutWatching(t *testing.T) {
 	h.sync()
 	require.Equal(t, int64(250), h.budget(a))
 }
+
+// sessionls/status says where each document's budget comes from: the key
+// of its configuration file, an override's, or the editor's setting.
+func TestStatusBudgetSource(t *testing.T) {
+	clean := readSession(t, "clean.jsonl")
+	h := startConfigHarness(t, map[string]string{
+		"sessionls.toml":      "budget = 400\n",
+		"sub/sessionls.toml":  "# the budget of sub/\n\n[[overrides]]\nfiles = [\"deep/**\"]\nbudget = 900\n",
+		"none/sessionls.toml": "disable = [\"swept-message\"]\n",
+	}, false)
+	source := func(uri protocol.DocumentURI) string {
+		t.Helper()
+		var res statusResult
+		h.call("sessionls/status", map[string]any{"uri": uri}, &res)
+		if res.BudgetSource == nil {
+			return ""
+		}
+		return *res.BudgetSource
+	}
+	a := h.openDoc("a.jsonl", "jsonl", clean)
+	deep := h.openDoc("sub/deep/c.jsonl", "jsonl", clean)
+	none := h.openDoc("none/d.jsonl", "jsonl", clean)
+	require.Equal(t, filepath.Join(h.root, "sessionls.toml")+":1:1", source(a))
+	require.Equal(t, filepath.Join(h.root, "sub", "sessionls.toml")+":5:1 ([[overrides]] #1)", source(deep))
+	require.Equal(t, "", source(none), "no budget, no source")
+
+	h.call("workspace/executeCommand", map[string]any{"command": "sessionls.setBudget", "arguments": []any{1234}}, nil)
+	require.Equal(t, "editor setting sessionls.budget", source(a))
+	require.Equal(t, "editor setting sessionls.budget", source(none))
+}

@@ -24,6 +24,10 @@ type statusResult struct {
 	// MinBudget is the least budget that works (the newest unit's cost);
 	// null when the file does not load or holds no messages.
 	MinBudget *int64 `json:"minBudget"`
+	// BudgetSource says where the budget comes from: "editor setting
+	// sessionls.budget", or the key in a configuration file
+	// ("/repo/sessionls.toml:3:1"); null without a budget.
+	BudgetSource *string `json:"budgetSource"`
 }
 
 // Request serves the custom requests (protocol.ServerHandler hands every
@@ -53,6 +57,8 @@ func (s *server) status(params any) (*statusResult, error) {
 	}
 	if b := f.opts.Budget; b > 0 {
 		res.Budget = &b
+		src := s.budgetSource(f.uri)
+		res.BudgetSource = &src
 	}
 	if c := rep.Cutoff; c != nil && rep.CutoffErr == nil {
 		kept, first := c.KeptChars, c.FirstKeptLine
@@ -72,6 +78,17 @@ func (s *server) status(params any) (*statusResult, error) {
 		res.Error = &msg
 	}
 	return res, nil
+}
+
+// budgetSource says where a document's budget comes from, by the one
+// precedence rule of optionsFor: the editor's setting where the user set
+// one, else its configuration file's key.
+func (s *server) budgetSource(uri protocol.DocumentURI) string {
+	if s.currentSettings().budget > 0 {
+		return "editor setting sessionls.budget"
+	}
+	cs, _ := s.configFor(uri)
+	return cs.Budget.Source.String()
 }
 
 // loadError is what loadSession throws for the file (the engine's wording,

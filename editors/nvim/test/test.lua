@@ -959,6 +959,12 @@ local function run()
   wait_lenses(buf, want, partial, "lenses under sessionls.toml budget = " .. n .. " (no editor setting)", 0, false)
   local cfg = sessionls_cli_config()
   ok(cfg == n, "sessionls config says budget %s, want %d", tostring(cfg), n)
+  -- :SessionlsBudget names where the budget comes from.
+  local said = sessionls.budget_text(buf)
+  local want_said = string.format("budget %s (from %s:1:1)", thousands(n), vim.fn.resolve(toml))
+  ok(said == want_said or said == string.format("budget %s (from %s:1:1)", thousands(n), toml),
+    ":SessionlsBudget says %q, want %q", said, want_said)
+  log("ok   :SessionlsBudget says %s", said)
 
   vim.cmd("split " .. vim.fn.fnameescape(toml))
   vim.api.nvim_buf_set_lines(0, 0, -1, true, { "budget = " .. n2 })

@@ -13,6 +13,8 @@ export interface SessionStatus {
   error?: string | null;
   /** The least budget that works (the newest unit's cost); null when the file does not load or holds no messages. */
   minBudget?: number | null;
+  /** Where the budget comes from: "editor setting sessionls.budget" or "/repo/sessionls.toml:3:1"; null without one. */
+  budgetSource?: string | null;
 }
 
 const numberFormat = new Intl.NumberFormat("en-US");
@@ -66,6 +68,9 @@ export function statusTooltip(s: SessionStatus): string {
     }
   } else if (s.error) {
     lines.push(s.error);
+  }
+  if (s.budget !== null && s.budget !== undefined && s.budgetSource) {
+    lines.push(`The budget comes from ${s.budgetSource}.`);
   }
   if (!s.loads) {
     lines.push("The agent runtime refuses to load this file (see Problems).");

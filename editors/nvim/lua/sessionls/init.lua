@@ -707,13 +707,42 @@ function M.fix_all(bufnr)
   return 0
 end
 
+-- M.budget_text(bufnr): the budget that applies to the buffer and where
+-- it comes from, as the server reports it (sessionls/status): "budget
+-- 8,000 (from /repo/sessionls.toml:1:1)", "budget 8,000 (from editor
+-- setting sessionls.budget)", or "no budget …".
+function M.budget_text(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local client = M.clients(bufnr)[1]
+  if not client then
+    return "budget is " .. (M.config.budget and M.thousands(M.config.budget) or "not set")
+      .. " (no sessionls server is attached to this buffer)"
+  end
+  local params = { uri = vim.uri_from_bufnr(bufnr) }
+  local resp
+  if has("nvim-0.11") then
+    resp = client:request_sync("sessionls/status", params, 5000, bufnr)
+  else
+    resp = client.request_sync("sessionls/status", params, 5000, bufnr)
+  end
+  local st = resp and resp.result
+  if type(st) ~= "table" then
+    return "budget: the server did not answer (" .. tostring(resp and resp.err and resp.err.message) .. ")"
+  end
+  if type(st.budget) ~= "number" then
+    return "no budget: set one with :SessionlsBudget N, or budget = N in sessionls.toml"
+  end
+  local src = type(st.budgetSource) == "string" and st.budgetSource or "?"
+  return string.format("budget %s (from %s)", M.thousands(st.budget), src)
+end
+
 local function define_command()
   vim.api.nvim_create_user_command("SessionlsFixAll", function()
     M.fix_all(0)
   end, { desc = "Apply every safe sessionls fix to the buffer (as sessionls check --fix)" })
   vim.api.nvim_create_user_command("SessionlsBudget", function(opts)
     if opts.args == "" then
-      notify("budget is " .. (M.config.budget and M.thousands(M.config.budget) or "not set"))
+      notify(M.budget_text(0))
       return
     end
     M.set_budget(opts.args)

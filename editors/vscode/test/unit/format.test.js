@@ -38,6 +38,9 @@ test("statusTooltip says why", () => {
   const small = statusTooltip({ ...base, budget: 42, error: "context budget cannot contain the smallest consistent message unit", minBudget: 1719 });
   assert.match(small, /Budget 42: context budget cannot contain the smallest consistent message unit/);
   assert.match(small, /least budget that works is 1,719/);
+  const fromToml = statusTooltip({ ...base, budget: 300, keptChars: 200, firstKeptLine: 4, budgetSource: "/repo/sessionls.toml:1:1" });
+  assert.match(fromToml, /The budget comes from \/repo\/sessionls.toml:1:1\./);
+  assert.doesNotMatch(statusTooltip(base), /comes from/);
 });
 
 test("validateBudget and parseBudget", async (t) => {
