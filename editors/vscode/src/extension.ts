@@ -18,6 +18,16 @@ const SERVER_SET_BUDGET = "sessionls.setBudget";
 const CMD_SET_BUDGET = "sessionls.setContextBudget";
 const CMD_RESTART = "sessionls.restartServer";
 const CMD_SHOW_OUTPUT = "sessionls.showOutput";
+const CMD_FIX_ALL = "sessionls.fixAll";
+const CMD_CHECK_IN_TERMINAL = "sessionls.checkInTerminal";
+/** The server's fix-all code action kind (what `sessionls check --fix` does). */
+const KIND_FIX_ALL = "source.fixAll.sessionls";
+/**
+ * VS Code does not hand extensions a text document of 50 MB or more
+ * (files.maxMemoryForLargeFilesMB aside): such a session gets no
+ * diagnostics or lenses, so the extension says so and offers the CLI.
+ */
+export const LARGE_FILE_BYTES = 50 * 1024 * 1024;
 const STATUS_REQUEST = "sessionls/status";
 const STATUS_DEBOUNCE_MS = 200;
 
@@ -93,6 +103,11 @@ class SessionlsExtension implements vscode.Disposable {
       vscode.commands.registerCommand(CMD_SET_BUDGET, () => this.promptBudget()),
       vscode.commands.registerCommand(CMD_RESTART, () => this.restart("restart requested")),
       vscode.commands.registerCommand(CMD_SHOW_OUTPUT, () => this.output.show(true)),
+      vscode.commands.registerCommand(CMD_FIX_ALL, () =>
+        vscode.commands.executeCommand("editor.action.sourceAction", { kind: KIND_FIX_ALL, apply: "first" }),
+      ),
+      vscode.commands.registerCommand(CMD_CHECK_IN_TERMINAL, (uri?: vscode.Uri) => this.checkInTerminal(uri)),
+      vscode.window.tabGroups.onDidChangeTabs((e) => this.onTabsOpened(e.opened)),
       vscode.workspace.onDidChangeConfiguration((e) => this.onConfigurationChanged(e)),
       vscode.window.onDidChangeActiveTextEditor(() => this.scheduleStatus()),
       vscode.workspace.onDidOpenTextDocument(() => this.scheduleStatus()),
@@ -110,6 +125,67 @@ class SessionlsExtension implements vscode.Disposable {
         }
       }),
     );
+  }
+
+  /** Files already told about: one hint per file and session. */
+  private readonly hintedLarge = new Set<string>();
+
+  /**
+   * A session file opened in a tab with no text document behind it for
+   * extensions (VS Code keeps files of 50 MB or more from them): say why it
+   * has no diagnostics or lenses, and offer `sessionls check` in a terminal.
+   */
+  private async onTabsOpened(tabs: readonly vscode.Tab[]): Promise<void> {
+    for (const tab of tabs) {
+      const input = tab.input;
+      if (!(input instanceof vscode.TabInputText) || input.uri.scheme !== "file" || !input.uri.path.endsWith(".jsonl")) {
+        continue;
+      }
+      const key = input.uri.toString();
+      if (this.hintedLarge.has(key)) {
+        continue;
+      }
+      let size = 0;
+      try {
+        size = (await vscode.workspace.fs.stat(input.uri)).size;
+      } catch {
+        continue;
+      }
+      if (size < LARGE_FILE_BYTES) {
+        continue;
+      }
+      this.hintedLarge.add(key);
+      const mb = Math.round(size / (1024 * 1024));
+      const choice = await vscode.window.showInformationMessage(
+        `sessionls: ${vscode.workspace.asRelativePath(input.uri)} is ${mb} MB. VS Code does not give extensions ` +
+          "files of 50 MB or more, so it gets no diagnostics or lenses here. The CLI checks it in seconds.",
+        "Check in Terminal",
+      );
+      if (choice === "Check in Terminal") {
+        await this.checkInTerminal(input.uri);
+      }
+    }
+  }
+
+  /** Runs `sessionls check` and `sessionls budget` on a file in a terminal. */
+  private async checkInTerminal(uri?: vscode.Uri): Promise<void> {
+    const target = uri ?? vscode.window.activeTextEditor?.document.uri;
+    if (!target || target.scheme !== "file") {
+      void vscode.window.showWarningMessage("sessionls: no session file to check");
+      return;
+    }
+    const cfg = vscode.workspace.getConfiguration(SECTION);
+    const found = findServer({
+      setting: cfg.get<string>("path", ""),
+      envPath: process.env.SESSIONLS_PATH,
+      extensionDir: this.context.extensionPath,
+      searchPath: process.env.PATH,
+    });
+    const bin = found.ok ? found.server.command : "sessionls";
+    const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    const term = vscode.window.createTerminal({ name: "sessionls" });
+    term.show();
+    term.sendText(`${q(bin)} check ${q(target.fsPath)}; ${q(bin)} budget ${q(target.fsPath)} | tail -n 3`);
   }
 
   dispose(): void {

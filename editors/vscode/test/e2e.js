@@ -117,7 +117,8 @@ function expectedLenses(facts, budget) {
     from[i] = fromNewest;
   }
   if (!budget) {
-    add(1, `Σ ${fmt(facts.totalChars)} chars · ${plural(facts.messages, "message", "messages")} · set a context budget`);
+    const why = facts.invalidLines.length > 0 ? `the file does not load (line ${facts.invalidLines[0]} is invalid)` : "set a context budget";
+    add(1, `Σ ${fmt(facts.totalChars)} chars · ${plural(facts.messages, "message", "messages")} · ${why}`);
   } else if (facts.invalidLines.length > 0) {
     add(1, `✂ budget ${fmt(budget)}: the file does not load (line ${facts.invalidLines[0]} is invalid)`);
   } else if (facts.withBudget.error) {
@@ -134,7 +135,7 @@ function expectedLenses(facts, budget) {
     add(
       c.firstKeptLine,
       `✂ budget ${fmt(budget)} · keeps ${lineRange(c.firstKeptLine, last)} · ${fmt(c.keptChars)} chars · ` +
-        `${plural(trimmed, "message", "messages")} above trimmed`,
+        (trimmed === 0 ? "nothing trimmed" : trimmed === 1 ? "1 message above is trimmed" : `${plural(trimmed, "message", "messages")} above are trimmed`),
     );
   }
   units.forEach((u, i) => {
@@ -576,6 +577,19 @@ async function main() {
   if (fixmeFixed === fixmeText) {
     throw new Error("sessionls check --fix changed nothing in fixme.jsonl");
   }
+  // For step 15: the same session, fixed from the command palette.
+  fs.writeFileSync(path.join(WORKSPACE, "fixme2.jsonl"), fixmeText);
+  // For step 16: a session of 50 MB or more, which VS Code does not give
+  // to extensions (lines of clean.jsonl repeated).
+  const bigPath = path.join(WORKSPACE, "big.jsonl");
+  {
+    const chunk = Buffer.from(cleanText.repeat(Math.ceil((1 << 20) / cleanText.length)));
+    const fd = fs.openSync(bigPath, "w");
+    for (let n = 0; n < 51 * (1 << 20); n += chunk.length) {
+      fs.writeSync(fd, chunk);
+    }
+    fs.closeSync(fd);
+  }
 
   await withWorkbench(async (page) => {
 
@@ -877,6 +891,28 @@ async function main() {
     });
     await screenshot(page, "clean-tokens");
     fs.writeFileSync(settingsFile, settingsBefore);
+
+    // 15. Fix-all from the command palette ("sessionls: Fix All Safe
+    // Findings"), as ESLint and ruff offer it: the buffer, saved, equals
+    // `sessionls check --fix`'s output.
+    await openFile(page, "fixme2.jsonl");
+    await checkEditor(page, "fixme2.jsonl as written", factsFor("fixme2.jsonl", fixmeText, budget), budget);
+    await runCommand(page, "sessionls: Fix All Safe Findings");
+    await chord(page, "Control", "KeyS");
+    await waitUntil("the palette's Fix All Safe Findings: fixme2.jsonl on disk equals check --fix's output", async () => {
+      const saved = fs.readFileSync(path.join(WORKSPACE, "fixme2.jsonl"), "utf8");
+      return { ok: saved === fixmeFixed, detail: `saved:\n${JSON.stringify(saved)}\nwant:\n${JSON.stringify(fixmeFixed)}` };
+    });
+
+    // 16. A session of 50 MB or more: VS Code gives the extension no
+    // document, so no diagnostics or lenses; the extension says why and
+    // offers the CLI.
+    await openFile(page, "big.jsonl");
+    await waitUntil("a 51 MB session gets the extension's large-file hint", async () => {
+      const text = (await notificationsText(page)) || "";
+      return { ok: text.includes("VS Code does not give extensions files of 50 MB or more"), detail: `notifications:\n${text}` };
+    });
+    await screenshot(page, "big-hint");
 
     const failures = (await notificationsText(page)).match(/Sending notification[^\n]*failed/);
     if (failures) {
