@@ -256,6 +256,7 @@ func TestBudgetRoutes(t *testing.T) {
 	require.Equal(t, map[string]any{
 		"budget": float64(300), "totalChars": float64(719), "keptChars": float64(181), "firstKeptLine": float64(6),
 		"messages": float64(7), "loads": true, "error": nil, "minBudget": float64(43),
+		"budgetSource": "editor setting sessionls.budget",
 	}, st, "initializationOptions.budget")
 	requireDiagnosticsMatch(t, uri, clean, analysis.Analyze([]byte(clean), analysis.Options{Budget: 300}), h.client.lastDiagnostics(uri).Diagnostics)
 
