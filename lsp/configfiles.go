@@ -227,13 +227,13 @@ func (s *server) watchConfigFiles() {
 		"method":          protocol.MethodWorkspaceDidChangeWatchedFiles,
 		"registerOptions": map[string]any{"watchers": watchers},
 	}}}
-	go func() {
+	s.bg.Go(func() {
 		ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)
 		defer cancel()
 		if _, err := s.conn.Call(ctx, methodRegisterCapability, params, nil); err != nil {
 			s.logger.Warn("registering the configuration file watcher", zap.Error(err))
 		}
-	}()
+	})
 }
 
 // configSaved handles didSave of a configuration file open in the editor:

@@ -212,7 +212,9 @@ func startHarness(t testing.TB, opts harnessOptions) *harness {
 	serverSide, clientSide := net.Pipe()
 	logger := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
 	code := make(chan int, 1)
+	served := make(chan struct{})
 	go func() {
+		defer close(served)
 		code <- serve(ctx, serverSide, logger.Named("server"), opts.beforeRun)
 	}()
 
@@ -244,10 +246,14 @@ func startHarness(t testing.TB, opts harnessOptions) *harness {
 		t: t, ctx: ctx, conn: conn, client: tc, code: code, reads: timer,
 		server: protocol.ServerDispatcher(conn, logger.Named("client")),
 	}
+	// The cleanup waits for the client's read loop (whose handler logs to
+	// t) and for serve (whose logger is t's) to end: a goroutine that
+	// outlives its test and calls t.Logf is a data race (issue 16).
 	t.Cleanup(func() {
 		cancel()
 		_ = conn.Close()
 		_ = serverSide.Close()
+		waitAll(t, conn.Done(), served)
 	})
 	if !opts.noInitialize {
 		caps := opts.capabilities
@@ -326,20 +332,51 @@ func startRawServer(t *testing.T, logger *zap.Logger, opts serveOptions, n int) 
 	t.Helper()
 	serverSide, clientSide := net.Pipe()
 	rc := &rawClient{t: t, w: clientSide, msgs: make(chan map[string]any, n), code: make(chan int, 1)}
-	go func() { rc.code <- serveWith(context.Background(), serverSide, logger, opts) }()
+	served, read, stop := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(served)
+		rc.code <- serveWith(context.Background(), serverSide, logger, opts)
+	}()
+	go func() {
+		defer close(read)
+		defer close(rc.msgs)
 		r := bufio.NewReader(clientSide)
 		for {
 			msg, err := readFrame(r)
 			if err != nil {
-				close(rc.msgs)
 				return
 			}
-			rc.msgs <- msg
+			select {
+			case rc.msgs <- msg:
+			case <-stop: // nobody reads any more: the test is over
+				return
+			}
 		}
 	}()
-	t.Cleanup(func() { _ = clientSide.Close(); _ = serverSide.Close() })
+	t.Cleanup(func() {
+		close(stop)
+		_ = clientSide.Close()
+		_ = serverSide.Close()
+		waitAll(t, served, read)
+	})
 	return rc
+}
+
+// waitAll waits, in a test's cleanup, for the goroutines the test started
+// to signal done. One that is still running after wait is a bug (a server
+// that does not stop once its connection is closed): the test fails, and
+// says so, rather than hang.
+func waitAll(t testing.TB, done ...<-chan struct{}) {
+	t.Helper()
+	timeout := time.After(wait)
+	for _, d := range done {
+		select {
+		case <-d:
+		case <-timeout:
+			t.Errorf("a goroutine this test started still runs %v after its cleanup began", wait)
+			return
+		}
+	}
 }
 
 func readFrame(r *bufio.Reader) (map[string]any, error) {

@@ -174,13 +174,13 @@ func (s *server) refreshLenses() {
 	if !s.currentCaps().codeLensRefresh {
 		return
 	}
-	go func() {
+	s.bg.Go(func() {
 		ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)
 		defer cancel()
 		if _, err := s.conn.Call(ctx, methodCodeLensRefresh, nil, nil); err != nil {
 			s.logger.Debug("workspace/codeLens/refresh", zap.Error(err))
 		}
-	}()
+	})
 }
 
 // 6. protocol.Server has about sixty methods and no base to embed: the

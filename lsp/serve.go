@@ -95,7 +95,11 @@ func serveWith(ctx context.Context, rwc io.ReadWriteCloser, logger *zap.Logger, 
 	if opts.started != nil {
 		opts.started(r, st)
 	}
-	go r.work(ctx)
+	worker := make(chan struct{})
+	go func() {
+		defer close(worker)
+		r.work(ctx)
+	}()
 	conn.Go(ctx, r.handle)
 	logger.Info("serving")
 
@@ -120,6 +124,23 @@ func serveWith(ctx context.Context, rwc io.ReadWriteCloser, logger *zap.Logger, 
 		code = exitOK
 	}
 	_ = conn.Close()
+	cancel()
+	// Every goroutine serve started ends before it returns: the read loop,
+	// the worker (its handler honours ctx) and the server's own calls to
+	// the client (cancelled with ctx). A handler that ignores ctx is
+	// waited for drain at most, then left behind with a log line.
+	stopped := make(chan struct{})
+	go func() {
+		<-conn.Done()
+		<-worker
+		srv.bg.Wait()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+	case <-time.After(drain):
+		logger.Warn("exiting while a handler still runs", zap.Duration("waited", drain))
+	}
 	logger.Info("exiting", zap.Int("code", code))
 	return code
 }

@@ -31,6 +31,11 @@ type server struct {
 	// cfg: configuration files (sessionls.toml), see configfiles.go.
 	cfg *configState
 
+	// bg tracks the goroutines the server starts on its own (calls to the
+	// client it does not wait for), so that serve returns only after they
+	// have: nothing the server started logs or writes after it returned.
+	bg sync.WaitGroup
+
 	mu       sync.Mutex
 	settings settings
 	caps     clientCaps

@@ -143,6 +143,14 @@ func (s *stream) decode(body []byte) (jsonrpc2.Message, error) {
 		s.requests.Add(1)
 		return msg, nil
 	}
+	// Checked before anything decodes it: jsonrpc2's decoder recurses once
+	// per nesting level (millions of '[' overflow the goroutine's stack,
+	// a fatal error no recover catches), and it takes the first value of
+	// a body and ignores what follows it.
+	if why := unparsable(body); why != "" {
+		s.logger.Warn("answering a message that is not JSON", zap.String("reason", why), zap.Int("bytes", len(body)))
+		return nil, s.writeError(jsonrpc2.ParseError, "parse error: "+why)
+	}
 	msg, err := jsonrpc2.DecodeMessage(body)
 	if err != nil {
 		return nil, s.rejectInvalid(body, err)
@@ -203,6 +211,48 @@ func (s *stream) remap(call *jsonrpc2.Call, id jsonrpc2.ID) (jsonrpc2.Message, e
 		return nil, fmt.Errorf("re-encoding a request with a mapped id: %w", err)
 	}
 	return msg, nil
+}
+
+// maxNesting bounds the nesting of arrays and objects in one message.
+// LSP's deepest messages (capabilities, settings) nest a dozen levels;
+// the bound keeps every recursive decoder the body meets (jsonrpc2's,
+// protocol's, encoding/json's) far from its stack's limit.
+const maxNesting = 512
+
+// unparsable says why body cannot be taken as one JSON value, or returns
+// "". It scans the body once, without recursion or allocation, for
+// nesting deeper than maxNesting and for bytes after the first value
+// (`{…}}`, `{…}garbage`, `{…}{…}`), then checks the rest of the grammar
+// with json.Valid (also iterative).
+func unparsable(body []byte) string {
+	depth := 0
+	for i := 0; i < len(body); i++ {
+		switch body[i] {
+		case '"':
+			for i++; i < len(body) && body[i] != '"'; i++ {
+				if body[i] == '\\' {
+					i++
+				}
+			}
+		case '[', '{':
+			depth++
+			if depth > maxNesting {
+				return fmt.Sprintf("arrays and objects nested deeper than %d levels (at byte %d)", maxNesting, i)
+			}
+		case ']', '}':
+			depth--
+			if depth == 0 {
+				if rest := bytes.TrimLeft(body[i+1:], " \t\r\n"); len(rest) > 0 {
+					return fmt.Sprintf("%d bytes after the end of the JSON value (at byte %d): %s", len(rest), i+1, truncate(rest, 40))
+				}
+				i = len(body)
+			}
+		}
+	}
+	if !json.Valid(body) {
+		return "the message is not valid JSON"
+	}
+	return ""
 }
 
 // rejectInvalid answers a body that DecodeMessage refused: -32700 with id

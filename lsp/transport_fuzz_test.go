@@ -128,10 +128,15 @@ func FuzzTransport(f *testing.F) {
 				serveOptions{drain: 50 * time.Millisecond, maxQueued: fuzzQueue})
 			_ = outW.Close()
 		}()
+		wrote := make(chan struct{})
 		go func() {
+			defer close(wrote)
 			_, _ = inW.Write(input)
 			_ = inW.Close()
 		}()
+		// A server that stopped reading (exit) leaves the writer blocked:
+		// closing the reading end ends it, and the run waits for it.
+		defer func() { _ = inR.Close(); <-wrote }()
 		out := make(chan error, 1)
 		go func() { out <- checkOutput(outR) }()
 

@@ -340,7 +340,9 @@ func TestBackpressure(t *testing.T) {
 	serverSide, clientSide := net.Pipe()
 	logger := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
 	code := make(chan int, 1)
+	served := make(chan struct{})
 	go func() {
+		defer close(served)
 		code <- serveWith(context.Background(), serverSide, logger, serveOptions{
 			maxQueued: bound,
 			started:   func(r *router, st *stream) { started <- parts{r, st} },
@@ -352,7 +354,7 @@ func TestBackpressure(t *testing.T) {
 			},
 		})
 	}()
-	t.Cleanup(func() { _ = clientSide.Close(); _ = serverSide.Close() })
+	t.Cleanup(func() { _ = clientSide.Close(); _ = serverSide.Close(); waitAll(t, served) })
 	p := <-started
 	r, st := p.r, p.st
 	in := bufio.NewReader(clientSide)
@@ -367,8 +369,10 @@ func TestBackpressure(t *testing.T) {
 	require.NoError(t, err)
 	require.Zero(t, errorCode(res))
 
-	written := make(chan error, 1)
+	written, writerDone := make(chan error, 1), make(chan struct{})
+	t.Cleanup(func() { _ = clientSide.Close(); waitAll(t, writerDone) })
 	go func() {
+		defer close(writerDone)
 		for i := 1; i <= sent; i++ {
 			if _, err := clientSide.Write(frame(i, "textDocument/hover", hoverParams())); err != nil {
 				written <- err
