@@ -1,11 +1,14 @@
 package lsp
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.lsp.dev/jsonrpc2"
 )
 
 // Issue 16: every input is bounded. These tests measure counts and bytes,
@@ -106,5 +109,52 @@ func TestUnparsable(t *testing.T) {
 		} else {
 			require.Contains(t, got, tt.want, tt.body)
 		}
+	}
+}
+
+// TestSetBudgetExact: sessionls.setBudget takes only budgets it holds
+// exactly. 9007199254740993 used to become …992 (decoded as a float64),
+// and ",,,5" became 5.
+func TestSetBudgetExact(t *testing.T) {
+	h := startHarness(t, harnessOptions{})
+	uri := h.open("clean.jsonl", "jsonl", readSession(t, "clean.jsonl"))
+	budget := func() string {
+		t.Helper()
+		var st struct {
+			Budget json.RawMessage `json:"budget"`
+		}
+		h.call("sessionls/status", map[string]any{"uri": uri}, &st)
+		return string(st.Budget)
+	}
+	set := func(arg string) error {
+		return h.callErr("workspace/executeCommand", map[string]any{"command": "sessionls.setBudget", "arguments": []json.RawMessage{json.RawMessage(arg)}}, nil)
+	}
+	require.NoError(t, set("9007199254740992"))
+	require.Equal(t, "9007199254740992", budget(), "2^53 is held exactly")
+	for _, arg := range []string{"1e3", "1000.000", "10E2", `"1,000"`, `" 1000 "`} {
+		require.NoError(t, set("5"))
+		require.NoError(t, set(arg), arg)
+		require.Equal(t, "1000", budget(), arg)
+	}
+	for _, tt := range []struct{ arg, msg string }{
+		{"9007199254740993", "got 9007199254740993 (more than 9,007,199,254,740,992, the largest whole number a JavaScript number holds exactly)"},
+		{"1e400", "got 1e400 (too large)"},
+		{"1e999999999999", "got 1e999999999999 (exponent out of range)"},
+		{"100000000000000000000000", "(too large)"},
+		{`",,,5"`, `got ",,,5" (commas may only separate thousands)`},
+		{`"5,"`, "commas may only separate thousands"},
+		{`"1,0000"`, "commas may only separate thousands"},
+		{"1000.5", "got 1000.5"},
+		{"1.0005e3", "got 1.0005e3"},
+		{`"9007199254740993"`, "the largest whole number"},
+	} {
+		before := len(h.client.shownMessages())
+		err := set(tt.arg)
+		require.ErrorContains(t, err, tt.msg, tt.arg)
+		var rpcErr *jsonrpc2.Error
+		require.ErrorAs(t, err, &rpcErr)
+		require.Equal(t, jsonrpc2.InvalidParams, rpcErr.Code)
+		require.Eventually(t, func() bool { return len(h.client.shownMessages()) > before }, wait, time.Millisecond)
+		require.Equal(t, "1000", budget(), "the budget stays after %s", tt.arg)
 	}
 }

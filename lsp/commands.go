@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -20,13 +21,36 @@ const commandSetBudget = "sessionls.setBudget"
 // commands are the commands the server advertises (features.go).
 func commands() []string { return []string{commandSetBudget} }
 
-// ExecuteCommand runs sessionls.setBudget.
+// ExecuteCommand runs sessionls.setBudget. The router calls
+// executeCommand instead, with the raw params (see there); this serves
+// callers that hold decoded params.
 func (s *server) ExecuteCommand(ctx context.Context, p *protocol.ExecuteCommandParams) (any, error) {
-	switch p.Command {
-	case commandSetBudget:
-		return nil, s.setBudget(ctx, p.Arguments)
+	return nil, s.runCommand(ctx, p.Command, p.Arguments)
+}
+
+// executeCommand decodes workspace/executeCommand's params itself, with
+// numbers kept as their text (json.Number): protocol's decoder makes them
+// float64, which turns 9007199254740993 into 9007199254740992 before
+// setBudget could see it.
+func (s *server) executeCommand(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p struct {
+		Command   string `json:"command"`
+		Arguments []any  `json:"arguments"`
 	}
-	return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("unknown command %q", p.Command))
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&p); err != nil {
+		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("%s: invalid params: %v", protocol.MethodWorkspaceExecuteCommand, err))
+	}
+	return nil, s.runCommand(ctx, p.Command, p.Arguments)
+}
+
+func (s *server) runCommand(ctx context.Context, command string, args []any) error {
+	switch command {
+	case commandSetBudget:
+		return s.setBudget(ctx, args)
+	}
+	return jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("unknown command %q", command))
 }
 
 // clearsBudget reports whether a sessionls.setBudget argument asks for no
@@ -39,7 +63,8 @@ func clearsBudget(v any) bool {
 	case float64:
 		return x == 0
 	case json.Number:
-		return x.String() == "0"
+		n, why := wholeNumber(x.String())
+		return why == "" && n == 0
 	case int:
 		return x == 0
 	case int64:
@@ -69,7 +94,8 @@ func (s *server) setBudget(ctx context.Context, args []any) error {
 	}
 	b, err := parseBudget(arg, false)
 	if len(args) != 1 || err != nil {
-		msg := fmt.Sprintf("%s needs a positive whole number of characters (or null, 0 or \"off\" to clear the budget), got %s", commandSetBudget, describe(arg))
+		got := budgetReason(arg, err)
+		msg := fmt.Sprintf("%s needs a positive whole number of characters (or null, 0 or \"off\" to clear the budget), got %s", commandSetBudget, got)
 		if len(args) > 1 {
 			msg = fmt.Sprintf("%s needs a positive whole number of characters, got %d arguments", commandSetBudget, len(args))
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/tokens"
+	"github.com/sessionls/sessionls/internal/textfmt"
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 )
@@ -161,37 +162,141 @@ func sessionlsSection(settings any) (map[string]any, bool) {
 
 var errNotPositive = errors.New("not a positive whole number")
 
+// maxBudget is the largest budget: 2^53, the largest whole number up to
+// which every whole number has a JavaScript number (the runtime's
+// trimContext compares costs as such numbers). A budget past it could not
+// be given to the runtime exactly, so it is refused, not rounded.
+const maxBudget = 1 << 53
+
 // parseBudget accepts a positive integer given as a JSON number or a
 // numeric string. zeroOK lets configuration say 0 for "no budget".
+//
+// Only values it holds exactly are accepted: a json.Number (what
+// sessionls.setBudget decodes its argument as) is read from its digits
+// (9007199254740993 is refused, not rounded to …992; 1e3 and 5.0 are
+// whole numbers); a float64 (settings decoded as any) is taken when it is
+// below 2^53, where a float64 is exactly the whole number it was
+// written as. A string is digits, with commas only as thousands
+// separators ("8,000", not ",,,5" or "8,0").
 func parseBudget(v any, zeroOK bool) (int64, error) {
-	var f float64
+	var n int64
+	var why string
 	switch x := v.(type) {
 	case float64:
-		f = x
+		switch {
+		case x != math.Trunc(x) || math.IsNaN(x):
+			why = "not a whole number"
+		case x < 0:
+			why = "negative"
+		case x >= maxBudget:
+			why = fmt.Sprintf("%s or more, past which a JSON number is not held exactly", textfmt.Thousands(maxBudget))
+		default:
+			n = int64(x)
+		}
 	case json.Number:
-		n, err := x.Float64()
-		if err != nil {
-			return 0, fmt.Errorf("%s: %w", describe(v), errNotPositive)
-		}
-		f = n
+		n, why = wholeNumber(x.String())
 	case int:
-		f = float64(x)
+		n = int64(x)
 	case int64:
-		f = float64(x)
+		n = x
 	case string:
-		s := strings.TrimSpace(x)
-		n, err := strconv.ParseInt(strings.ReplaceAll(s, ",", ""), 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("%s: %w", describe(v), errNotPositive)
-		}
-		f = float64(n)
+		n, why = budgetString(strings.TrimSpace(x))
 	default:
+		why = "not a number"
+	}
+	switch {
+	case why == "" && n < 0:
+		why = "negative"
+	case why == "" && n > maxBudget:
+		why = fmt.Sprintf("more than %s, the largest whole number a JavaScript number holds exactly", textfmt.Thousands(maxBudget))
+	case why == "" && n == 0 && !zeroOK:
+		why = "zero"
+	}
+	switch why {
+	case "":
+		return n, nil
+	case "not a number", "not a whole number", "negative", "zero":
 		return 0, fmt.Errorf("%s: %w", describe(v), errNotPositive)
 	}
-	if f != math.Trunc(f) || f < 0 || f > 1<<53 || (f == 0 && !zeroOK) {
-		return 0, fmt.Errorf("%s: %w", describe(v), errNotPositive)
+	return 0, fmt.Errorf("%s (%s): %w", describe(v), why, errNotExact)
+}
+
+// errNotExact is a budget that is a whole number but one the server
+// cannot hold or pass on exactly (or a string it cannot read as one).
+var errNotExact = errors.New("not a budget sessionls can hold exactly")
+
+// budgetReason is what a sessionls.setBudget error message says after
+// "got": the value, and why it is refused when the reason is not plain.
+func budgetReason(arg any, err error) string {
+	if errors.Is(err, errNotExact) {
+		return strings.TrimSuffix(err.Error(), ": "+errNotExact.Error())
 	}
-	return int64(f), nil
+	return describe(arg)
+}
+
+// budgetString reads a budget typed as text: decimal digits, optionally
+// grouped by commas in threes ("1,234,567").
+func budgetString(s string) (int64, string) {
+	digits := s
+	if strings.Contains(s, ",") {
+		groups := strings.Split(s, ",")
+		for i, g := range groups {
+			if (i == 0 && (len(g) < 1 || len(g) > 3)) || (i > 0 && len(g) != 3) {
+				return 0, "commas may only separate thousands"
+			}
+		}
+		digits = strings.Join(groups, "")
+	}
+	if digits == "" || strings.Trim(digits, "0123456789") != "" {
+		return 0, "not a number"
+	}
+	n, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil {
+		return 0, "too large"
+	}
+	return n, ""
+}
+
+// wholeNumber reads a JSON number's text exactly: its value when it is a
+// whole number that fits an int64, else why not. It never rounds and
+// never builds a number from a huge exponent.
+func wholeNumber(s string) (int64, string) {
+	if strings.HasPrefix(s, "-") {
+		s = s[1:]
+		if strings.Trim(s, "0.eE+-") != "" {
+			return 0, "negative"
+		}
+	}
+	mant, expText, hasExp := strings.Cut(strings.ToLower(s), "e")
+	exp := 0
+	if hasExp {
+		e, err := strconv.Atoi(expText)
+		if err != nil || e > 1000 || e < -1000 {
+			return 0, "exponent out of range"
+		}
+		exp = e
+	}
+	intPart, frac, _ := strings.Cut(mant, ".")
+	digits := strings.TrimLeft(intPart+frac, "0")
+	exp -= len(frac)
+	// digits × 10^exp: trailing zeros pay for a negative exponent.
+	for exp < 0 && strings.HasSuffix(digits, "0") {
+		digits = digits[:len(digits)-1]
+		exp++
+	}
+	switch {
+	case digits == "":
+		return 0, ""
+	case exp < 0:
+		return 0, "not a whole number"
+	case len(digits)+exp > 19:
+		return 0, "too large"
+	}
+	n, err := strconv.ParseInt(digits+strings.Repeat("0", exp), 10, 64)
+	if err != nil {
+		return 0, "too large"
+	}
+	return n, ""
 }
 
 // describe renders a JSON value for a message to the user.

@@ -435,6 +435,11 @@ func (r *router) run(j job) {
 			r.mu.Unlock()
 		}
 		err = reply(j.ctx, res, err)
+	case protocol.MethodWorkspaceExecuteCommand:
+		// Decoded by the server: numbers must stay exact (commands.go).
+		var res any
+		res, err = r.srv.executeCommand(j.ctx, j.req.Params())
+		err = reply(j.ctx, res, err)
 	case protocol.MethodShutdown:
 		// Params ({}, null or none) are ignored: ServerHandler refuses {}.
 		err = reply(j.ctx, nil, r.srv.shutdown(j.ctx))
