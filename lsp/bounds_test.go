@@ -2,11 +2,13 @@ package lsp
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/sessionls/sessionls/analysis"
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/jsonrpc2"
 )
@@ -157,4 +159,49 @@ func TestSetBudgetExact(t *testing.T) {
 		require.Eventually(t, func() bool { return len(h.client.shownMessages()) > before }, wait, time.Millisecond)
 		require.Equal(t, "1000", budget(), "the budget stays after %s", tt.arg)
 	}
+}
+
+// TestDiagnosticsCap: at most maxDiagnostics findings are published per
+// document, the most severe first, and one summary says how many more;
+// each costs a bounded number of bytes on the wire.
+func TestDiagnosticsCap(t *testing.T) {
+	h := startHarness(t, harnessOptions{initOptions: map[string]any{"budget": 100}})
+	clean := readSession(t, "clean.jsonl")
+	// 5,000 blank-but-whitespace lines (5,000 errors), after a valid file.
+	text := clean + strings.Repeat("   \n", 5000)
+	uri := h.open("many.jsonl", "jsonl", text)
+	p := h.client.lastDiagnostics(uri)
+	require.Len(t, p.Diagnostics, maxDiagnostics+1, "the cap and the summary")
+	codes := map[string]int{}
+	for _, d := range p.Diagnostics {
+		codes[fmt.Sprint(d.Code)]++
+	}
+	require.Equal(t, maxDiagnostics, codes[analysis.CodeInvalidJSON], "%v", codes)
+	require.Equal(t, 1, codes[codeMoreFindings])
+	last := p.Diagnostics[len(p.Diagnostics)-1]
+	require.Equal(t, codeMoreFindings, last.Code)
+	require.Equal(t, "4,000 findings more not shown (the first on line 1008): sessionls publishes at most 1,000 diagnostics per file (run `sessionls check` on it for every finding)", last.Message)
+	b, err := json.Marshal(p)
+	require.NoError(t, err)
+	require.Less(t, len(b), (maxDiagnostics+1)*1024, "bytes published")
+
+	// Under the cap, nothing is summarised.
+	uri = h.open("few.jsonl", "jsonl", clean+strings.Repeat("   \n", 10))
+	for _, d := range h.client.lastDiagnostics(uri).Diagnostics {
+		require.NotEqual(t, codeMoreFindings, d.Code)
+	}
+}
+
+func TestKeptFindings(t *testing.T) {
+	fs := []analysis.Finding{
+		{Line: 1, Severity: analysis.SeverityInfo}, {Line: 2, Severity: analysis.SeverityWarning},
+		{Line: 3, Severity: analysis.SeverityError}, {Line: 4, Code: analysis.CodeBudgetCutoff, Severity: analysis.SeverityInfo},
+		{Line: 5, Severity: analysis.SeverityError}, {Line: 6, Severity: analysis.SeverityWarning},
+	}
+	kept, left := keptFindings(fs, 4)
+	require.Equal(t, 2, left)
+	require.Equal(t, []bool{false, true, true, true, true, false}, kept, "cutoff, errors, then the first warning")
+	kept, left = keptFindings(fs, 6)
+	require.Nil(t, kept)
+	require.Zero(t, left)
 }

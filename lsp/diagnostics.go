@@ -59,16 +59,99 @@ func (s *server) clearDiagnostics(f *file) {
 	})
 }
 
-// toDiagnostics converts every finding of rep, a report on doc. It never
+// maxDiagnostics bounds the diagnostics published for one document, as
+// gopls and ruff bound theirs: past it, one summary diagnostic says how
+// many findings are left out. A published diagnostic costs about 1 KiB
+// while it is built and encoded (the Diagnostic, its message and range,
+// its fix data, its JSON), so a publication costs at most about 1 MiB,
+// however many findings the document has (a file of a million invalid
+// lines used to publish a million, 3.3 GB).
+const maxDiagnostics = 1000
+
+// codeMoreFindings is the code of the summary diagnostic (not an engine
+// finding: it cannot be turned off with the checks setting).
+const codeMoreFindings = "more-findings"
+
+// toDiagnostics converts rep's findings, a report on doc: all of them, or
+// maxDiagnostics of them and a summary (see keptFindings). It never
 // returns nil: a nil slice would be published as null.
 func toDiagnostics(uri protocol.DocumentURI, doc *analysis.Document, rep *analysis.Report, fade bool) []protocol.Diagnostic {
-	out := make([]protocol.Diagnostic, 0, len(rep.Findings))
-	for _, f := range rep.Findings {
+	kept, left := keptFindings(rep.Findings, maxDiagnostics)
+	out := make([]protocol.Diagnostic, 0, min(len(rep.Findings), maxDiagnostics)+1)
+	for i, f := range rep.Findings {
+		if kept != nil && !kept[i] {
+			continue
+		}
 		if d, ok := publishedDiagnostic(uri, doc, rep, f, fade); ok {
 			out = append(out, d)
 		}
 	}
+	if left > 0 {
+		out = append(out, moreFindingsDiagnostic(doc, rep, kept, left))
+	}
 	return out
+}
+
+// keptFindings chooses which of fs are published when there are more
+// than n: the budget-cutoff finding (it is the document's main lens on
+// the budget), then the most severe, the earliest first among equals.
+// kept is nil when every finding is published; left counts the others.
+func keptFindings(fs []analysis.Finding, n int) (kept []bool, left int) {
+	if len(fs) <= n {
+		return nil, 0
+	}
+	kept = make([]bool, len(fs))
+	room := n
+	for i, f := range fs {
+		if f.Code == analysis.CodeBudgetCutoff && room > 0 {
+			kept[i] = true
+			room--
+		}
+	}
+	for _, sev := range []analysis.Severity{analysis.SeverityError, analysis.SeverityWarning, analysis.SeverityInfo} {
+		for i, f := range fs {
+			if room == 0 {
+				break
+			}
+			if !kept[i] && f.Severity == sev {
+				kept[i] = true
+				room--
+			}
+		}
+	}
+	for i := range fs {
+		if room == 0 {
+			break
+		}
+		if !kept[i] {
+			kept[i] = true
+			room--
+		}
+	}
+	return kept, len(fs) - n
+}
+
+// moreFindingsDiagnostic says how many findings were left out, on the
+// line of the first of them, with that finding's severity.
+func moreFindingsDiagnostic(doc *analysis.Document, rep *analysis.Report, kept []bool, left int) protocol.Diagnostic {
+	first := 0
+	for i := range kept {
+		if !kept[i] {
+			first = i
+			break
+		}
+	}
+	f := rep.Findings[first]
+	r := findingRange(doc, f.Line, line.Span{})
+	return protocol.Diagnostic{
+		Range:    protocol.Range{Start: r.Start, End: r.Start},
+		Severity: protocol.DiagnosticSeverityInformation,
+		Code:     codeMoreFindings,
+		Source:   diagnosticSource,
+		Message: fmt.Sprintf("%s more not shown (the first on line %d): sessionls publishes at most %s diagnostics per file "+
+			"(run `sessionls check` on it for every finding)",
+			textfmt.Plural(int64(left), "finding", "findings"), f.Line, textfmt.Thousands(int64(maxDiagnostics))),
+	}
 }
 
 // publishedDiagnostic is finding f as published: toDiagnostic, except that
