@@ -3,6 +3,7 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -204,4 +205,51 @@ func TestKeptFindings(t *testing.T) {
 	kept, left = keptFindings(fs, 6)
 	require.Nil(t, kept)
 	require.Zero(t, left)
+}
+
+// TestContentPreview: the symbol preview equals decoding the whole line
+// and previewing its content, and reads only a bounded prefix of a long
+// content (a 100 MB line used to cost 1.2 GB per documentSymbol).
+func TestContentPreview(t *testing.T) {
+	whole := func(raw string, n int) string {
+		var v struct {
+			Content string `json:"content"`
+		}
+		if json.Unmarshal([]byte(raw), &v) != nil {
+			return preview("", n)
+		}
+		return preview(v.Content, n)
+	}
+	lines := []string{
+		`{"role":"user","content":"hello"}`,
+		`{"role":"user","content":"  a\n b\t\tc  "}`,
+		`{"role":"user","content":"` + strings.Repeat("word ", 30) + `"}`,
+		`{"role":"user","content":"` + strings.Repeat("x", 39) + ` y"}`,
+		`{"role":"user","content":"` + strings.Repeat("x", 40) + ` "}`,
+		`{"role":"user","content":"` + strings.Repeat("x", 40) + `"}`,
+		`{"role":"user","content":"` + strings.Repeat("x", 41) + `"}`,
+		`{"content":"\u00e9\ud83d\ude4f \ud800 x\"y\\z\/", "role":"user"}`,
+		"{\"role\":\"user\",\"content\":\"bad \xff utf8\"}",
+		` { "role" : "user" , "meta" : {"content":"no","a":[1,{"b":"}"}]} , "content" : "yes" } `,
+		`{"role":"user","content":"first","content":"second"}`,
+		`{"role":"user","content":null}`,
+		`{"role":"user","content":""}`,
+		`{"role":"user","content":"\n\t "}`,
+		`{"role":"user"}`,
+		`{"role":"user","contents":"no","conten":"no","content":"\u0020\u0020lead"}`,
+	}
+	for _, l := range lines {
+		for _, n := range []int{40, 3, 1} {
+			require.Equal(t, whole(l, n), contentPreview(l, n), "%s (%d)", l, n)
+		}
+	}
+	// Bytes allocated for the preview of a 16 MiB content: a few hundred,
+	// whatever the size.
+	long := `{"role":"user","content":"` + strings.Repeat(`ab\n\"cd `, 2<<20) + `","x":1}`
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	got := contentPreview(long, 40)
+	runtime.ReadMemStats(&m1)
+	require.Less(t, m1.TotalAlloc-m0.TotalAlloc, uint64(4<<10), "bytes allocated for one preview of a %d-byte line", len(long))
+	require.Equal(t, whole(long, 40), got)
 }

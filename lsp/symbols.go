@@ -2,10 +2,10 @@ package lsp
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/line"
@@ -89,20 +89,223 @@ func messageName(doc *analysis.Document, msg *analysis.Message) string {
 			return "assistant: " + strings.Join(names, ", ")
 		}
 	}
-	return fmt.Sprintf("%s: %s", msg.Role, preview(contentOf(doc.Line(msg.Line-1)), 40))
+	return fmt.Sprintf("%s: %s", msg.Role, contentPreview(doc.Line(msg.Line-1), 40))
 }
 
-// contentOf decodes the "content" string of a valid message line. The
-// engine keeps no text, only verdicts and costs, so this reads the line
-// again; it is only used to name symbols.
-func contentOf(raw string) string {
-	var v struct {
-		Content string `json:"content"`
+// contentPreview is preview(content, n) for the "content" string of a
+// valid message line (the last one, as JSON.parse keeps it; "(empty)"
+// when it is not a string). The engine keeps no text, only verdicts and
+// costs, so this reads the line again; it decodes only the first n
+// characters or so of the content and skips the rest of the line without
+// decoding it, so a symbol costs the same on a 100 MB line as on a short
+// one (the whole line used to be decoded for every symbol).
+func contentPreview(raw string, n int) string {
+	sc := lineScanner{s: raw}
+	sc.ws()
+	if !sc.byte('{') {
+		return preview("", n)
 	}
-	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+	out := preview("", n)
+	for first := true; ; first = false {
+		sc.ws()
+		if sc.i >= len(sc.s) || sc.s[sc.i] == '}' {
+			return out
+		}
+		if !first {
+			if !sc.byte(',') {
+				return out
+			}
+			sc.ws()
+		}
+		key := sc.stringPrefix(len("content") + 1)
+		sc.ws()
+		if !sc.byte(':') {
+			return out
+		}
+		sc.ws()
+		if key == "content" {
+			if sc.i < len(sc.s) && sc.s[sc.i] == '"' {
+				out = previewOf(&sc, n)
+				continue
+			}
+			out = preview("", n)
+		}
+		sc.skipValue()
+	}
+}
+
+// previewOf reads the string literal at sc and returns preview(value, n),
+// decoding only as much of it as the preview needs; sc ends after the
+// literal.
+func previewOf(sc *lineScanner, n int) string {
+	var b strings.Builder
+	count := 0
+	space := false
+	more := false
+	sc.i++ // the opening quote
+	for {
+		r, ok := sc.char()
+		if !ok {
+			break
+		}
+		if unicode.IsSpace(r) {
+			space = count > 0
+			continue
+		}
+		if count == n {
+			more = true
+			sc.i = sc.endOfString(sc.i)
+			break
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+			count++
+			if count == n {
+				more = true
+				sc.i = sc.endOfString(sc.i)
+				break
+			}
+		}
+		b.WriteRune(r)
+		count++
+	}
+	switch {
+	case count == 0:
+		return "(empty)"
+	case more:
+		return b.String() + "…"
+	}
+	return b.String()
+}
+
+// lineScanner reads a line the parser found valid JSON: it checks little.
+type lineScanner struct {
+	s string
+	i int
+}
+
+func (sc *lineScanner) ws() {
+	for sc.i < len(sc.s) && (sc.s[sc.i] == ' ' || sc.s[sc.i] == '\t' || sc.s[sc.i] == '\n' || sc.s[sc.i] == '\r') {
+		sc.i++
+	}
+}
+
+func (sc *lineScanner) byte(c byte) bool {
+	if sc.i < len(sc.s) && sc.s[sc.i] == c {
+		sc.i++
+		return true
+	}
+	return false
+}
+
+// char decodes one character of a string literal, as encoding/json and
+// JSON.parse do (invalid UTF-8 and lone surrogates become U+FFFD); ok is
+// false at the closing quote, which it consumes.
+func (sc *lineScanner) char() (rune, bool) {
+	if sc.i >= len(sc.s) {
+		return 0, false
+	}
+	c := sc.s[sc.i]
+	switch {
+	case c == '"':
+		sc.i++
+		return 0, false
+	case c != '\\':
+		r, size := utf8.DecodeRuneInString(sc.s[sc.i:])
+		sc.i += size
+		return r, true
+	}
+	if sc.i+1 >= len(sc.s) {
+		sc.i = len(sc.s)
+		return 0, false
+	}
+	e := sc.s[sc.i+1]
+	sc.i += 2
+	switch e {
+	case 'b':
+		return '\b', true
+	case 'f':
+		return '\f', true
+	case 'n':
+		return '\n', true
+	case 'r':
+		return '\r', true
+	case 't':
+		return '\t', true
+	case 'u':
+		r, n := decodeU([]byte(sc.s[sc.i-2 : min(len(sc.s), sc.i+10)]))
+		sc.i += n - 2
+		return r, true
+	}
+	return rune(e), true
+}
+
+// endOfString is the index after the closing quote of the string literal
+// that i is inside of (after any escape).
+func (sc *lineScanner) endOfString(i int) int {
+	for i < len(sc.s) {
+		switch sc.s[i] {
+		case '\\':
+			i += 2
+		case '"':
+			return i + 1
+		default:
+			i++
+		}
+	}
+	return len(sc.s)
+}
+
+// stringPrefix reads a string literal and returns its value when it has
+// at most max characters, else "" (a key that long is none we look for).
+func (sc *lineScanner) stringPrefix(max int) string {
+	if !sc.byte('"') {
 		return ""
 	}
-	return v.Content
+	var b strings.Builder
+	for k := 0; ; k++ {
+		r, ok := sc.char()
+		if !ok {
+			return b.String()
+		}
+		if k == max {
+			sc.i = sc.endOfString(sc.i)
+			return ""
+		}
+		b.WriteRune(r)
+	}
+}
+
+// skipValue skips one JSON value without decoding it.
+func (sc *lineScanner) skipValue() {
+	depth := 0
+	for sc.i < len(sc.s) {
+		switch sc.s[sc.i] {
+		case '"':
+			sc.i = sc.endOfString(sc.i + 1)
+			if depth == 0 {
+				return
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return // the end of the enclosing object
+			}
+			depth--
+			if depth == 0 {
+				sc.i++
+				return
+			}
+		case ',':
+			if depth == 0 {
+				return
+			}
+		}
+		sc.i++
+	}
 }
 
 // preview collapses whitespace and keeps the first n characters, adding
