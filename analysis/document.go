@@ -75,6 +75,11 @@ type Document struct {
 	base    *Report
 	before  map[int]line.Result
 	patched int // reports patched rather than recomputed (for tests)
+
+	// Of the last Apply of more than one change (for tests): the work
+	// it did (see maxEditWork), and the most bytes of replaced lines it
+	// held at once to undo them.
+	batchWork, undoBytes int
 }
 
 // NewDocument analyses text. A bug in the parser panics in the caller's
@@ -154,11 +159,56 @@ type undo struct {
 // Apply applies changes in order; an out-of-range change is an error and
 // leaves the document as it was before the call, and so is a bug in the
 // parser while it parses a whole new text across cores.
+//
+// More than one change is applied on a gap buffer (applyBatch), and any
+// edit is refused with ErrEditTooCostly past maxEditWork.
 func (d *Document) Apply(changes []Change) error {
+	d.batchWork, d.undoBytes = 0, 0
+	if len(changes) > 1 && changes[0].Range == nil {
+		// A full text, then changes to it (what a client that resends the
+		// text before its edits sends): the text alone, then the rest.
+		lines, results, crs, report, base, before := d.lines, d.results, d.crs, d.report, d.base, d.before
+		if err := d.Apply(changes[:1]); err != nil {
+			return fmt.Errorf("change 1 of %d: %w", len(changes), err)
+		}
+		if err := d.Apply(changes[1:]); err != nil {
+			d.lines, d.results, d.crs, d.report, d.base, d.before = lines, results, crs, report, base, before
+			return fmt.Errorf("after change 1 of %d: %w", len(changes), err)
+		}
+		return nil
+	}
+	if len(changes) > 1 && d.crs == nil && batchable(changes) {
+		if handled, err := d.applyBatch(changes); handled {
+			return err
+		}
+	}
 	log := make([]undo, 0, len(changes))
 	crs := d.crs // never modified in place: see replaceCRs
+	docBytes, work, held := 0, 0, 0
+	if len(changes) > 1 {
+		for _, l := range d.lines {
+			docBytes += len(l) + 1
+		}
+	}
 	for k, ch := range changes {
+		before := len(d.lines)
 		u, err := d.apply(ch)
+		if err == nil && len(changes) > 1 {
+			// Bounded like applyBatch: the lines shifted and the bytes
+			// copied, and the replaced lines held for the undo.
+			replaced := 0
+			for _, l := range u.lines {
+				replaced += len(l)
+			}
+			held += replaced
+			d.undoBytes = max(d.undoBytes, held)
+			work += 16*(before-u.at) + len(ch.Text) + replaced
+			if limit := maxEditWork(docBytes); work > limit || held > docBytes+maxUndoExtra {
+				log = append(log, u)
+				err = fmt.Errorf("the edit needs more than %d bytes of work on a %d-byte document (send the whole text instead): %w",
+					limit, docBytes, ErrEditTooCostly)
+			}
+		}
 		if err != nil {
 			for i := len(log) - 1; i >= 0; i-- {
 				d.revert(log[i])
@@ -172,8 +222,24 @@ func (d *Document) Apply(changes []Change) error {
 		log = append(log, u)
 		d.report = nil
 	}
+	d.batchWork = work
 	d.remember(log)
 	return nil
+}
+
+// maxUndoExtra bounds the bytes of replaced lines an Apply applying
+// changes one by one holds for its undo, beyond the document's own size.
+const maxUndoExtra = 64 << 20
+
+// batchable reports whether no change holds a '\r' (which could make a
+// lone '\r', and so change the client's line numbering mid-edit).
+func batchable(changes []Change) bool {
+	for _, ch := range changes {
+		if ch.Range == nil || strings.IndexByte(ch.Text, '\r') >= 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // remember records, for the lines that changes touched, the results that
