@@ -32,6 +32,9 @@ import (
 // server should then ask for the full text.
 var ErrEditTooCostly = errors.New("edit too costly")
 
+// errLoneCR stops applyBatch where an edit may make a lone '\r'.
+var errLoneCR = errors.New("a lone carriage return")
+
 // maxEditWork is the work one Apply may do: 8 bytes per byte of the
 // document, plus 256 MiB (about a quarter of a second).
 func maxEditWork(docBytes int) int { return 8*docBytes + 256<<20 }
@@ -138,14 +141,15 @@ func (g *gapLines) editLine(r Range, text string) (int, error) {
 		if _, _, err := g.offset(e); err != nil {
 			return 0, fmt.Errorf("range end: %w", err)
 		}
-		line := min(s.Line, g.len()-1)
-		l := g.at(line)
-		g.load(line, l)
-		work += 2 * len(l)
-		if s.Line > line {
-			end := g.hot.len()
-			return work + g.hot.replace(end, end, text), nil
+		if s.Line >= g.len() {
+			// The client's line after a '\r' ending the text (or the end
+			// of the text): text put there follows that '\r', which is
+			// then lone and changes the client's lines.
+			return 0, errLoneCR
 		}
+		l := g.at(s.Line)
+		g.load(s.Line, l)
+		work += 2 * len(l)
 	}
 	sb, n, err := g.hot.offset(s)
 	if err != nil {
@@ -282,6 +286,9 @@ func (d *Document) applyBatch(changes []Change) (handled bool, err error) {
 		if r := ch.Range; r.Start.Line == r.End.Line && strings.IndexByte(ch.Text, '\n') < 0 {
 			// Within one line: edited in place (see hotLine).
 			n, err := g.editLine(*r, ch.Text)
+			if errors.Is(err, errLoneCR) {
+				return false, nil
+			}
 			if err != nil {
 				return true, fmt.Errorf("change %d of %d: %w", k+1, len(changes), err)
 			}

@@ -24,7 +24,7 @@ func oneByOne(d *Document, changes []Change) error {
 // leaves, or fails as that does (and then changes nothing).
 func TestApplyBatchEqualsOneByOne(t *testing.T) {
 	rng := rand.New(rand.NewPCG(16, 16))
-	pieces := []string{`{"role":"user","content":"hi"}`, `{"role":"assistant","content":"a"}`, "\n", "\n", "x", "é", "🙏", "", `"`, "\r\n", " "}
+	pieces := []string{`{"role":"user","content":"hi"}`, `{"role":"assistant","content":"a"}`, "\n", "\n", "x", "é", "🙏", "", `"`, "\r\n", " ", "\r"}
 	gen := func(n int) string {
 		var b strings.Builder
 		for range n {
