@@ -3,8 +3,10 @@ package lsp
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"math"
 	"math/bits"
+	"strings"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -129,6 +131,8 @@ func parseFullChange(body []byte) (didChangeParams, bool) {
 					case "version":
 						version, ok = sc.int32()
 						seenVersion = ok
+					default:
+						ok = sc.skipUnknown(key, "uri", "version")
 					}
 					return ok
 				}, 2)
@@ -137,15 +141,18 @@ func parseFullChange(body []byte) (didChangeParams, bool) {
 					return false
 				}
 				ok := sc.object(func(key string) bool {
-					var ok bool
 					if key == "text" {
+						var ok bool
 						text, ok = sc.str()
+						return ok
 					}
-					return ok
+					// "range" (even null) and "rangeLength" are left to
+					// the general path.
+					return sc.skipUnknown(key, "text", "range", "rangeLength")
 				}, 1)
 				return ok && sc.literal("]")
 			}
-			return false
+			return sc.skipUnknown(key, "textDocument", "contentChanges")
 		}, 2)
 	}
 	if !sc.notification(protocol.MethodTextDocumentDidChange, params) || !seenVersion || !sc.end() {
@@ -170,7 +177,9 @@ func (sc *scanner) notification(method string, params func() bool) bool {
 		case "params":
 			return params()
 		}
-		return false
+		// An id makes it a request (refused by the router), a result or
+		// an error a response: the general path decides.
+		return sc.skipUnknown(key, "jsonrpc", "method", "params", "id", "result", "error")
 	}, 3)
 }
 
@@ -205,7 +214,7 @@ func parseOpen(body []byte) (protocol.DidOpenTextDocumentParams, bool) {
 	params := func() bool {
 		return sc.object(func(key string) bool {
 			if key != "textDocument" {
-				return false
+				return sc.skipUnknown(key, "textDocument")
 			}
 			return sc.object(func(key string) bool {
 				var ok bool
@@ -219,6 +228,8 @@ func parseOpen(body []byte) (protocol.DidOpenTextDocumentParams, bool) {
 				case "version":
 					version, ok = sc.int32()
 					seenVersion = ok
+				default:
+					ok = sc.skipUnknown(key, "uri", "languageId", "text", "version")
 				}
 				return ok
 			}, 4)
@@ -242,6 +253,9 @@ func parseOpen(body []byte) (protocol.DidOpenTextDocumentParams, bool) {
 type scanner struct {
 	b []byte
 	i int
+	// skipped is set by skipUnknown: the member just read was unknown
+	// (object does not count it).
+	skipped bool
 }
 
 func (s *scanner) ws() {
@@ -272,8 +286,9 @@ func (s *scanner) literal(lit string) bool {
 }
 
 // object consumes an object whose want keys are each given to member
-// exactly once, which consumes the value. Keys are compared as written:
-// a key with escapes is not one of ours.
+// exactly once, which consumes the value; member skips other keys' values
+// with skipUnknown, and they are not counted. Keys are compared as
+// written: a key with escapes is not one of ours.
 func (s *scanner) object(member func(key string) bool, want int) bool {
 	s.ws()
 	if s.i >= len(s.b) || s.b[s.i] != '{' {
@@ -281,10 +296,10 @@ func (s *scanner) object(member func(key string) bool, want int) bool {
 	}
 	s.i++
 	var seen [4]string
-	n := 0
+	n, members := 0, 0 // known members; all members
 	for {
 		s.ws()
-		if n > 0 {
+		if members > 0 {
 			if s.i < len(s.b) && s.b[s.i] == '}' {
 				s.i++
 				return n == want
@@ -296,7 +311,7 @@ func (s *scanner) object(member func(key string) bool, want int) bool {
 			s.ws()
 		}
 		k, ok := s.str()
-		if !ok || k.escaped || n == want {
+		if !ok || k.escaped {
 			return false
 		}
 		key := string(s.b[k.start:k.end])
@@ -305,17 +320,83 @@ func (s *scanner) object(member func(key string) bool, want int) bool {
 				return false // a duplicate: the general path decides
 			}
 		}
-		seen[n] = key
-		n++
 		s.ws()
 		if s.i >= len(s.b) || s.b[s.i] != ':' {
 			return false
 		}
 		s.i++
+		s.skipped = false
 		if !member(key) {
 			return false
 		}
+		if s.skipped {
+			// An unknown member, skipped: it counts for nothing.
+			s.skipped = false
+			members++
+			continue
+		}
+		// Members only accept their known keys, all different: a key
+		// seen before was caught above, so n stays within want.
+		seen[n] = key
+		n++
+		members++
 	}
+}
+
+// skipUnknown skips the value of a member whose key is none of known
+// (which the decoders protocol uses ignore). A key that differs from one
+// of known only in case is not skipped: those decoders match keys
+// regardless of case, so the general path must decide which one counts.
+func (s *scanner) skipUnknown(key string, known ...string) bool {
+	for _, k := range known {
+		if strings.EqualFold(key, k) {
+			return false
+		}
+	}
+	s.skipped = true
+	return s.skip()
+}
+
+// skip consumes one JSON value, checked: its end is found by a scan that
+// only follows strings and nesting (at most maxNesting deep), then
+// json.Valid checks the value's grammar (iteratively, without decoding).
+func (s *scanner) skip() bool {
+	s.ws()
+	start := s.i
+	depth := 0
+scan:
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case '"':
+			if _, ok := s.str(); !ok {
+				return false
+			}
+			if depth == 0 {
+				break scan
+			}
+			continue
+		case '{', '[':
+			depth++
+			if depth > maxNesting {
+				return false
+			}
+		case '}', ']':
+			if depth == 0 {
+				break scan // the end of the enclosing object
+			}
+			depth--
+			if depth == 0 {
+				s.i++
+				break scan
+			}
+		case ',':
+			if depth == 0 {
+				break scan
+			}
+		}
+		s.i++
+	}
+	return s.i > start && json.Valid(s.b[start:s.i])
 }
 
 // int32 consumes a plain integer (no fraction, no exponent, no leading

@@ -100,7 +100,18 @@ func TestDecodeFastOpen(t *testing.T) {
 		{"version a string", openBody(`{"uri":"u","languageId":"l","version":"1","text":""}`), false},
 		{"text null", openBody(`{"uri":"u","languageId":"l","version":1,"text":null}`), false},
 		{"no version", openBody(`{"uri":"u","languageId":"l","text":""}`), false},
-		{"extra key", openBody(`{"uri":"u","languageId":"l","version":1,"text":"","x":1}`), false},
+		// Unknown members are skipped (issue 16: one extra field sent the
+		// whole didOpen the general way, at 5× the document's memory).
+		{"extra key", openBody(`{"uri":"u","languageId":"l","version":1,"text":"","x":1}`), true},
+		{"extra keys everywhere", `{"x":{"a":[1,{"b":"}]"}],"c":null},"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"workDoneToken":"t","textDocument":{"uri":"u","extra":[true,false,-1.5e3],"languageId":"l","version":1,"text":"t"}},"y":"z"}`, true},
+		{"extra key first", openBody(`{"x":1,"uri":"u","languageId":"l","version":1,"text":""}`), true},
+		{"extra key, invalid value", openBody(`{"uri":"u","languageId":"l","version":1,"text":"","x":[1,]}`), false},
+		{"extra key, bad literal", openBody(`{"uri":"u","languageId":"l","version":1,"text":"","x":tru}`), false},
+		{"extra key, too deep", openBody(`{"uri":"u","languageId":"l","version":1,"text":"","x":` + strings.Repeat("[", maxNesting+1) + strings.Repeat("]", maxNesting+1) + `}`), false},
+		{"extra key, unclosed", openBody(`{"uri":"u","languageId":"l","version":1,"text":"","x":[[1]}`), false},
+		{"key in another case, and the key", openBody(`{"uri":"u","languageId":"l","version":1,"text":"a","Text":"b"}`), false},
+		{"an ID", `{"jsonrpc":"2.0","ID":1,"method":"textDocument/didOpen","params":{"textDocument":` + doc(`""`) + `}}`, false},
+		{"a result", `{"jsonrpc":"2.0","result":1,"method":"textDocument/didOpen","params":{"textDocument":` + doc(`""`) + `}}`, false},
 		{"duplicate text", openBody(`{"uri":"u","languageId":"l","version":1,"text":"a","text":"b"}`), false},
 		{"key in another case", openBody(`{"URI":"u","languageId":"l","version":1,"text":""}`), false},
 		{"escaped key", openBody(`{"\u0075ri":"u","languageId":"l","version":1,"text":""}`), false},
@@ -197,6 +208,7 @@ func TestDecodeFastChange(t *testing.T) {
 		{"no changes", changeBody(`{` + doc + `,"contentChanges":[]}`), false},
 		{"null version", changeBody(`{"textDocument":{"uri":"u","version":null},"contentChanges":[{"text":"a"}]}`), false},
 		{"rangeLength", changeBody(`{` + doc + `,"contentChanges":[{"rangeLength":3,"text":"a"}]}`), false},
+		{"extra keys", changeBody(`{"x":1,` + doc[:len(doc)-1] + `,"y":{}},"contentChanges":[{"z":[],"text":"a"}]}`), true},
 		{"with an id", `{"jsonrpc":"2.0","id":2,"method":"textDocument/didChange","params":{` + doc + `,"contentChanges":[{"text":"a"}]}}`, false},
 		{"bad escape", changeBody(`{` + doc + `,"contentChanges":[{"text":"\x"}]}`), false},
 	} {
