@@ -206,8 +206,11 @@ func (c *client) timed(ctx context.Context, msg []byte, match func(event) bool) 
 }
 
 // peakRSS reads the server's VmHWM (peak resident set size) in bytes.
-func (c *client) peakRSS() (int64, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", c.cmd.Process.Pid))
+func (c *client) peakRSS() (int64, error) { return vmHWM(c.cmd.Process.Pid) }
+
+// vmHWM reads process pid's VmHWM (peak resident set size) in bytes.
+func vmHWM(pid int) (int64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
 	}
