@@ -213,9 +213,13 @@ func startHarness(t testing.TB, opts harnessOptions) *harness {
 	logger := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
 	code := make(chan int, 1)
 	served := make(chan struct{})
+	readLoop := make(chan (<-chan struct{}), 1)
 	go func() {
 		defer close(served)
-		code <- serve(ctx, serverSide, logger.Named("server"), opts.beforeRun)
+		code <- serveWith(ctx, serverSide, logger.Named("server"), serveOptions{
+			beforeRun: opts.beforeRun,
+			conn:      func(c jsonrpc2.Conn) { readLoop <- c.Done() },
+		})
 	}()
 
 	tc := newTestClient()
@@ -253,7 +257,7 @@ func startHarness(t testing.TB, opts harnessOptions) *harness {
 		cancel()
 		_ = conn.Close()
 		_ = serverSide.Close()
-		waitAll(t, conn.Done(), served)
+		waitAll(t, conn.Done(), served, <-readLoop)
 	})
 	if !opts.noInitialize {
 		caps := opts.capabilities
@@ -333,6 +337,8 @@ func startRawServer(t *testing.T, logger *zap.Logger, opts serveOptions, n int) 
 	serverSide, clientSide := net.Pipe()
 	rc := &rawClient{t: t, w: clientSide, msgs: make(chan map[string]any, n), code: make(chan int, 1)}
 	served, read, stop := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	readLoop := make(chan (<-chan struct{}), 1)
+	opts.conn = func(c jsonrpc2.Conn) { readLoop <- c.Done() }
 	go func() {
 		defer close(served)
 		rc.code <- serveWith(context.Background(), serverSide, logger, opts)
@@ -357,7 +363,7 @@ func startRawServer(t *testing.T, logger *zap.Logger, opts serveOptions, n int) 
 		close(stop)
 		_ = clientSide.Close()
 		_ = serverSide.Close()
-		waitAll(t, served, read)
+		waitAll(t, served, read, <-readLoop)
 	})
 	return rc
 }

@@ -75,6 +75,9 @@ type serveOptions struct {
 	// drain overrides drainTimeout when > 0 (the fuzz target cannot wait
 	// seconds for a configuration pull that no one will answer).
 	drain time.Duration
+	// conn receives the connection before anything is read, so that a
+	// test can wait for its read loop (conn.Done) after serve returns.
+	conn func(jsonrpc2.Conn)
 }
 
 func serveWith(ctx context.Context, rwc io.ReadWriteCloser, logger *zap.Logger, opts serveOptions) int {
@@ -94,6 +97,9 @@ func serveWith(ctx context.Context, rwc io.ReadWriteCloser, logger *zap.Logger, 
 	st.gate = r.waitForRoom
 	if opts.started != nil {
 		opts.started(r, st)
+	}
+	if opts.conn != nil {
+		opts.conn(conn)
 	}
 	worker := make(chan struct{})
 	go func() {
@@ -125,13 +131,15 @@ func serveWith(ctx context.Context, rwc io.ReadWriteCloser, logger *zap.Logger, 
 	}
 	_ = conn.Close()
 	cancel()
-	// Every goroutine serve started ends before it returns: the read loop,
-	// the worker (its handler honours ctx) and the server's own calls to
-	// the client (cancelled with ctx). A handler that ignores ctx is
-	// waited for drain at most, then left behind with a log line.
+	// The goroutines serve started end before it returns: the worker (its
+	// handler honours ctx) and the server's own calls to the client
+	// (cancelled with ctx). A handler that ignores ctx is waited for drain
+	// at most, then left behind with a log line. The connection's read
+	// loop is not waited for: on stdio it may be blocked in a read of
+	// stdin that closing does not interrupt (exit would wait out the
+	// bound); tests wait for it through serveOptions.conn.
 	stopped := make(chan struct{})
 	go func() {
-		<-conn.Done()
 		<-worker
 		srv.bg.Wait()
 		close(stopped)

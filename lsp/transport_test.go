@@ -341,9 +341,11 @@ func TestBackpressure(t *testing.T) {
 	logger := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
 	code := make(chan int, 1)
 	served := make(chan struct{})
+	readLoop := make(chan (<-chan struct{}), 1)
 	go func() {
 		defer close(served)
 		code <- serveWith(context.Background(), serverSide, logger, serveOptions{
+			conn:      func(c jsonrpc2.Conn) { readLoop <- c.Done() },
 			maxQueued: bound,
 			started:   func(r *router, st *stream) { started <- parts{r, st} },
 			onFull: func() {
@@ -354,7 +356,7 @@ func TestBackpressure(t *testing.T) {
 			},
 		})
 	}()
-	t.Cleanup(func() { _ = clientSide.Close(); _ = serverSide.Close(); waitAll(t, served) })
+	t.Cleanup(func() { _ = clientSide.Close(); _ = serverSide.Close(); waitAll(t, served, <-readLoop) })
 	p := <-started
 	r, st := p.r, p.st
 	in := bufio.NewReader(clientSide)
