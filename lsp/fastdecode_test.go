@@ -57,6 +57,7 @@ func checkFastOpen(t *testing.T, body []byte) bool {
 	o, ok := msg.(*openNotification)
 	require.True(t, ok, "decodeFast returned a %T", msg)
 	require.Equal(t, protocol.MethodTextDocumentDidOpen, o.Method())
+	require.Empty(t, unparsable(orig), "the fast path accepted a body the stream answers -32700: %q", orig)
 	require.NotNil(t, want, "the fast path accepted a body the general path refuses: %q", orig)
 	require.Equal(t, *want, o.params, "decoding %q", orig)
 	require.Equal(t, len(want.TextDocument.Text), paramsSize(o), "the router's load counts the text")
@@ -150,11 +151,19 @@ func TestDecodeFastOpenLarge(t *testing.T) {
 }
 
 func FuzzDecodeFastOpen(f *testing.F) {
-	f.Add(`{\"role\":\"user\"}\n`, "file:///a.jsonl", "7")
-	f.Add(`\ud83d\ude00 \ud800 \u0041`, "u", "-1")
-	f.Add("\xff\xfe é", "\\u0075", "01")
-	f.Fuzz(func(t *testing.T, text, uri, version string) {
-		body := openBody(`{"uri":"` + uri + `","languageId":"jsonl","version":` + version + `,"text":"` + text + `"}`)
+	f.Add(`{\"role\":\"user\"}\n`, "file:///a.jsonl", "7", "")
+	f.Add(`\ud83d\ude00 \ud800 \u0041`, "u", "-1", "")
+	f.Add("\xff\xfe é", "\\u0075", "01", "")
+	f.Add("x", "u", "1", `{"a":[1,{"b":"}"}]}`)
+	f.Add("x", "u", "1", `[1,]`)
+	f.Add("x", "u", "1", `"\u12"`)
+	f.Fuzz(func(t *testing.T, text, uri, version, extra string) {
+		member := ""
+		if extra != "" {
+			// An unknown member, skipped when it is valid JSON.
+			member = `,"x-extra":` + extra
+		}
+		body := openBody(`{"uri":"` + uri + `","languageId":"jsonl","version":` + version + `,"text":"` + text + `"` + member + `}`)
 		checkFastOpen(t, []byte(body))
 	})
 }
