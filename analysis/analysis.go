@@ -153,6 +153,22 @@ type Options struct {
 	// TokenBudget packs units by tokens instead of characters, with the
 	// same unit rules (it needs Tokens, and takes the place of Budget).
 	TokenBudget int64
+	// Observer, when set, is shown every valid message once, in line order
+	// (with its final physical line and, with Tokens, its token count), as
+	// the report is assembled, from the goroutine that called Analyze or
+	// AnalyzeReader (a Document, which patches its report on edits, shows
+	// it nothing). It
+	// lets a caller fold what it needs from the messages, per-role costs or
+	// tool names, while the report keeps none (SkipMessages), so a map of
+	// a gigabyte stream costs a few bytes per message.
+	Observer MessageObserver
+}
+
+// MessageObserver sees the messages of an analysis (Options.Observer). m
+// and what it refers to (Calls) must not be changed, nor m kept after the
+// call returns; its strings may be kept.
+type MessageObserver interface {
+	Observe(m *Message)
 }
 
 // TokenCounter counts the tokens of a valid line's message; package

@@ -235,6 +235,9 @@ func (c *collector) addMessage(m *Message) {
 	c.nodes.add(c.link.add(m), m.Tokens)
 	c.rep.TotalChars += m.Cost
 	c.rep.TotalTokens += m.Tokens
+	if c.opts.Observer != nil {
+		c.opts.Observer.Observe(m)
+	}
 	if !c.opts.SkipMessages {
 		c.rep.Messages = append(c.rep.Messages, *m)
 	}

@@ -533,7 +533,11 @@ func sameShape(a, b *line.Result) bool {
 
 // analyze computes the report from the cached line results.
 func (d *Document) analyze() *Report {
-	c := newCollector(d.opts)
+	// A document patches its report on most edits, without seeing every
+	// message again: an observer would see some rebuilds and not others.
+	opts := d.opts
+	opts.Observer = nil
+	c := newCollector(opts)
 	msgs, calls := 0, 0
 	for i := range d.results {
 		if r := &d.results[i]; r.Verdict == line.Valid && r.Role != line.RoleNone {

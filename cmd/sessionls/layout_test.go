@@ -30,6 +30,7 @@ var layers = map[string]int{
 	"analysis":        2,
 	"analysis/fix":    3,
 	"analysis/tokens": 3,
+	"analysis/ctxmap": 3,
 	// project settings
 	"config": 4,
 	// front ends
