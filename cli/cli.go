@@ -173,11 +173,11 @@ configuration error.`,
 		// Without a command there is nothing to do: a usage error, as for
 		// an unknown command.
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return usagef("missing command (one of: check, budget, trim, config, rules, version, serve)")
+			return usagef("missing command (one of: check, budget, trim, map, config, rules, version, serve)")
 		},
 	}
 	root.SetVersionTemplate(versionLine(e) + "\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err.Error()} })
-	root.AddCommand(newCheckCmd(e), newBudgetCmd(e), newTrimCmd(e), newConfigCmd(e), newVersionCmd(e), newServeCmd(e), newRulesCmd(e))
+	root.AddCommand(newCheckCmd(e), newBudgetCmd(e), newTrimCmd(e), newConfigCmd(e), newVersionCmd(e), newServeCmd(e), newRulesCmd(e), newMapCmd(e))
 	return root
 }
