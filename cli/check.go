@@ -41,6 +41,8 @@ type checkOptions struct {
 	fix           bool // apply safe fixes in place
 	unsafeFixes   bool // and unsafe ones
 	diff          bool // print what --fix would change, write nothing
+	// summary is --step-summary (summary.go).
+	summary *stepSummary
 }
 
 // fixing reports whether the run repairs files (or shows how it would).
@@ -133,6 +135,7 @@ With --fix they follow what remains.`,
 	f.BoolVar(&o.fix, "fix", false, "apply the safe fixes in place, then report what remains")
 	f.BoolVar(&o.unsafeFixes, "unsafe-fixes", false, "with --fix or --diff: apply the unsafe fixes too")
 	f.BoolVar(&o.diff, "diff", false, "print a unified diff of what --fix would change and write nothing (exit 1 when something would)")
+	o.summary = newStepSummary(f)
 	return cmd
 }
 
@@ -283,6 +286,9 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 	if len(all) == 0 {
 		fmt.Fprintf(e.stderr, "sessionls: warning: no .jsonl files found in %s\n", strings.Join(args, " "))
 	}
+	if err := o.summary.prepare(e, o, targets); err != nil {
+		return err
+	}
 
 	var bytesRead, filesDone atomic.Int64
 	prog := newProgress(e, len(targets), &filesDone, &bytesRead)
@@ -404,6 +410,9 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 	}
 	if err := fm.end(sum); err != nil {
 		return writeFailed(e, err)
+	}
+	if err := o.summary.write(e); err != nil {
+		return err
 	}
 	switch {
 	case len(sum.ioErrors) > 0:

@@ -92,6 +92,8 @@ want("sessionls check --format github $SESSIONLS_ARGS $SESSIONLS_PATHS" in check
      "check step does not run sessionls check --format github ARGS PATHS")
 want(check.get("env", {}).get("SESSIONLS_PATHS") == "${{ inputs.paths }}", "check step env lacks inputs.paths")
 want(check.get("env", {}).get("SESSIONLS_ARGS") == "${{ inputs.args }}", "check step env lacks inputs.args")
+want(inputs.get("summary", {}).get("default") == "false", "inputs.summary.default is not 'false'")
+want(check.get("env", {}).get("SESSIONLS_SUMMARY") == "${{ inputs.summary }}", "check step env lacks inputs.summary")
 print("\n".join(errs) if errs else "steps: " + ", ".join(map(str, names)))
 raise SystemExit(1 if errs else 0)
 PY
@@ -185,6 +187,22 @@ PY
   expect_exit "check step with args '--strict' on units.jsonl fails" 1 $rc
   got=$(run_check "$repo" "testdata/sessions/clean.jsonl testdata/sessions/units.jsonl" "--strict --disable orphan-tool-result,duplicate-call-id,missing-tool-result"); rc=$?
   expect_exit "check step with two paths and two flags in args" 0 $rc
+
+  # Input summary "true": the context map's breakdown goes to the job
+  # summary, the annotations stay the same.
+  export GITHUB_STEP_SUMMARY=$tmp/step_summary.md
+  : >"$GITHUB_STEP_SUMMARY"
+  want=$(run_check "$repo" "testdata/sessions/units.jsonl" "--budget 400")
+  got=$(cd "$repo" && PATH=$check_bin_dir:$PATH SESSIONLS_PATHS=testdata/sessions/units.jsonl SESSIONLS_ARGS="--budget 400" \
+    SESSIONLS_SUMMARY=true bash -c "$script"); rc=$?
+  expect_exit "check step with summary true on units.jsonl passes" 0 $rc
+  if [ "$got" = "$want" ] && grep -q '^## sessionls: where the context goes' "$GITHUB_STEP_SUMMARY" &&
+    grep -q '| testdata/sessions/units.jsonl | yes |.*keeps from line' "$GITHUB_STEP_SUMMARY"; then
+    ok "summary true appends the breakdown to GITHUB_STEP_SUMMARY ($(wc -l <"$GITHUB_STEP_SUMMARY") lines), annotations unchanged"
+  else
+    bad "summary true: GITHUB_STEP_SUMMARY is: $(head -c 600 "$GITHUB_STEP_SUMMARY")"
+  fi
+  unset GITHUB_STEP_SUMMARY
 
   # The default paths ".": a directory walk from the workspace root.
   mkdir -p "$tmp/ws/logs/deep" && cp testdata/sessions/demo.jsonl "$tmp/ws/logs/deep/" &&
