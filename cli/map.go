@@ -8,7 +8,9 @@ import (
 	"html/template"
 	"io"
 	"net/url"
+	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -17,7 +19,6 @@ import (
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/ctxmap"
 	"github.com/sessionls/sessionls/analysis/tokens"
-	"github.com/sessionls/sessionls/internal/atomicfile"
 	"github.com/sessionls/sessionls/internal/textfmt"
 )
 
@@ -68,9 +69,9 @@ as check does.
 
 The budget is --max-chars or --max-tokens, else the budget (or max-tokens)
 of FILE's configuration (the closest sessionls.toml); without one the map
-has no cutoff. The page goes to OUT (written atomically), or to stdout when
-stdout is not a terminal; on a terminal, without -o, map refuses (an HTML
-page is not for reading there). OUT cannot be FILE.
+has no cutoff. The page goes to OUT (a temporary file renamed over it),
+or to stdout when stdout is not a terminal; on a terminal, without -o, map
+refuses (an HTML page is not for reading there). OUT cannot be FILE.
 
 Exit codes: 0 the page is written; 1 it is written, but the file does not
 load or trimContext throws for the budget (the page says so, and so does
@@ -101,7 +102,44 @@ stderr); 2 usage, I/O or configuration error.`,
 	return cmd
 }
 
+// writePage writes path through a temporary file in its directory,
+// renamed over it: a reader never sees half a page, and a failed run
+// leaves the old one. Unlike a session, the page is not fsynced (it can
+// be made again at will; an fsync is most of a small map's wall time).
+func writePage(path string, write func(io.Writer) error) error {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	err = write(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		// CreateTemp makes the file 0600; a page is for reading.
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
 func runMap(cmd *cobra.Command, e *env, file, out string, budget int64, opts analysis.Options) error {
+	// The engine's memory is bounded by the longest line, as in check: the
+	// same soft heap goal keeps a gigabyte's map near check's RSS.
+	if e.getenv("GOMEMLIMIT") == "" {
+		prev := debug.SetMemoryLimit(checkMemoryLimit)
+		defer debug.SetMemoryLimit(prev)
+	}
 	b := ctxmap.NewBuilder()
 	opts.Observer = b
 	rep, err := analyzeFile(cmd.Context(), e, file, opts)
@@ -128,8 +166,8 @@ func runMap(cmd *cobra.Command, e *env, file, out string, budget int64, opts ana
 		if err := write(e.stdout); err != nil {
 			return writeFailed(e, err)
 		}
-	} else if err := atomicfile.Write(out, write); err != nil {
-		fmt.Fprintf(e.stderr, "sessionls: %s\n", sanitize(err.Error()))
+	} else if err := writePage(out, write); err != nil {
+		fmt.Fprintf(e.stderr, "sessionls: cannot write %s: %s\n", sanitize(out), sanitize(err.Error()))
 		return exitError{ExitError}
 	}
 	o := outcome(rep, budget, opts)
