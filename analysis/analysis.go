@@ -166,9 +166,13 @@ type Options struct {
 
 // MessageObserver sees the messages of an analysis (Options.Observer). m
 // and what it refers to (Calls) must not be changed, nor m kept after the
-// call returns; its strings may be kept.
+// call returns; its strings may be kept. owner is, for a tool result, the
+// index (among the valid messages, from 0) of the assistant message whose
+// call it answers: the nearest earlier one declaring its toolCallId, the
+// link trimContext groups units by (Report.AnsweredCall); -1 for an
+// orphan result and for every other message.
 type MessageObserver interface {
-	Observe(m *Message)
+	Observe(m *Message, owner int)
 }
 
 // TokenCounter counts the tokens of a valid line's message; package

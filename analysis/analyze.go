@@ -232,11 +232,12 @@ func (c *collector) addMessage(m *Message) {
 	if tooDeep(m.Depth) && !c.opts.Disabled[CodeDeepNesting] {
 		c.checks = append(c.checks, deepFinding(m))
 	}
-	c.nodes.add(c.link.add(m), m.Tokens)
+	nd := c.link.add(m)
+	c.nodes.add(nd, m.Tokens)
 	c.rep.TotalChars += m.Cost
 	c.rep.TotalTokens += m.Tokens
 	if c.opts.Observer != nil {
-		c.opts.Observer.Observe(m)
+		c.opts.Observer.Observe(m, int(nd.owner))
 	}
 	if !c.opts.SkipMessages {
 		c.rep.Messages = append(c.rep.Messages, *m)

@@ -1,4 +1,4 @@
-// Package cli is the sessionls command line: check, budget, trim, config,
+// Package cli is the sessionls command line: check, budget, trim, map, config,
 // rules, version and serve. cmd/sessionls only wires the process to Run;
 // everything that decides what is printed and which exit code is returned
 // lives here, so the tests drive the commands in-process.

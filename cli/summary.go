@@ -37,7 +37,7 @@ type summaryFile struct {
 }
 
 // Observe passes the engine's messages to the builder.
-func (f *summaryFile) Observe(m *analysis.Message) { f.b.Observe(m) }
+func (f *summaryFile) Observe(m *analysis.Message, owner int) { f.b.Observe(m, owner) }
 
 // done builds the map from the target's report.
 func (f *summaryFile) done(rep *analysis.Report, budget int64) {

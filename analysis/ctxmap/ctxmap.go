@@ -232,24 +232,27 @@ const (
 )
 
 // Builder folds the messages of one analysis; it is the analysis's
-// Options.Observer. It keeps 8 bytes per message (12 with tokens) and one
-// entry per distinct call id. Not safe for concurrent use (the engine calls
-// it from one goroutine).
+// Options.Observer. It keeps 16 bytes per message (20 with tokens), and per
+// declared call its id's bytes and 16 more, all free of pointers (the
+// garbage collector has nothing to scan in them, however long the
+// session). Not safe for concurrent use (the engine calls it from one
+// goroutine).
 type Builder struct {
 	kinds  []Kind
 	kindOf map[Kind]int32
 	other  int32 // the kind of tool names past MaxToolKinds; -1 until made
-	// calls maps a call id to the kind of the results answering its latest
-	// declaration: the nearest earlier assistant declaring the id, as
-	// trimContext links a result (and the last call of that id within the
-	// message, as analysis.Report.AnsweredCall).
-	calls map[string]int32
-	recs  recList
+	recs   recList
+	// calls are the calls of the assistant messages, in order, their ids
+	// in ids: a tool result is named by the call of its owner (the
+	// engine's link) with its id, the last such call, as
+	// analysis.Report.AnsweredCall does.
+	calls callList
+	ids   []byte
 }
 
 // NewBuilder returns an empty Builder.
 func NewBuilder() *Builder {
-	b := &Builder{kindOf: map[Kind]int32{}, calls: map[string]int32{}, other: -1}
+	b := &Builder{kindOf: map[Kind]int32{}, other: -1}
 	for _, k := range []Kind{{Role: "user"}, {Role: "assistant"}, {Role: "tool", Note: "no call"}} {
 		b.kindOf[k] = int32(len(b.kinds))
 		b.kinds = append(b.kinds, k)
@@ -258,22 +261,32 @@ func NewBuilder() *Builder {
 }
 
 // Observe takes the next message (analysis.MessageObserver).
-func (b *Builder) Observe(m *analysis.Message) {
+func (b *Builder) Observe(m *analysis.Message, owner int) {
 	k := int32(kindUser)
+	var first, n uint32
 	switch m.Role {
 	case line.RoleAssistant:
 		k = kindAssistant
+		first, n = uint32(b.calls.n), uint32(len(m.Calls))
 		for i := range m.Calls {
 			c := &m.Calls[i]
-			b.calls[c.ID] = b.toolKind(c.Name)
+			b.calls.add(call{off: int64(len(b.ids)), n: int32(len(c.ID)), kind: b.toolKind(c.Name)})
+			b.ids = append(b.ids, c.ID...)
 		}
 	case line.RoleTool:
 		k = kindOrphan
-		if tk, ok := b.calls[m.ToolCallID]; ok {
-			k = tk
+		if owner >= 0 && owner < b.recs.n {
+			o := b.recs.at0(owner)
+			for j := int(o.first) + int(o.calls) - 1; j >= int(o.first); j-- {
+				c := b.calls.at(j)
+				if string(b.ids[c.off:c.off+int64(c.n)]) == m.ToolCallID {
+					k = c.kind
+					break
+				}
+			}
 		}
 	}
-	b.recs.add(k, m.Cost, m.Tokens)
+	b.recs.add(rec{kind: k, first: first, calls: n}, m.Cost, m.Tokens)
 }
 
 // toolKind is the kind of results answering a call named name.
@@ -631,10 +644,11 @@ func (h *largest) sorted() []UnitInfo {
 }
 
 // recList holds one record per message in fixed-size blocks (a long
-// stream's records are never copied to grow): its kind and cost in 8
-// bytes, and its tokens in parallel blocks made only once a message has
-// tokens. A cost or token count past 2^32-1 (a single line of gigabytes
-// of number literals that JSON.stringify lengthens) is kept aside in big.
+// stream's records are never copied to grow): its kind, cost and calls in
+// 16 bytes, and its tokens in parallel blocks made only once a message
+// has tokens. A cost or token count past 2^32-1 (a single line of
+// gigabytes of number literals that JSON.stringify lengthens) is kept
+// aside in big.
 type recList struct {
 	blocks [][]rec
 	tokens [][]uint32
@@ -642,9 +656,12 @@ type recList struct {
 	n      int
 }
 
+// rec is one message: its kind, cost, and for an assistant message where
+// its calls start in the Builder's callList and how many there are.
 type rec struct {
-	cost uint32
-	kind int32
+	cost         uint32
+	kind         int32
+	first, calls uint32
 }
 
 const (
@@ -652,26 +669,26 @@ const (
 	bigMark  = math.MaxUint32
 )
 
-func (l *recList) add(kind int32, cost, tokens int64) {
+func (l *recList) add(r rec, cost, tokens int64) {
 	if l.n%recBlock == 0 {
 		l.blocks = append(l.blocks, make([]rec, 0, recBlock))
 	}
-	c := uint32(bigMark)
+	r.cost = uint32(bigMark)
 	if cost >= 0 && cost < bigMark {
-		c = uint32(cost)
+		r.cost = uint32(cost)
 	}
 	t := uint32(bigMark)
 	if tokens >= 0 && tokens < bigMark {
 		t = uint32(tokens)
 	}
-	if c == bigMark || t == bigMark {
+	if r.cost == bigMark || t == bigMark {
 		if l.big == nil {
 			l.big = map[int][2]int64{}
 		}
 		l.big[l.n] = [2]int64{cost, tokens}
 	}
 	b := &l.blocks[len(l.blocks)-1]
-	*b = append(*b, rec{cost: c, kind: kind})
+	*b = append(*b, r)
 	if t != 0 || l.tokens != nil {
 		for len(l.tokens) < len(l.blocks) {
 			l.tokens = append(l.tokens, make([]uint32, recBlock))
@@ -680,6 +697,9 @@ func (l *recList) add(kind int32, cost, tokens int64) {
 	}
 	l.n++
 }
+
+// at0 is message i's record as stored.
+func (l *recList) at0(i int) rec { return l.blocks[i/recBlock][i%recBlock] }
 
 // at returns message i's kind, cost and tokens.
 func (l *recList) at(i int) (kind int, cost, tokens int64) {
@@ -695,3 +715,28 @@ func (l *recList) at(i int) (kind int, cost, tokens int64) {
 	}
 	return int(r.kind), int64(r.cost), int64(t)
 }
+
+// call is one declared call: its id (the Builder's ids[off:off+n]) and the
+// kind of the results that answer it.
+type call struct {
+	off  int64
+	n    int32
+	kind int32
+}
+
+// callList holds calls in fixed-size blocks, as recList does.
+type callList struct {
+	blocks [][]call
+	n      int
+}
+
+func (l *callList) add(c call) {
+	if l.n%recBlock == 0 {
+		l.blocks = append(l.blocks, make([]call, 0, recBlock))
+	}
+	b := &l.blocks[len(l.blocks)-1]
+	*b = append(*b, c)
+	l.n++
+}
+
+func (l *callList) at(i int) call { return l.blocks[i/recBlock][i%recBlock] }

@@ -377,9 +377,9 @@ func TestBuildWithoutObserving(t *testing.T) {
 // TestRecListBig: costs past 2^32-1 are kept exactly.
 func TestRecListBig(t *testing.T) {
 	var l recList
-	l.add(1, 5, 0)
-	l.add(2, 1<<33, 7)
-	l.add(0, 9, 1<<34)
+	l.add(rec{kind: 1}, 5, 0)
+	l.add(rec{kind: 2}, 1<<33, 7)
+	l.add(rec{kind: 0}, 9, 1<<34)
 	for i, want := range [][3]int64{{1, 5, 0}, {2, 1 << 33, 7}, {0, 9, 1 << 34}} {
 		k, c, tk := l.at(i)
 		if int64(k) != want[0] || c != want[1] || tk != want[2] {
