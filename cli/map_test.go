@@ -192,6 +192,21 @@ func TestMapOutput(t *testing.T) {
 		t.Errorf("-o FILE FILE: code %d, file changed %v, stderr %q", r.code, string(after) != string(before), r.stderr)
 	}
 
+	// A page that cannot be written: exit 2, and no temporary file left.
+	r = sessionls(t, "map", "-o", filepath.Join(dir, "missing", "m.html"), sessionPath("clean"))
+	if r.code != ExitError || !strings.Contains(r.stderr, "cannot write") {
+		t.Errorf("unwritable -o: code %d stderr %q", r.code, r.stderr)
+	}
+	// Rewriting a page replaces it whole and leaves no temporary file.
+	r = sessionls(t, "map", "--max-chars", "300", "-o", outPath, sessionPath("clean"))
+	ents, _ := os.ReadDir(dir)
+	if r.code != 0 || len(ents) != 1 {
+		t.Errorf("rewrite: code %d, %d entries in the directory", r.code, len(ents))
+	}
+	if fi, err := os.Stat(outPath); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("page mode %v, %v", fi.Mode(), err)
+	}
+
 	// stdin maps too; its links are in-page.
 	e, out, errb = testEnv(string(before), nil)
 	r = runWith(t, e, out, errb, "map", "--max-chars", "300", "-")
