@@ -36,9 +36,6 @@ type budgetFlags struct {
 	maxTokens int64
 	tokens    bool // budget --tokens: count tokens without a token budget
 	tokenizer string
-	// optional: no budget is not an error (map draws a session without a
-	// cutoff); resolve then returns a budget of 0.
-	optional bool
 }
 
 func (f *budgetFlags) register(cmd *cobra.Command, withTokens bool) {
