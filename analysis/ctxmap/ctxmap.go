@@ -15,6 +15,9 @@
 //	opts.Observer = b
 //	rep, err := analysis.AnalyzeReader(ctx, f, opts)
 //	m, err := b.Build(rep, ctxmap.Config{Budget: opts.Budget})
+//
+// A report that holds its messages (a language server's Document) maps
+// with FromReport, with no second read of the file.
 package ctxmap
 
 import (
@@ -512,6 +515,29 @@ func (b *Builder) Build(rep *analysis.Report, cfg Config) (*Map, error) {
 	share(m.Roles)
 	share(m.Tools)
 	return m, nil
+}
+
+// FromReport builds the map of a report that holds its messages (one made
+// without SkipMessages, such as a language server's analysis.Document
+// keeps): what a front end that already holds the report serves with one
+// call, without reading the file again. cfg as for Build.
+func FromReport(rep *analysis.Report, cfg Config) (*Map, error) {
+	n := 0
+	if len(rep.Units) > 0 {
+		n = rep.Units[len(rep.Units)-1].Last + 1
+	}
+	if len(rep.Messages) != n {
+		return nil, fmt.Errorf("ctxmap: the report holds %d of its %d messages (made with SkipMessages?): map it while it is made, with a Builder as its Options.Observer", len(rep.Messages), n)
+	}
+	b := NewBuilder()
+	for i := range rep.Messages {
+		owner := -1
+		if a, _, ok := rep.AnsweredCall(i); ok {
+			owner = a
+		}
+		b.Observe(&rep.Messages[i], owner)
+	}
+	return b.Build(rep, cfg)
 }
 
 // clip cuts s to at most n bytes, at a rune boundary, marking the cut.

@@ -418,3 +418,29 @@ func TestGolden(t *testing.T) {
 		t.Errorf("map differs from %s (review, then -update):\n%s", path, got)
 	}
 }
+
+// TestFromReport: a report that holds its messages (a Document's) maps
+// exactly as the stream observed while it was made.
+func TestFromReport(t *testing.T) {
+	r := rand.New(rand.NewPCG(20, 2))
+	for i := range 100 {
+		data := randjsonl.File(r, 1+r.IntN(40))
+		opts := analysis.Options{Budget: int64(r.IntN(2000))}
+		cfg := Config{TargetBins: 1 + r.IntN(6), Budget: opts.Budget}
+		streamed, _ := mapOf(t, data, opts, cfg)
+		doc := analysis.NewDocument(string(data), opts)
+		held, err := FromReport(doc.Report(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := json.Marshal(streamed)
+		b, _ := json.Marshal(held)
+		if !bytes.Equal(a, b) {
+			t.Fatalf("file %d: the document's map differs from the stream's:\n%s\n%s\n%s", i, data, a, b)
+		}
+	}
+	rep := analysis.Analyze([]byte(`{"role":"user","content":"a"}`+"\n"), analysis.Options{SkipMessages: true})
+	if _, err := FromReport(rep, Config{}); err == nil {
+		t.Error("a report without its messages was mapped")
+	}
+}
