@@ -8,7 +8,8 @@
 #
 #   bench/map.sh                   sizes 50M and 1G
 #   SIZES="50M 256M" REPEAT=5 bench/map.sh
-#   TOKENS=1 bench/map.sh          adds map --tokens (the tokenizer's cost)
+#   TOKENS=1 bench/map.sh          adds map --tokens beside budget --tokens
+#                                  (the tokenizer's cost, the same in both)
 #
 # Needs go and GNU time (/usr/bin/time). Prints, per size, wall and CPU
 # seconds, peak RSS, the map's wall and RSS over check's (the target: at
@@ -67,7 +68,7 @@ for size in $SIZES; do
 	BYTES=$(stat -c %s "$FILE")
 	PAGE=$OUT/map-$size.html
 	names="check-$size map-$size budget-$size"
-	[ -n "${TOKENS:-}" ] && names="$names maptokens-$size"
+	[ -n "${TOKENS:-}" ] && names="$names maptokens-$size budgettokens-$size"
 	for n in $names; do rm -f "$OUT/$n".*; done
 	echo "warming the page cache..." >&2
 	cat "$FILE" >/dev/null
@@ -78,6 +79,7 @@ for size in $SIZES; do
 		once "budget-$size" "$BIN" budget --max-chars "$BUDGET" --format json "$FILE"
 		if [ -n "${TOKENS:-}" ]; then
 			once "maptokens-$size" "$BIN" map --tokens --max-chars "$BUDGET" -o "$OUT/map-tokens-$size.html" "$FILE"
+			once "budgettokens-$size" "$BIN" budget --tokens --max-chars "$BUDGET" --format json "$FILE"
 		fi
 	done
 
@@ -92,6 +94,7 @@ for size in $SIZES; do
 		map-*) label="sessionls map --max-chars $BUDGET -o PAGE" ;;
 		budget-*) label="sessionls budget --max-chars $BUDGET --format json" ;;
 		maptokens-*) label="sessionls map --tokens --max-chars $BUDGET -o PAGE" ;;
+		budgettokens-*) label="sessionls budget --tokens --max-chars $BUDGET --format json" ;;
 		esac
 		w=$(wall "$OUT/$n.time")
 		awk -v l="$label" -v w="$w" -v c="$(cpu "$OUT/$n.time")" -v b="$BYTES" -v r="$(rss "$OUT/$n.time")" \
