@@ -2,7 +2,7 @@
 # command CI runs, so `make X` and CI agree.
 #
 #   make test      the README's test command, race x3 where tests run concurrently, purego
-#   make oracles   the npm-installed test oracles (skipped without npm, unless CI=true)
+#   make oracles   the npm-installed test oracles and the map's Chromium (skipped without npm, unless CI=true)
 #   make lint      gofmt, go vet, staticcheck, go mod tidy -diff, generated docs
 #   make fuzz      short fuzz runs beyond the seed corpora (FUZZTIME=30s)
 #   make generate  regenerate the files derived from code (rule docs, ...)
@@ -41,7 +41,8 @@ test: oracles
 oracles:
 	@if command -v npm >/dev/null 2>&1; then \
 		bash lsp/testdata/thirdparty/install.sh >/dev/null && \
-		bash testdata/oracle/tokens/install.sh >/dev/null; \
+		bash testdata/oracle/tokens/install.sh >/dev/null && \
+		{ bash cli/testdata/map/install.sh >/dev/null || [ -z "$$CI" ]; }; \
 	elif [ -n "$$CI" ]; then \
 		echo "npm is required under CI (the oracles of the differential tests)"; exit 1; \
 	else \
@@ -60,6 +61,7 @@ generate:
 
 fuzz:
 	$(GO) test -run XXX -fuzz FuzzTransport -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./lsp
+	$(GO) test -run XXX -fuzz FuzzJSONRPCNesting -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./lsp
 	$(GO) test -run XXX -fuzz FuzzDecodeFastOpen -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./lsp
 	$(GO) test -run XXX -fuzz FuzzParseNumber -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./analysis/line
 	$(GO) test -run XXX -fuzz FuzzForLine -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./analysis/fix
