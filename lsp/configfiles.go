@@ -190,6 +190,7 @@ func (s *server) configChanged() {
 			changed = true
 		}
 	}
+	s.stampConfigFiles(stampAll)
 	s.logger.Info("configuration files changed", zap.Bool("documents_changed", changed))
 	if changed {
 		s.refreshLenses()

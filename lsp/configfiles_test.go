@@ -224,3 +224,34 @@ func TestStatusBudgetSource(t *testing.T) {
 	require.Equal(t, "editor setting sessionls.budget", source(a))
 	require.Equal(t, "editor setting sessionls.budget", source(none))
 }
+
+// The server sees configuration files change on disk by itself: a client
+// that reports nothing (Neovim 0.7) still gets a sessionls.toml written,
+// changed and deleted outside the editor, in a directory above the
+// document and in one that held none when the document was opened.
+func TestConfigFilesPolled(t *testing.T) {
+	clean := readSession(t, "clean.jsonl")
+	h := startConfigHarness(t, map[string]string{"sub/readme.txt": "no configuration here yet\n"}, false)
+	doc := h.openDoc("sub/deep/a.jsonl", "jsonl", clean)
+	require.Equal(t, int64(0), h.budget(doc))
+	// Let a poll see the tree as it is before anything changes.
+	time.Sleep(configPollInterval + 200*time.Millisecond)
+
+	steps := []struct {
+		what   string
+		do     func()
+		budget int64
+	}{
+		{"sessionls.toml created above the document", func() { writeFile(t, filepath.Join(h.root, "sessionls.toml"), "budget = 400\n") }, 400},
+		{"a closer .sessionls.toml created", func() { writeFile(t, filepath.Join(h.root, "sub", ".sessionls.toml"), "budget = 500\n") }, 500},
+		{"the closer file changed", func() { writeFile(t, filepath.Join(h.root, "sub", ".sessionls.toml"), "budget = 600000\n") }, 600000},
+		{"the closer file changed to a value of the same size", func() { writeFile(t, filepath.Join(h.root, "sub", ".sessionls.toml"), "budget = 700000\n") }, 700000},
+		{"the closer file deleted", func() { require.NoError(t, os.Remove(filepath.Join(h.root, "sub", ".sessionls.toml"))) }, 400},
+		{"the last file deleted", func() { require.NoError(t, os.Remove(filepath.Join(h.root, "sessionls.toml"))) }, 0},
+	}
+	for _, st := range steps {
+		st.do()
+		require.Eventually(t, func() bool { return h.budget(doc) == st.budget }, wait, 20*time.Millisecond,
+			"%s: the budget is %d, want %d", st.what, h.budget(doc), st.budget)
+	}
+}

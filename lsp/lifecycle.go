@@ -71,6 +71,7 @@ func (s *server) Initialized(ctx context.Context, _ *protocol.InitializedParams)
 		s.pullConfiguration(ctx)
 	}
 	s.watchConfigFiles()
+	s.pollConfigFiles()
 	return nil
 }
 

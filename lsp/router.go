@@ -97,6 +97,9 @@ type job struct {
 	id    *jsonrpc2.ID  // nil for a notification
 	done  chan struct{} // a drain marker: closed when the worker reaches it
 	size  int           // bytes of params, counted in the router's load
+	// fn, when set, is the server's own work run on the worker (see post):
+	// not a message, not counted in the load.
+	fn func()
 }
 
 func newRouter(logger *zap.Logger, srv *server) *router {
@@ -350,6 +353,10 @@ func (r *router) work(ctx context.Context) {
 		r.mu.Unlock()
 		if j.done != nil {
 			close(j.done)
+			continue
+		}
+		if j.fn != nil {
+			r.runOwn(j.fn)
 			continue
 		}
 		r.run(j)

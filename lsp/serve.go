@@ -88,6 +88,7 @@ func serveWith(ctx context.Context, rwc io.ReadWriteCloser, logger *zap.Logger, 
 	conn := jsonrpc2.NewConn(st)
 	srv := newServer(ctx, logger, conn)
 	r := newRouter(logger, srv)
+	srv.post = r.post
 	r.beforeRun = opts.beforeRun
 	r.onFull = opts.onFull
 	if opts.maxQueued > 0 {

@@ -35,6 +35,12 @@ type server struct {
 	// client it does not wait for), so that serve returns only after they
 	// have: nothing the server started logs or writes after it returned.
 	bg sync.WaitGroup
+	// post queues the server's own work on the worker, after the messages
+	// already queued (set by serve; see router.post). False once exit came.
+	post func(fn func()) bool
+	// configStamps: what the configuration files near open documents
+	// looked like at the last poll (configwatch.go); worker only.
+	configStamps map[string]configStamp
 
 	mu       sync.Mutex
 	settings settings

@@ -22,6 +22,7 @@ func (s *server) DidOpen(ctx context.Context, p *protocol.DidOpenTextDocumentPar
 		return nil
 	}
 	f := s.files.open(doc.URI, string(doc.LanguageID), doc.Version, doc.Text, s.optionsFor(doc.URI))
+	s.stampConfigFiles(stampNew) // its configuration as just read (configwatch.go)
 	s.logger.Debug("opened", zap.String("uri", string(doc.URI)), zap.Int("bytes", len(doc.Text)))
 	s.publish(f)
 	return nil

@@ -595,6 +595,24 @@ F's message: \"budget 8,000 keeps …; 11 messages above are trimmed\"."
         (st-ok (not (st-first-invalid-line (st-check-json n))) "line 1 still invalid after the fix")
         (st-check-lenses "lenses after the fix" (st-expect n) server)
 
+        ;; 6b. No editor budget, then a sessionls.toml written outside
+        ;; Emacs: the lenses follow it with no edit in the buffer (the
+        ;; server republishes diagnostics, the lenses' cue in eglot 1.9).
+        (sessionls-set-budget nil)
+        (st-check-lenses "lenses with the budget cleared" (st-expect nil) server)
+        (let* ((toml (expand-file-name "sessionls.toml" (file-name-directory st-file)))
+               (b (+ n 7))
+               (want (st-expect b)))
+          (with-temp-file toml (insert (format "budget = %d\n" b)))
+          (st-ok (st-wait-for (lambda () (st-lenses-match (st-overlay-lenses) want)))
+                 "lenses after sessionls.toml got budget %d outside Emacs (no edit).\nwant:\n%s\ngot:\n%s"
+                 b (st-show-want want) (st-show-lenses (st-overlay-lenses)))
+          (st-log "ok   lenses follow a sessionls.toml written outside Emacs (budget %d), with no edit" b)
+          (delete-file toml)
+          (st-ok (st-wait-for (lambda () (st-lenses-match (st-overlay-lenses) (st-expect nil))))
+                 "lenses after sessionls.toml was deleted:\n%s" (st-show-lenses (st-overlay-lenses))))
+        (sessionls-set-budget n)
+
         ;; 7. A new server started with sessionls-budget and
         ;; sessionls-checks: they travel as initializationOptions.
         (eglot-shutdown server)

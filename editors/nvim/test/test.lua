@@ -975,6 +975,14 @@ local function run()
   want, partial = expect(buf, n2)
   wait_lenses(buf, want, partial, "lenses after writing budget = " .. n2 .. " to sessionls.toml", since, false)
 
+  -- 13b. Changed outside Neovim (0.7 cannot watch files: the server
+  -- watches them itself), with no buffer of it open and no edit.
+  since = lens_responses
+  vim.fn.writefile({ "budget = " .. n }, toml)
+  wait_diags(buf, "diagnostics after sessionls.toml got budget = " .. n .. " outside Neovim", n)
+  want, partial = expect(buf, n)
+  wait_lenses(buf, want, partial, "lenses after sessionls.toml got budget = " .. n .. " outside Neovim", since, true)
+
   -- 14. A quick fix: a trailing comma (a safe fix) in a new session file;
   -- the code action menu (vim.lsp.buf.code_action, its vim.ui.select
   -- stubbed to pick the quick fix as a person would) repairs it: the
