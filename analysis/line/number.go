@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"math"
 	"strconv"
-	"strings"
 )
 
 // FormatNumber writes f the way JavaScript's Number.prototype.toString (and
@@ -13,49 +12,60 @@ import (
 // plainly for 1e-7 < |f| < 1e21 and exponentially otherwise ("1e+21",
 // "1.5e-7"); -0 is "0" and the infinities are "null" as in JSON.stringify.
 func FormatNumber(f float64) string {
+	var buf [32]byte
+	return string(appendFloat(buf[:0], f))
+}
+
+// appendFloat appends FormatNumber(f) to dst.
+func appendFloat(dst []byte, f float64) []byte {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return "null"
+		return append(dst, "null"...)
 	}
 	if f == 0 {
-		return "0"
+		return append(dst, '0')
 	}
-	var sb strings.Builder
 	if f < 0 {
-		sb.WriteByte('-')
+		dst = append(dst, '-')
 		f = -f
 	}
 	// "d.ddddde±x": the shortest round-trip digits and the exponent.
-	s := strconv.FormatFloat(f, 'e', -1, 64)
-	e := strings.IndexByte(s, 'e')
-	digits := strings.Replace(s[:e], ".", "", 1)
-	exp, _ := strconv.Atoi(s[e+1:])
+	var buf [32]byte
+	s := strconv.AppendFloat(buf[:0], f, 'e', -1, 64)
+	e := bytes.IndexByte(s, 'e')
+	var dbuf [24]byte
+	digits := append(append(dbuf[:0], s[0]), s[min(2, e):e]...) // without the point
+	exp, _ := strconv.Atoi(string(s[e+1:]))
 	k := len(digits)
 	n := exp + 1 // value = 0.digits × 10^n, in the terms of ECMA-262 Number::toString
 	switch {
 	case k <= n && n <= 21:
-		sb.WriteString(digits)
-		sb.WriteString(strings.Repeat("0", n-k))
+		dst = append(dst, digits...)
+		for range n - k {
+			dst = append(dst, '0')
+		}
 	case 0 < n && n <= 21:
-		sb.WriteString(digits[:n])
-		sb.WriteByte('.')
-		sb.WriteString(digits[n:])
+		dst = append(dst, digits[:n]...)
+		dst = append(dst, '.')
+		dst = append(dst, digits[n:]...)
 	case -6 < n && n <= 0:
-		sb.WriteString("0.")
-		sb.WriteString(strings.Repeat("0", -n))
-		sb.WriteString(digits)
+		dst = append(dst, "0."...)
+		for range -n {
+			dst = append(dst, '0')
+		}
+		dst = append(dst, digits...)
 	default:
-		sb.WriteByte(digits[0])
+		dst = append(dst, digits[0])
 		if k > 1 {
-			sb.WriteByte('.')
-			sb.WriteString(digits[1:])
+			dst = append(dst, '.')
+			dst = append(dst, digits[1:]...)
 		}
-		sb.WriteByte('e')
+		dst = append(dst, 'e')
 		if n-1 >= 0 {
-			sb.WriteByte('+')
+			dst = append(dst, '+')
 		}
-		sb.WriteString(strconv.Itoa(n - 1))
+		dst = strconv.AppendInt(dst, int64(n-1), 10)
 	}
-	return sb.String()
+	return dst
 }
 
 // numberLen is len(FormatNumber(f)), found without building the string.
@@ -121,37 +131,62 @@ func numberLen(f float64) int {
 const maxShortLiteral = 64
 
 // numberCost is the length of JSON.stringify of the number literal lit
-// (already validated against the JSON grammar).
+// (already validated against the JSON grammar): len(appendNumber(nil, lit)),
+// found without writing it.
 func numberCost(lit []byte) int {
-	// Fast path: an integer of at most 15 digits is exact in a double and
-	// prints as written, except "-0" which prints as "0".
+	if plainInteger(lit) {
+		if len(lit) == 2 && lit[0] == '-' && lit[1] == '0' {
+			return 1
+		}
+		return len(lit)
+	}
+	return numberLen(numberValue(lit))
+}
+
+// appendNumber appends JSON.stringify of the number literal lit (already
+// validated against the JSON grammar): JavaScript's Number::toString of the
+// double JSON.parse reads, exact for a literal of any length. The character
+// cost (numberCost) and the stringified text (AppendStringify) both read the
+// literal with numberValue, so they cannot disagree.
+func appendNumber(dst, lit []byte) []byte {
+	if plainInteger(lit) {
+		if len(lit) == 2 && lit[0] == '-' && lit[1] == '0' {
+			return append(dst, '0')
+		}
+		return append(dst, lit...)
+	}
+	return appendFloat(dst, numberValue(lit))
+}
+
+// plainInteger reports whether lit is an integer of at most 15 digits: exact
+// in a double, it prints as written (except "-0", which prints as "0").
+func plainInteger(lit []byte) bool {
 	digits := lit
 	if len(digits) > 0 && digits[0] == '-' {
 		digits = digits[1:]
 	}
-	if len(digits) > 0 && len(digits) <= 15 {
-		simple := true
-		for _, c := range digits {
-			if c < '0' || c > '9' {
-				simple = false
-				break
-			}
-		}
-		if simple {
-			if len(lit) == 2 && lit[0] == '-' && lit[1] == '0' {
-				return 1
-			}
-			return len(lit)
+	if len(digits) == 0 || len(digits) > 15 {
+		return false
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
 		}
 	}
+	return true
+}
+
+// numberValue returns the double JSON.parse reads from the literal lit
+// (already validated against the JSON grammar), of any length.
+func numberValue(lit []byte) float64 {
 	if len(lit) <= maxShortLiteral {
 		// The grammar is already checked, so the only possible error is
 		// ErrRange, whose value (±Inf or a rounded-to-zero) is what V8
 		// gets too.
 		f, _ := strconv.ParseFloat(string(lit), 64)
-		return numberLen(f)
+		return f
 	}
-	return numberLen(parseNumber(lit))
+	return parseNumber(lit)
 }
 
 const (

@@ -169,5 +169,35 @@ func TestDiffNodeNumbers(t *testing.T) {
 	if failures > 0 {
 		t.Errorf("%d of %d literals cost differently from node", failures, len(lits))
 	}
-	t.Logf("%d literals, %d bytes, compared with node", len(lits), file.Len())
+
+	// The text, not only its length: what JSON.stringify writes for each
+	// literal, which the token counts read.
+	texts, err := oracle.Stringify(ctx, node, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(texts) != len(lines) {
+		t.Fatalf("oracle stringified %d lines, we wrote %d", len(texts), len(lines))
+	}
+	failures = 0
+	for i, w := range texts {
+		if w.Text == nil {
+			t.Fatalf("node does not stringify line %d", i+1)
+		}
+		got, err := AppendStringify(nil, lines[i])
+		if err != nil || string(got) != *w.Text {
+			failures++
+			if failures <= 20 {
+				lit := lits[i]
+				if len(lit) > 120 {
+					lit = lit[:60] + "…" + lit[len(lit)-60:]
+				}
+				t.Errorf("literal %s (%d bytes): we write %.200s (%v), node %.200s", lit, len(lits[i]), got, err, *w.Text)
+			}
+		}
+	}
+	if failures > 0 {
+		t.Errorf("%d of %d literals stringify differently from node", failures, len(lits))
+	}
+	t.Logf("%d literals, %d bytes, compared with node (cost and text)", len(lits), file.Len())
 }

@@ -3,7 +3,6 @@ package line
 import (
 	"errors"
 	"slices"
-	"strconv"
 )
 
 // ErrNotValid is returned by AppendStringify for a line that is not a valid
@@ -305,31 +304,6 @@ func appendQuoted(dst, s []byte) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
-}
-
-// appendNumber writes the number literal lit as JavaScript prints its value.
-func appendNumber(dst, lit []byte) []byte {
-	digits := lit
-	if len(digits) > 0 && digits[0] == '-' {
-		digits = digits[1:]
-	}
-	if len(digits) > 0 && len(digits) <= 15 {
-		simple := true
-		for _, c := range digits {
-			if c < '0' || c > '9' {
-				simple = false
-				break
-			}
-		}
-		if simple {
-			if len(lit) == 2 && lit[0] == '-' && lit[1] == '0' {
-				return append(dst, '0')
-			}
-			return append(dst, lit...)
-		}
-	}
-	f, _ := strconv.ParseFloat(string(lit), 64)
-	return append(dst, FormatNumber(f)...)
 }
 
 // containers on the stack: object or array, and whether it has a member yet.

@@ -38,6 +38,8 @@ var stringifyCases = []struct{ name, in, want string }{
 		`{"role":"assistant","content":"","toolCalls":[{"id":"a","name":"n","input":{"a":{"c":4},"b":2}}]}`},
 	{"numbers", `{"role":"assistant","content":"","toolCalls":[{"id":"a","name":"n","input":[-0,1E2,0.10,1e21,1e-7,123456789012345678,1e400,-1e400,5e-324,0.000001]}]}`,
 		`{"role":"assistant","content":"","toolCalls":[{"id":"a","name":"n","input":[0,100,0.1,1e+21,1e-7,123456789012345680,null,null,5e-324,0.000001]}]}`},
+	{"long literals read whole", `{"role":"assistant","content":"","toolCalls":[{"id":"a","name":"n","input":[1` + strings.Repeat("0", 800) + `e-800,1` + strings.Repeat("0", 900) + `.5e-880,0.` + strings.Repeat("0", 900) + `25e901]}]}`,
+		`{"role":"assistant","content":"","toolCalls":[{"id":"a","name":"n","input":[1,100000000000000000000,2.5]}]}`},
 	{"string escapes", `{"role":"user","content":"\/\u00e9\b\u0001\u001f\u007f\u2028\"\\\t"}`,
 		"{\"role\":\"user\",\"content\":\"/é\\b\\u0001\\u001f\u007f\u2028\\\"\\\\\\t\"}"},
 	{"surrogates", `{"role":"user","content":"\ud83d\ude00\ud800\uDC00x\udfff\ud83d"}`,
