@@ -44,3 +44,39 @@ func BenchmarkStringify(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCount is the share of BenchmarkMessage that counts: the
+// pre-tokenizer and the merges, on the stringified messages.
+func BenchmarkCount(b *testing.B) {
+	data := transcript.Session(400, 1)
+	var texts []string
+	for _, l := range bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n")) {
+		t, err := line.AppendStringify(nil, l)
+		if err != nil {
+			b.Fatal(err)
+		}
+		texts = append(texts, string(t))
+	}
+	for _, enc := range tokens.Encodings() {
+		b.Run(string(enc), func(b *testing.B) {
+			c := counter(b, enc)
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				for _, t := range texts {
+					if _, err := c.Count(t); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLoad builds an encoding's tables, as the first New does.
+func BenchmarkLoad(b *testing.B) {
+	for b.Loop() {
+		if _, err := tokens.LoadO200k(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

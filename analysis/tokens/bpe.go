@@ -1,12 +1,9 @@
 package tokens
 
 import (
-	"bytes"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"hash/maphash"
-	"io"
 	"math/bits"
 )
 
@@ -25,17 +22,9 @@ type ranks struct {
 // noRank marks a pair that is no token.
 const noRank = ^uint32(0)
 
-// loadRanks reads a table written by gen/ranks.mjs, gzipped.
-func loadRanks(gz string) (*ranks, error) {
-	zr, err := gzip.NewReader(bytes.NewReader([]byte(gz)))
-	if err != nil {
-		return nil, fmt.Errorf("reading the ranks table: %w", err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, fmt.Errorf("reading the ranks table: %w", err)
-	}
-	t := &ranks{data: string(raw), seed: maphash.MakeSeed()}
+// loadRanks reads a table written by gen/ranks.mjs.
+func loadRanks(raw string) (*ranks, error) {
+	t := &ranks{data: raw, seed: maphash.MakeSeed(), off: make([]uint32, 0, len(raw)/7)}
 	for i := 0; i < len(raw); {
 		n := int(raw[i])
 		if n == 0 || i+1+n > len(raw) {
@@ -70,7 +59,11 @@ func (t *ranks) token(r uint32) string {
 
 // rank returns the rank of the token b, or noRank.
 func (t *ranks) rank(b string) uint32 {
-	h := maphash.String(t.seed, b)
+	return t.rankHashed(b, maphash.String(t.seed, b))
+}
+
+// rankHashed is rank with b's hash already computed.
+func (t *ranks) rankHashed(b string, h uint64) uint32 {
 	tag := h &^ (1<<32 - 1)
 	for i := h & t.mask; ; i = (i + 1) & t.mask {
 		v := t.slots[i]

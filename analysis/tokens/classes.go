@@ -28,11 +28,16 @@ func classOf(r rune) uint8 {
 // classAt returns the class bits and the length in bytes of the code point
 // at s[i] (i < len(s)). Invalid UTF-8 (never passed here: Count replaces
 // it first) reads as one byte of U+FFFD's class, so a scan always advances.
+// It is small enough to inline: ASCII costs one table load.
 func classAt(s string, i int) (uint8, int) {
 	if c := s[i]; c < utf8.RuneSelf {
 		// The first block of the table is block 0 (TestClassTable).
-		return classBlocks[c], 1
+		return classBlocks[c&0x7f], 1
 	}
-	r, n := utf8.DecodeRuneInString(s[i:])
+	return classAtRune(s[i:])
+}
+
+func classAtRune(s string) (uint8, int) {
+	r, n := utf8.DecodeRuneInString(s)
 	return classOf(r), n
 }

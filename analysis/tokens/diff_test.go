@@ -153,4 +153,3 @@ func show(p *int) string {
 	}
 	return strconv.Itoa(*p)
 }
-

@@ -1,5 +1,7 @@
 package tokens
 
+import "unicode/utf8"
+
 // The pre-tokenizers cut text into the pieces that byte-pair encoding then
 // merges, exactly as js-tiktoken 1.0.21 does with these patterns (its
 // pat_str; TestRanksMatchJSTiktoken checks they are still its patterns):
@@ -34,7 +36,12 @@ func other(c uint8) bool { return c&(classL|classN|classS) == 0 }
 // o200kNext returns the end of the piece that starts at s[i] (i < len(s)),
 // and false when the code point there starts none (it is skipped).
 func o200kNext(s string, i int) (int, bool) {
-	c, w := classAt(s, i)
+	c, w := uint8(0), 1
+	if b := s[i]; b < utf8.RuneSelf {
+		c = classBlocks[b]
+	} else {
+		c, w = classAtRune(s[i:])
+	}
 	pre := prefixable(s, i, c)
 	// [^\r\n\p{L}\p{N}]?[U]*[W]+('s|…)? with the prefix, then without.
 	if pre {
@@ -73,7 +80,12 @@ func o200kNext(s string, i int) (int, bool) {
 func o200kLower(s string, j int) (int, bool) {
 	lastEnd := -1 // the end of the last code point of the [U] run that is also in [W]
 	for k := j; k < len(s); {
-		c, w := classAt(s, k)
+		c, w := uint8(0), 1
+		if b := s[k]; b < utf8.RuneSelf {
+			c = classBlocks[b]
+		} else {
+			c, w = classAtRune(s[k:])
+		}
 		if c&classU == 0 {
 			if c&classW != 0 {
 				// [U]* took all it could and [W]+ starts here.
@@ -111,7 +123,12 @@ func cl100kNext(s string, i int) (int, bool) {
 			return e, true
 		}
 	}
-	c, w := classAt(s, i)
+	c, w := uint8(0), 1
+	if b := s[i]; b < utf8.RuneSelf {
+		c = classBlocks[b]
+	} else {
+		c, w = classAtRune(s[i:])
+	}
 	// [^\r\n\p{L}\p{N}]?\p{L}+
 	if prefixable(s, i, c) && i+w < len(s) {
 		if c2, _ := classAt(s, i+w); c2&classL != 0 {
@@ -136,7 +153,12 @@ func cl100kNext(s string, i int) (int, bool) {
 // wordRun returns the end of the run of code points of class bit at s[j].
 func wordRun(s string, j int, bit uint8) int {
 	for j < len(s) {
-		c, w := classAt(s, j)
+		c, w := uint8(0), 1
+		if b := s[j]; b < utf8.RuneSelf {
+			c = classBlocks[b]
+		} else {
+			c, w = classAtRune(s[j:])
+		}
 		if c&bit == 0 {
 			break
 		}
@@ -172,7 +194,12 @@ func digits(s string, j int) int {
 		if j >= len(s) {
 			break
 		}
-		c, w := classAt(s, j)
+		c, w := uint8(0), 1
+		if b := s[j]; b < utf8.RuneSelf {
+			c = classBlocks[b]
+		} else {
+			c, w = classAtRune(s[j:])
+		}
 		if c&classN == 0 {
 			break
 		}
@@ -194,7 +221,12 @@ func punctuation(s string, i int, c uint8, slash bool) (int, bool) {
 		return 0, false
 	}
 	for j < len(s) {
-		c, w := classAt(s, j)
+		c, w := uint8(0), 1
+		if b := s[j]; b < utf8.RuneSelf {
+			c = classBlocks[b]
+		} else {
+			c, w = classAtRune(s[j:])
+		}
 		if !other(c) {
 			break
 		}
@@ -210,7 +242,12 @@ func punctuation(s string, i int, c uint8, slash bool) (int, bool) {
 func spaces(s string, i int) int {
 	end, last, newline := i, i, -1
 	for end < len(s) {
-		c, w := classAt(s, end)
+		c, w := uint8(0), 1
+		if b := s[end]; b < utf8.RuneSelf {
+			c = classBlocks[b]
+		} else {
+			c, w = classAtRune(s[end:])
+		}
 		if c&classS == 0 {
 			break
 		}

@@ -10,7 +10,7 @@
 // Counts equal the npm js-tiktoken package's (1.0.21) on every input, text
 // such as "<|endoftext|>" counted as ordinary text. Everything it depends on
 // is taken from js-tiktoken and node themselves: the byte-pair ranks
-// (o200k_base.ranks.gz, cl100k_base.ranks.gz) from js-tiktoken's tables,
+// (o200k_base.ranks, cl100k_base.ranks) from js-tiktoken's tables,
 // and the character classes of its pre-tokenizer patterns (\p{L}, \p{N},
 // \s, …) from node's own regex engine for every code point
 // (classes_table.go); `go generate` rewrites both (gen/gen.go) and the
@@ -29,6 +29,7 @@ package tokens
 import (
 	_ "embed"
 	"fmt"
+	"hash/maphash"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -75,10 +76,10 @@ type Counter struct {
 	states sync.Pool // *state
 }
 
-//go:embed o200k_base.ranks.gz
+//go:embed o200k_base.ranks
 var o200kRanks string
 
-//go:embed cl100k_base.ranks.gz
+//go:embed cl100k_base.ranks
 var cl100kRanks string
 
 // The tables are built on first use (about 30 ms for o200k_base) and shared
@@ -120,16 +121,22 @@ type state struct {
 	parts []part
 	nodes []node
 	heap  []candidate
-	// cache holds the counts of recent pieces that are not one token. It
-	// is cleared when full, so its size stays bounded.
-	cache map[string]int32
+	// cache holds the counts of recent pieces, where the piece's hash says:
+	// a transcript repeats its words, and this small table stays in the
+	// core's cache where the ranks table (4 MB) does not.
+	cache [cacheSize]cached
+}
+
+// cached is a piece of at most len(key) bytes and its count (n == 0: none).
+type cached struct {
+	key   [22]byte
+	n     uint8 // the piece's length
+	count int32
 }
 
 const (
-	// maxCached is the most pieces a state's cache holds, and
-	// maxCachedLen the longest piece it keeps: at most about 1 MB.
-	maxCached    = 1 << 13
-	maxCachedLen = 48
+	// cacheSize is the number of pieces a state remembers: 128 KB.
+	cacheSize = 1 << 12
 	// maxPooled is the largest buffer kept for reuse, so that one huge
 	// message does not pin its memory.
 	maxPooled = 1 << 20
@@ -139,7 +146,7 @@ func (c *Counter) getState() *state {
 	if st, ok := c.states.Get().(*state); ok {
 		return st
 	}
-	return &state{cache: make(map[string]int32, maxCached)}
+	return new(state)
 }
 
 func (c *Counter) putState(st *state) {
@@ -189,20 +196,22 @@ func (c *Counter) count(text string, st *state) int {
 
 // piece returns the number of tokens of one piece of the pre-tokenizer.
 func (c *Counter) piece(p string, st *state) int {
-	if len(p) == 1 || c.ranks.rank(p) != noRank {
+	if len(p) == 1 {
 		return 1 // every byte is a token
 	}
-	if len(p) > maxCachedLen {
-		return c.ranks.mergeCount(p, st)
+	h := maphash.String(c.ranks.seed, p)
+	e := &st.cache[h&(cacheSize-1)]
+	if int(e.n) == len(p) && string(e.key[:e.n]) == p {
+		return int(e.count)
 	}
-	if n, ok := st.cache[p]; ok {
-		return int(n)
+	n := 1
+	if c.ranks.rankHashed(p, h) == noRank {
+		n = c.ranks.mergeCount(p, st)
 	}
-	n := c.ranks.mergeCount(p, st)
-	if len(st.cache) >= maxCached {
-		clear(st.cache)
+	if len(p) <= len(e.key) {
+		e.n = uint8(copy(e.key[:], p))
+		e.count = int32(n)
 	}
-	st.cache[strings.Clone(p)] = int32(n)
 	return n
 }
 
