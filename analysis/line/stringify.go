@@ -1,8 +1,10 @@
 package line
 
 import (
+	"bytes"
 	"errors"
 	"slices"
+	"unicode/utf8"
 )
 
 // ErrNotValid is returned by AppendStringify for a line that is not a valid
@@ -250,16 +252,68 @@ func (w *stringifier) isString(s span) bool {
 // appendString writes the string literal at s the way JSON.stringify
 // writes its value.
 func (w *stringifier) appendString(dst []byte, s span) []byte {
-	w.scratch = w.decodeLit(w.scratch[:0], s.start, s.end)
-	return appendQuoted(dst, w.scratch)
+	return w.appendLiteral(dst, s.start, s.end)
+}
+
+// appendLiteral writes the string literal b[start:end] (with its quotes)
+// the way JSON.stringify writes its value, copying what it would write
+// unchanged: runs of valid UTF-8 (the literal holds no raw control
+// character, quote or backslash: Parse checked it) and the escapes \" \\
+// \b \f \n \r \t. The rest (\/, \u escapes, invalid UTF-8) is decoded and
+// quoted again, as the decoded value would be.
+func (w *stringifier) appendLiteral(dst []byte, start, end int) []byte {
+	body := w.b[start+1 : end-1]
+	dst = append(dst, '"')
+	for len(body) > 0 {
+		i := bytes.IndexByte(body, '\\')
+		if i < 0 {
+			i = len(body)
+		}
+		if run := body[:i]; utf8.Valid(run) {
+			dst = append(dst, run...)
+		} else {
+			w.scratch = appendDecoded(w.scratch[:0], run)
+			dst = appendQuotedBody(dst, w.scratch)
+		}
+		body = body[i:]
+		if len(body) < 2 {
+			break // a literal cannot end in a lone backslash
+		}
+		switch body[1] {
+		case '"', '\\', 'b', 'f', 'n', 'r', 't':
+			dst = append(dst, body[:2]...)
+			body = body[2:]
+		case '/':
+			dst = append(dst, '/')
+			body = body[2:]
+		default: // a run of \uXXXX escapes, decoded together so pairs join
+			j := 0
+			for j+6 <= len(body) && body[j] == '\\' && body[j+1] == 'u' {
+				j += 6
+			}
+			if j == 0 {
+				j = len(body) // not a valid literal: decode the rest as it is
+			}
+			w.scratch = appendDecoded(w.scratch[:0], body[:j])
+			dst = appendQuotedBody(dst, w.scratch)
+			body = body[j:]
+		}
+	}
+	return append(dst, '"')
 }
 
 // appendQuoted writes the JS string s (WTF-8) as JSON.stringify does: `"`
 // and `\` escaped, \b \f \n \r \t, other characters below U+0020 as \u00xx,
 // lone surrogates as \udxxx (lowercase hex), everything else literal.
 func appendQuoted(dst, s []byte) []byte {
-	const hx = "0123456789abcdef"
 	dst = append(dst, '"')
+	dst = appendQuotedBody(dst, s)
+	return append(dst, '"')
+}
+
+// appendQuotedBody is appendQuoted without the quotes.
+func appendQuotedBody(dst, s []byte) []byte {
+	const hx = "0123456789abcdef"
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -302,8 +356,7 @@ func appendQuoted(dst, s []byte) []byte {
 		i++
 		start = i
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
 }
 
 // containers on the stack: object or array, and whether it has a member yet.
@@ -351,8 +404,7 @@ func (w *stringifier) value(s span) error {
 			if err != nil || end > len(b) {
 				return ErrNotValid
 			}
-			w.scratch = w.decodeLit(w.scratch[:0], i, end)
-			w.out = appendQuoted(w.out, w.scratch)
+			w.out = w.appendLiteral(w.out, i, end)
 			i = end
 		case c == 't' || c == 'f' || c == 'n':
 			lit := "true"
