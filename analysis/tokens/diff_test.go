@@ -81,9 +81,7 @@ func TestDiffJSTiktoken(t *testing.T) {
 			lines = append(lines, randjsonl.Line(r))
 		}
 		for range 25 {
-			for _, l := range bytes.Split(randjsonl.File(r, 30), []byte("\n")) {
-				lines = append(lines, l)
-			}
+			lines = append(lines, bytes.Split(randjsonl.File(r, 30), []byte("\n"))...)
 		}
 		for range 500 {
 			lines = append(lines, textLine(r))
