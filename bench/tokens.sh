@@ -9,6 +9,10 @@
 #                                  reads the file as one string and needs minutes)
 #   TOKENIZER=o200k_base           or cl100k_base
 #   REPEAT=1                       runs per command; the fastest is kept
+#   BIG=1G                         also count a transcript of this size alone
+#                                  (bench/out/session-$BIG.jsonl; js-tiktoken
+#                                  cannot read it): the issue-19 check, within
+#                                  60 s on 2 cores at 128 MiB or less
 #
 # Needs go, node, npm (js-tiktoken is installed into a cache outside the
 # tree by testdata/oracle/tokens/install.sh) and GNU time (/usr/bin/time). Prints wall seconds, throughput, peak
@@ -20,6 +24,7 @@ SIZE=${SIZE:-32M}
 SEED=${SEED:-1}
 TOKENIZER=${TOKENIZER:-o200k_base}
 REPEAT=${REPEAT:-1}
+BIG=${BIG:-}
 OUT=bench/out
 FILE=${1:-$OUT/session-$SIZE.jsonl}
 BIN=$OUT/sessionls
@@ -66,28 +71,56 @@ measure() { # NAME CMD...: the fastest of REPEAT runs, in $OUT/tokens-NAME.*
 	rm -f "$OUT/$name".try.*
 }
 
+if [ -n "$BIG" ]; then
+	BIGFILE=$OUT/session-$BIG.jsonl
+	if [ ! -s "$BIGFILE" ]; then
+		echo "generating $BIGFILE ($BIG, seed $SEED)..." >&2
+		go run ./bench/gen -size "$BIG" -seed "$SEED" -o "$BIGFILE"
+	fi
+	cat "$BIGFILE" >/dev/null
+fi
+
 measure chars "$BIN" budget --max-chars 100000 --format json "$FILE"
 measure sessionls "$BIN" budget --tokens --tokenizer "$TOKENIZER" --max-chars 100000 --format json "$FILE"
 measure node node testdata/oracle/tokens/tokens.mjs total "$FILE" "$TOKENIZER"
+if [ -n "$BIG" ]; then
+	measure big "$BIN" budget --tokens --tokenizer "$TOKENIZER" --max-chars 100000 --format json "$BIGFILE"
+fi
 
 NODE_WALL=$(wall "$OUT/tokens-node.time")
 NODE_CPU=$(cpu "$OUT/tokens-node.time")
 printf '\nfile: %s (%s bytes), tokenizer %s, best of %s run(s), %s cores\n\n' "$FILE" "$BYTES" "$TOKENIZER" "$REPEAT" "$(nproc)"
 printf 'speed vs node = node wall / wall; CPU vs node = node CPU / CPU (the work ratio, which a\n'
-printf 'loaded machine disturbs less than wall time; node uses one core, sessionls all of them)\n\n'
-printf '| %-52s | %8s | %8s | %8s | %12s | %13s | %11s | %6s |\n' command "wall s" "CPU s" "MB/s" "peak RSS MiB" "speed vs node" "CPU vs node" exit
-printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' "------------------------------------------------------" "----------" "----------" "----------" "--------------" "---------------" "-------------" "--------"
-for name in chars sessionls node; do
+printf 'loaded machine disturbs less than wall time; node uses one core, sessionls all of them);\n'
+printf 'MB/s per core = bytes / CPU seconds\n\n'
+printf '| %-52s | %8s | %8s | %8s | %13s | %12s | %13s | %11s | %6s |\n' command "wall s" "CPU s" "MB/s" "MB/s per core" "peak RSS MiB" "speed vs node" "CPU vs node" exit
+printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' "------------------------------------------------------" "----------" "----------" "----------" "---------------" "--------------" "---------------" "-------------" "--------"
+names="chars sessionls node"
+[ -n "$BIG" ] && names="$names big"
+for name in $names; do
+	b=$BYTES
 	case $name in
 	chars) label="sessionls budget (characters only)" ;;
 	sessionls) label="sessionls budget --tokens --tokenizer $TOKENIZER" ;;
 	node) label="node tokens.mjs total (js-tiktoken)" ;;
+	big)
+		label="sessionls budget --tokens, $BIG (no node run)"
+		b=$(stat -c %s "$BIGFILE")
+		;;
 	esac
 	w=$(wall "$OUT/tokens-$name.time")
-	awk -v l="$label" -v w="$w" -v c="$(cpu "$OUT/tokens-$name.time")" -v b="$BYTES" -v r="$(rss "$OUT/tokens-$name.time")" \
-		-v nw="$NODE_WALL" -v nc="$NODE_CPU" -v s="$(cat "$OUT/tokens-$name.status")" \
-		'BEGIN { printf "| %-52s | %8.2f | %8.2f | %8.1f | %12s | %12.1fx | %10.1fx | %6s |\n", l, w, c, b / 1e6 / w, r, nw / w, nc / c, s }'
+	awk -v l="$label" -v w="$w" -v c="$(cpu "$OUT/tokens-$name.time")" -v b="$b" -v r="$(rss "$OUT/tokens-$name.time")" \
+		-v nw="$NODE_WALL" -v nc="$NODE_CPU" -v s="$(cat "$OUT/tokens-$name.status")" -v big="$([ $name = big ] && echo 1)" \
+		'BEGIN {
+			if (big) printf "| %-52s | %8.2f | %8.2f | %8.1f | %13.1f | %12s | %13s | %11s | %6s |\n", l, w, c, b / 1e6 / w, b / 1e6 / c, r, "", "", s
+			else printf "| %-52s | %8.2f | %8.2f | %8.1f | %13.1f | %12s | %12.1fx | %10.1fx | %6s |\n", l, w, c, b / 1e6 / w, b / 1e6 / c, r, nw / w, nc / c, s }'
 done
+
+if [ -n "$BIG" ]; then
+	printf '\n%s: %s s wall (target: 60 s on 2 cores; %s cores here), peak RSS %s MiB (target: 128 MiB), %s tokens\n' \
+		"$BIGFILE" "$(wall "$OUT/tokens-big.time")" "$(nproc)" "$(rss "$OUT/tokens-big.time")" \
+		"$(grep -o '"totalTokens": *[0-9]*' "$OUT/tokens-big.out" | head -n1 | grep -o '[0-9]*$' || echo '<none>')"
+fi
 
 num() { grep -o "\"$1\": *[0-9]*" "$2" | head -n1 | grep -o '[0-9]*$' || true; }
 ours=$(num totalTokens "$OUT/tokens-sessionls.out")
