@@ -98,6 +98,12 @@ func (t *ranks) mergeCount(piece string, st *state) int {
 	if len(piece) >= heapThreshold {
 		return t.mergeCountHeap(piece, st)
 	}
+	return t.mergeCountScan(piece, st)
+}
+
+// mergeCountScan is mergeCount by scanning all pairs for each merge, as
+// js-tiktoken does: O(n²), the fastest for short pieces.
+func (t *ranks) mergeCountScan(piece string, st *state) int {
 	parts := st.parts[:0]
 	for i := 0; i+1 < len(piece); i++ {
 		parts = append(parts, part{int32(i), t.rank(piece[i : i+2])})
