@@ -298,6 +298,22 @@ func FuzzParse(f *testing.F) {
 		"a.b.c = 1\n[x.y]\nz = [1, [2, {q = 3}]]\n",
 		"files = ['{a,b', '**/*" + strings.Repeat("{a,b}", 40) + "']\n",
 		"\"quoted key\" = 1\n'lit' = 2\n",
+		// The hostile shapes of the bounds (bounds_test.go), small.
+		nestedTables(20, 8),
+		"x = " + strings.Repeat("[", 20) + strings.Repeat("]", 20),
+		"x = " + strings.Repeat("{a=", 17) + "1" + strings.Repeat("}", 17),
+		strings.Repeat("k", 130) + " = 1\n",
+		strings.Repeat("a.", 70) + "b = 1\n",
+		"[" + strings.Repeat("t.", 70) + "t]\nbudget = 1\n",
+		"[[a.b.c.d.e]]\nf = {g = [1]}\n",
+		overridesN(MaxOverrides + 1),
+		oneLineExclude(200),
+		"\ufeffbudget = 100\n",
+		"\ufeff\ufeffbudget = 100\n",
+		"\xff = 1\n",
+		"budget = \xc3\n",
+		"files = [\"\"\"\n[[[[\\\"\"\"\"\"]\n",
+		"files = ['''[{[{''''']\n# [[[[\n",
 	} {
 		f.Add([]byte(s))
 	}

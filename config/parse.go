@@ -152,6 +152,7 @@ func Parse(path, display, dir string, data []byte) (f *File, err error) {
 	if len(data) > MaxFileSize {
 		return fail(1, 1, "the file is larger than %d bytes: not a sessionls configuration", MaxFileSize)
 	}
+	data = stripBOM(data)
 	idx := newLineIndex(data)
 	defer func() {
 		// The TOML library is hostile input's first reader; a bug there
@@ -160,17 +161,29 @@ func Parse(path, display, dir string, data []byte) (f *File, err error) {
 			f, err = fail(1, 1, "cannot parse the file (TOML parser failure: %v)", r)
 		}
 	}()
+	// Bounded before the TOML library decodes anything: its recursion by
+	// the nesting depth, the positions' memory by the keys' lengths.
+	if off := scanDepth(data); off >= 0 {
+		p := idx.at(off)
+		return fail(p.line, p.col, "arrays and tables nested more than %d deep: not a sessionls configuration", MaxDepth)
+	}
+	at, keyErr := keyPositions(data, idx)
+	if keyErr != nil {
+		keyErr.File = display
+		return nil, Errors{keyErr}
+	}
 	var doc map[string]any
 	if err := toml.Unmarshal(data, &doc); err != nil {
 		var de *toml.DecodeError
 		if errors.As(err, &de) {
 			row, col := de.Position()
 			line, c := idx.charCol(row, col)
-			return fail(line, c, "%s", strings.TrimPrefix(de.Error(), "toml: "))
+			msg := byteMessage(strings.TrimPrefix(de.Error(), "toml: "), data, idx.offset(row, col))
+			return fail(line, c, "%s", msg)
 		}
 		return fail(1, 1, "%s", strings.TrimPrefix(err.Error(), "toml: "))
 	}
-	v := &validator{file: display, idx: idx, at: keyPositions(data, idx)}
+	v := &validator{file: display, idx: idx, at: at}
 	f = &File{Path: path, Display: display, Dir: dir}
 	v.file = display
 	v.top(f, doc)
@@ -192,6 +205,8 @@ type validator struct {
 	idx  *lineIndex
 	at   map[string]pos // key path → position of the key (or of an array element)
 	errs Errors
+	// globBytes counts the bytes of the globs accepted so far (MaxGlobBytes).
+	globBytes int
 }
 
 func (v *validator) errorf(path string, format string, args ...any) {
@@ -337,6 +352,7 @@ func (v *validator) globs(path string, val any) *globList {
 		return nil
 	}
 	src := make([]string, 0, len(arr))
+	n := 0
 	for i, e := range arr {
 		s, ok := e.(string)
 		if !ok {
@@ -344,7 +360,13 @@ func (v *validator) globs(path string, val any) *globList {
 			return nil
 		}
 		src = append(src, s)
+		n += len(s)
 	}
+	if v.globBytes+n > MaxGlobBytes {
+		v.errorf(path, "%s: the globs of the file would have %d bytes in all: at most %d are allowed", lastPart(path), v.globBytes+n, MaxGlobBytes)
+		return nil
+	}
+	v.globBytes += n
 	l, err := glob.CompileList(src)
 	if err != nil {
 		var le *glob.ListError
@@ -366,6 +388,10 @@ func (v *validator) overrides(f *File, val any) {
 	arr, ok := val.([]any)
 	if !ok {
 		v.valueErrorf("overrides", "overrides: want an array of tables ([[overrides]]), got %s", describe(val))
+		return
+	}
+	if len(arr) > MaxOverrides {
+		v.errorf("overrides."+strconv.Itoa(MaxOverrides), "%d [[overrides]] tables: at most %d are allowed (each is matched against every file)", len(arr), MaxOverrides)
 		return
 	}
 	_, overrideKeys := Keys()
@@ -450,6 +476,15 @@ func describe(v any) string {
 type lineIndex struct {
 	data   []byte
 	starts []int // byte offset of each line's start
+	// The last position asked for: the next one on the same line, further
+	// on, counts characters from there, so the positions of every key of a
+	// file written on one long line cost one pass over it, not one pass
+	// per key (a 1 MiB exclude list took 83 s).
+	last    pos
+	lastOff int
+	// scanned counts the bytes whose characters were counted (tests hold
+	// it to a small multiple of the file's size).
+	scanned int
 }
 
 func newLineIndex(data []byte) *lineIndex {
@@ -459,23 +494,42 @@ func newLineIndex(data []byte) *lineIndex {
 			starts = append(starts, i+1)
 		}
 	}
-	return &lineIndex{data: data, starts: starts}
+	return &lineIndex{data: data, starts: starts, lastOff: -1}
 }
 
 // at returns the 1-based line and character column of a byte offset.
+// Offsets are those of tokens (character starts), so characters counted
+// from the last offset add up to those counted from the line's start.
 func (x *lineIndex) at(off int) pos {
 	off = min(max(off, 0), len(x.data))
 	line := sort.Search(len(x.starts), func(i int) bool { return x.starts[i] > off }) - 1
-	return pos{line + 1, utf8.RuneCount(x.data[x.starts[line]:off]) + 1}
+	from, col := x.starts[line], 1
+	if x.lastOff >= from && x.lastOff <= off && x.last.line == line+1 {
+		from, col = x.lastOff, x.last.col
+	}
+	x.scanned += off - from
+	p := pos{line + 1, col + utf8.RuneCount(x.data[from:off])}
+	x.last, x.lastOff = p, off
+	return p
+}
+
+// offset turns the TOML library's 1-based line and byte column into a
+// byte offset (-1 when it is not in the file).
+func (x *lineIndex) offset(row, col int) int {
+	if row < 1 || row > len(x.starts) {
+		return -1
+	}
+	return x.starts[row-1] + max(col-1, 0)
 }
 
 // charCol turns the TOML library's 1-based line and byte column into a
 // line and character column.
 func (x *lineIndex) charCol(row, col int) (int, int) {
-	if row < 1 || row > len(x.starts) {
+	off := x.offset(row, col)
+	if off < 0 {
 		return max(row, 1), max(col, 1)
 	}
-	p := x.at(x.starts[row-1] + max(col-1, 0))
+	p := x.at(off)
 	return p.line, p.col
 }
 
@@ -483,32 +537,63 @@ func (x *lineIndex) charCol(row, col int) (int, int) {
 // positions map.
 const valueSuffix = "#value"
 
-// keyPositions walks the document's syntax tree (the document is valid
-// TOML: Unmarshal accepted it) and records where each key path is written:
-// "budget", "overrides.1.files", "overrides.1.files.0" for an array's
-// element. The first place a path appears wins.
-func keyPositions(data []byte, idx *lineIndex) map[string]pos {
+// maxPathParts is the deepest key path the validator asks about
+// ("overrides.1.files.0"). Deeper values are walked (their keys are
+// checked) but their paths are not built: a path repeats every enclosing
+// key, so building them all costs depth × keys (9,999 nested inline tables
+// with long keys took 4 GB).
+const maxPathParts = 4
+
+// keyPositions walks the document's syntax tree and records where each
+// key path is written: "budget", "overrides.1.files", "overrides.1.files.0"
+// for an array's element. The first place a path appears wins. It returns
+// an error for a key longer than MaxKeyLen. On a document that is not valid
+// TOML it stops where the syntax does and returns what it found: the
+// decoder then says what is wrong.
+func keyPositions(data []byte, idx *lineIndex) (map[string]pos, *Error) {
 	at := map[string]pos{}
 	var p unstable.Parser
 	p.Reset(data)
+	var keyErr *Error
 	rec := func(path string, r unstable.Range, ok bool) {
 		if _, seen := at[path]; !seen && ok {
 			at[path] = idx.at(int(r.Offset))
 		}
 	}
-	var walkValue func(path string, n *unstable.Node)
-	walkKV := func(prefix string, kv *unstable.Node) {
-		path, first, ok := keyPath(kv.Key())
-		if prefix != "" {
-			path = prefix + "." + path
+	// key reads a (dotted) key, refusing one longer than MaxKeyLen.
+	key := func(it unstable.Iterator) (string, int, unstable.Range, bool) {
+		path, n, parts, first, ok := keyPath(it)
+		if n > MaxKeyLen && keyErr == nil {
+			ps := idx.at(int(first.Offset))
+			keyErr = &Error{Line: ps.line, Col: ps.col,
+				Msg: fmt.Sprintf("a key of %d bytes: keys are at most %d bytes", n, MaxKeyLen)}
 		}
-		rec(path, first, ok)
-		if val := kv.Value(); val.Kind != unstable.Array {
-			rec(path+valueSuffix, val.Raw, true)
-		}
-		walkValue(path, kv.Value())
+		return path, parts, first, ok
 	}
-	walkValue = func(path string, n *unstable.Node) {
+	// A path of depth > maxPathParts is not built: path is "" then.
+	join := func(prefix string, prefixParts int, name string, parts int) (string, int) {
+		d := prefixParts + parts
+		switch {
+		case d > maxPathParts:
+			return "", d
+		case prefix == "":
+			return name, d
+		}
+		return prefix + "." + name, d
+	}
+	var walkValue func(path string, depth int, n *unstable.Node)
+	walkKV := func(prefix string, depth int, kv *unstable.Node) {
+		name, parts, first, ok := key(kv.Key())
+		path, d := join(prefix, depth, name, parts)
+		if path != "" {
+			rec(path, first, ok)
+			if val := kv.Value(); val.Kind != unstable.Array {
+				rec(path+valueSuffix, val.Raw, true)
+			}
+		}
+		walkValue(path, d, kv.Value())
+	}
+	walkValue = func(path string, depth int, n *unstable.Node) {
 		switch n.Kind {
 		case unstable.Array:
 			i := 0
@@ -517,55 +602,74 @@ func keyPositions(data []byte, idx *lineIndex) map[string]pos {
 				if c.Kind == unstable.Comment {
 					continue
 				}
-				ep := path + "." + strconv.Itoa(i)
-				rec(ep, c.Raw, c.Kind != unstable.Array)
-				walkValue(ep, c)
+				ep, d := join(path, depth, strconv.Itoa(i), 1)
+				if ep != "" {
+					rec(ep, c.Raw, c.Kind != unstable.Array)
+				}
+				walkValue(ep, d, c)
 				i++
 			}
 		case unstable.InlineTable:
 			for it := n.Children(); it.Next(); {
 				if c := it.Node(); c.Kind == unstable.KeyValue {
-					walkKV(path, c)
+					walkKV(path, depth, c)
 				}
 			}
 		}
 	}
-	prefix := ""
+	prefix, prefixParts := "", 0
 	counts := map[string]int{}
-	for p.NextExpression() {
+	for keyErr == nil && p.NextExpression() {
 		e := p.Expression()
 		switch e.Kind {
 		case unstable.Table:
-			path, first, ok := keyPath(e.Key())
-			prefix = path
-			rec(path, first, ok)
+			path, parts, first, ok := key(e.Key())
+			prefix, prefixParts = join("", 0, path, parts)
+			if prefix != "" {
+				rec(prefix, first, ok)
+			}
 		case unstable.ArrayTable:
-			name, first, ok := keyPath(e.Key())
+			name, parts, first, ok := key(e.Key())
+			if parts+1 > maxPathParts {
+				prefix, prefixParts = "", parts+1
+				continue
+			}
 			n := counts[name]
 			counts[name]++
-			prefix = name + "." + strconv.Itoa(n)
+			prefix, prefixParts = name+"."+strconv.Itoa(n), parts+1
 			rec(name, first, ok)
 			rec(prefix, first, ok)
 		case unstable.KeyValue:
-			walkKV(prefix, e)
+			walkKV(prefix, prefixParts, e)
 		}
 	}
-	return at
+	return at, keyErr
 }
 
-// keyPath joins a (dotted) key's parts and returns the first part's range.
-func keyPath(it unstable.Iterator) (string, unstable.Range, bool) {
-	var parts []string
+// keyPath joins a (dotted) key's parts and returns its length in bytes
+// (parts and dots), how many parts it has and the first part's range. A
+// key longer than MaxKeyLen is refused, so its name is not copied whole.
+func keyPath(it unstable.Iterator) (string, int, int, unstable.Range, bool) {
+	var b strings.Builder
 	var first unstable.Range
-	ok := false
+	n, parts := 0, 0
 	for it.Next() {
-		n := it.Node()
-		if !ok {
-			first, ok = n.Raw, true
+		nd := it.Node()
+		if parts > 0 {
+			n++
+			if n <= MaxKeyLen {
+				b.WriteByte('.')
+			}
+		} else {
+			first = nd.Raw
 		}
-		parts = append(parts, string(n.Data))
+		parts++
+		if n+len(nd.Data) <= MaxKeyLen {
+			b.Write(nd.Data)
+		}
+		n += len(nd.Data)
 	}
-	return strings.Join(parts, "."), first, ok
+	return b.String(), n, parts, first, parts > 0
 }
 
 // suggest returns ` (did you mean "x"?)` for the candidate nearest to word
