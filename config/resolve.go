@@ -315,22 +315,12 @@ func (f *File) SelectsByFiles(abs string) bool {
 }
 
 // excluded reports whether exclude matches rel or a directory above it
-// (within f's directory).
+// (within f's directory), in one pass over rel per glob.
 func (f *File) excluded(rel string) bool {
-	if f.exclude == nil {
+	if f.exclude == nil || rel == "" || rel == "." || rel == "/" {
 		return false
 	}
-	for p := rel; p != "" && p != "." && p != "/"; {
-		if f.exclude.match(p) {
-			return true
-		}
-		i := strings.LastIndexByte(p, '/')
-		if i < 0 {
-			break
-		}
-		p = p[:i]
-	}
-	return false
+	return f.exclude.matchOrParent(rel)
 }
 
 // ExcludesDir reports whether a directory met while searching is excluded
@@ -365,6 +355,21 @@ func (g *globList) match(rel string) bool {
 				return true
 			}
 		} else if p.MatchTail(rel) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchOrParent reports whether one of the globs matches the slash path
+// rel or one of its parents (see match).
+func (g *globList) matchOrParent(rel string) bool {
+	for i, p := range g.pats {
+		if anchored(g.src[i]) {
+			if p.MatchWholeOrParent(rel) {
+				return true
+			}
+		} else if p.MatchTailOrParent(rel) {
 			return true
 		}
 	}

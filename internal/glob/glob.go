@@ -59,6 +59,7 @@ type Pattern struct {
 	classes  []class
 	anchored int32 // start state for a match of the whole path
 	anywhere int32 // start state for a match of any trailing part
+	dfa      dfa   // transitions computed so far (see dfa.go)
 }
 
 // String returns the pattern as it was given.
@@ -145,31 +146,42 @@ func truncate(s string) string {
 // any trailing part of the path (so "sessions/*.jsonl" finds
 // /x/sessions/a.jsonl).
 func (p *Pattern) Match(path string, roots []string) bool {
-	ok, _ := p.match(path, roots)
-	return ok
+	start, t, ok := p.target(path, roots)
+	return ok && p.exec(start, t, false)
 }
 
+// match is Match on the NFA alone, with the steps it took (tests hold
+// them to the linear bound).
 func (p *Pattern) match(path string, roots []string) (bool, int) {
+	start, t, ok := p.target(path, roots)
+	if !ok {
+		return false, 0
+	}
+	return p.run(start, t)
+}
+
+// target is where Match starts and the path it reads; ok is false when
+// nothing can match.
+func (p *Pattern) target(path string, roots []string) (int32, string, bool) {
 	if p.absolute {
-		return p.run(p.anchored, strings.Trim(path, "/"))
+		return p.anchored, strings.Trim(path, "/"), true
 	}
 	for _, root := range roots {
 		if rel, ok := under(path, root); ok {
-			return p.run(p.anchored, rel)
+			return p.anchored, rel, true
 		}
 	}
 	t := strings.Trim(path, "/")
 	if t == "" {
-		return false, 0 // the empty path has no trailing part to match
+		return 0, "", false // the empty path has no trailing part to match
 	}
-	return p.run(p.anywhere, t)
+	return p.anywhere, t, true
 }
 
 // MatchWhole reports whether the pattern matches the whole path (leading
 // and trailing slashes of the path are ignored).
 func (p *Pattern) MatchWhole(path string) bool {
-	ok, _ := p.run(p.anchored, strings.Trim(path, "/"))
-	return ok
+	return p.exec(p.anchored, strings.Trim(path, "/"), false)
 }
 
 // MatchTail reports whether the pattern matches the path or a trailing part
@@ -179,8 +191,27 @@ func (p *Pattern) MatchTail(path string) bool {
 	if p.absolute {
 		return p.MatchWhole(path)
 	}
-	ok, _ := p.run(p.anywhere, strings.Trim(path, "/"))
-	return ok
+	return p.exec(p.anywhere, strings.Trim(path, "/"), false)
+}
+
+// MatchTailOrParent reports whether MatchTail matches the path or one of
+// its parents ("a/b/c", "a/b" or "a" of "a/b/c"), as an exclude glob that
+// names a directory excludes what is under it. One pass over the path
+// answers for all of them: asking MatchTail of each parent in turn costs
+// depth × length, which for a deep tree's every file and directory made
+// exclusion cubic in the tree's depth.
+func (p *Pattern) MatchTailOrParent(path string) bool {
+	t := strings.Trim(path, "/")
+	start := p.anywhere
+	if p.absolute {
+		start = p.anchored
+	}
+	return p.exec(start, t, true)
+}
+
+// MatchWholeOrParent is MatchTailOrParent for MatchWhole.
+func (p *Pattern) MatchWholeOrParent(path string) bool {
+	return p.exec(p.anchored, strings.Trim(path, "/"), true)
 }
 
 // under returns path relative to root when root's segments are a prefix of

@@ -274,6 +274,8 @@ func TestAgainstReference(t *testing.T) {
 			want := ref.match(g, path, rs)
 			got, n := p.match(path, rs)
 			require.Equal(t, want, got, "glob %q path %q roots %q", g, path, rs)
+			require.Equal(t, got, p.Match(path, rs), "DFA: glob %q path %q roots %q", g, path, rs)
+			require.Equal(t, parentsMatch(p, path), p.MatchTailOrParent(path), "glob %q path %q", g, path)
 			if got {
 				matched++
 			}
@@ -301,7 +303,65 @@ func FuzzCompileMatch(f *testing.F) {
 			_, n := p.match(path, roots)
 			require.LessOrEqual(t, n, stepBound(p, path))
 		}
-		_, n := p.run(p.anchored, strings.Trim(path, "/"))
+		ok, n := p.run(p.anchored, strings.Trim(path, "/"))
 		require.LessOrEqual(t, n, stepBound(p, path))
+		require.Equal(t, ok, p.MatchWhole(path))
+		require.Equal(t, parentsMatch(p, path), p.MatchTailOrParent(path))
 	})
+}
+
+// parentsMatch is MatchTailOrParent the slow way: MatchTail of the path,
+// then of each parent, on the NFA.
+func parentsMatch(p *Pattern, path string) bool {
+	start := p.anywhere
+	if p.absolute {
+		start = p.anchored
+	}
+	for q := strings.Trim(path, "/"); ; {
+		if ok, _ := p.run(start, q); ok {
+			return true
+		}
+		i := strings.LastIndexByte(q, '/')
+		if i < 0 {
+			return false
+		}
+		q = strings.TrimRight(q[:i], "/")
+	}
+}
+
+// TestDeepTreeLinear: every directory of a deep tree asked about in turn
+// (as a search does) costs the simulation about one path's work in all:
+// the DFA remembers the states of the shared directories. Matching each
+// path on the NFA cost depth × path, and asking about each parent of each
+// path (how exclude was checked) depth² × path: 1 KiB globs over a tree
+// 400 deep took more than 2 minutes.
+func TestDeepTreeLinear(t *testing.T) {
+	p := mustCompile(t, strings.Repeat("**/a/", 100)+"zz")
+	const depth = 300
+	path := strings.TrimSuffix(strings.Repeat("a/", depth), "/")
+	_, one := p.run(p.anywhere, path)
+	nfa := 0
+	for d := 1; d <= depth; d++ {
+		q := path[:2*d-1]
+		require.False(t, p.MatchTailOrParent(q))
+		_, n := p.run(p.anywhere, q)
+		nfa += n
+	}
+	dfaSteps := p.dfa.m.steps
+	t.Logf("one path: %d steps; every directory: NFA %d, DFA %d", one, nfa, dfaSteps)
+	require.LessOrEqual(t, dfaSteps, 2*one)
+	require.Greater(t, nfa, 100*one/2, "the NFA alone is quadratic here: the test shows nothing")
+}
+
+// TestDFABudget: a cache at its bound stops growing and the simulation
+// goes on without it; the answers do not change.
+func TestDFABudget(t *testing.T) {
+	p := mustCompile(t, "**/*x")
+	for i := range 3 * p.dfaBudget() {
+		r := rune(0x4e00 + i%20000)
+		path := "d/" + string(r) + "x"
+		require.True(t, p.MatchTail(path), "%q", path)
+		require.False(t, p.MatchTail(path+"y"), "%q", path)
+		require.LessOrEqual(t, p.dfa.size, p.dfaBudget()+1)
+	}
 }

@@ -216,6 +216,15 @@ type machine struct {
 // that the first segment may be empty (a path relative to a root, from
 // "/root//x").
 func (p *Pattern) run(start int32, t string) (bool, int) {
+	return p.runPrefixes(start, t, false)
+}
+
+// runPrefixes is run that, with prefixes, also accepts when the NFA
+// accepts a leading part of the path made of whole segments ("a" and
+// "a/b" of "a/b/c"): the state after reading "/a/" is the same whether
+// the path ends there or goes on, so one pass answers for every such
+// prefix.
+func (p *Pattern) runPrefixes(start int32, t string, prefixes bool) (bool, int) {
 	m := &machine{p: p, mark: make([]uint32, 2*len(p.states))}
 	cur := make([]int32, 0, len(p.states))
 	next := make([]int32, 0, len(p.states))
@@ -223,39 +232,17 @@ func (p *Pattern) run(start int32, t string) (bool, int) {
 	m.add(&cur, start, false)
 
 	step := func(r rune) bool {
-		m.gen++
-		next = next[:0]
-		for _, s := range cur {
-			m.steps++
-			st := &p.states[s]
-			switch st.op {
-			case opLit:
-				if r == st.r {
-					m.add(&next, st.out, false)
-				}
-			case opAny:
-				if r != '/' {
-					m.add(&next, st.out, false)
-				}
-			case opClass:
-				m.steps += int(st.ranges)
-				cr := r
-				if cr == invalidByte {
-					cr = utf8.RuneError // as path.Match decodes it
-				}
-				if r != '/' && p.classes[st.cls].matches(cr) {
-					m.add(&next, st.out, false)
-				}
-			case opStar:
-				if r != '/' {
-					m.add(&next, s, false)
-				}
-			case opGlobLoop:
-				m.add(&next, s, false)
-			}
-		}
+		next = m.step(cur, r, next[:0])
 		cur, next = next, cur
 		return len(cur) > 0
+	}
+	accepts := func() bool {
+		for _, s := range cur {
+			if p.states[s].op == opMatch {
+				return true
+			}
+		}
+		return false
 	}
 	// The path is wrapped like the pattern: "/" + path + "/", or "/" alone
 	// for the empty path.
@@ -271,16 +258,51 @@ func (p *Pattern) run(start int32, t string) (bool, int) {
 		if !step(r) {
 			return false, m.steps
 		}
+		if prefixes && r == '/' && accepts() {
+			return true, m.steps
+		}
 	}
 	if t != "" && !step('/') {
 		return false, m.steps
 	}
+	return accepts(), m.steps
+}
+
+// step appends to next the states that cur reaches by reading r (and
+// their ε closures), and returns it.
+func (m *machine) step(cur []int32, r rune, next []int32) []int32 {
+	p := m.p
+	m.gen++
 	for _, s := range cur {
-		if p.states[s].op == opMatch {
-			return true, m.steps
+		m.steps++
+		st := &p.states[s]
+		switch st.op {
+		case opLit:
+			if r == st.r {
+				m.add(&next, st.out, false)
+			}
+		case opAny:
+			if r != '/' {
+				m.add(&next, st.out, false)
+			}
+		case opClass:
+			m.steps += int(st.ranges)
+			cr := r
+			if cr == invalidByte {
+				cr = utf8.RuneError // as path.Match decodes it
+			}
+			if r != '/' && p.classes[st.cls].matches(cr) {
+				m.add(&next, st.out, false)
+			}
+		case opStar:
+			if r != '/' {
+				m.add(&next, s, false)
+			}
+		case opGlobLoop:
+			m.add(&next, s, false)
 		}
 	}
-	return false, m.steps
+	return next
 }
 
 // add puts state s and the states it reaches by ε moves into list. With
