@@ -183,8 +183,10 @@ type target struct {
 
 // fileResult is the outcome for one target, filled by a worker.
 type fileResult struct {
-	findings []analysis.Finding
-	fixes    fileFixes // the fixes of findings, by index
+	findings []analysis.Finding // the first maxListedPerCode of each code
+	fixes    fileFixes          // the fixes of findings, by index
+	more     []omitted          // the findings past the cap, counted by code
+	cutFixes fixCounts          // the fixes of the findings past the cap
 	run      *fixRun   // --fix or --diff
 	err      error
 	internal bool // err is a bug, not an I/O problem
@@ -371,23 +373,31 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 			}
 		}
 		safe, unsafe := r.fixes.count()
-		sum.fixable += safe
-		sum.unsafeFixable += unsafe
+		sum.fixable += safe + r.cutFixes.safe
+		sum.unsafeFixable += unsafe + r.cutFixes.unsafe
 		if len(r.findings) > 0 {
 			sum.filesWithFindings++
 		}
-		for _, f := range r.findings {
-			switch f.Severity {
+		// The totals count every finding, listed or past the cap.
+		count := func(sev analysis.Severity, n int) {
+			switch sev {
 			case analysis.SeverityError:
-				sum.errors++
+				sum.errors += n
 			case analysis.SeverityWarning:
-				sum.warnings++
+				sum.warnings += n
 				strictFailed = strictFailed || t.strict
 			default:
-				sum.infos++
+				sum.infos += n
 			}
 		}
-		if err := fm.file(t.path, r.findings, r.fixes); err != nil {
+		for _, f := range r.findings {
+			count(f.Severity, 1)
+		}
+		for _, m := range r.more {
+			count(m.severity, m.n)
+			sum.omitted += m.n
+		}
+		if err := fm.file(t.path, r.findings, r.fixes, r.more); err != nil {
 			return writeFailed(e, err)
 		}
 	}
@@ -508,11 +518,11 @@ func schedule(ctx context.Context, e *env, targets []target, results []*fileResu
 			if o.fixing() {
 				r.run, r.err = fixFile(ctx, e, t, t.opts, o, bytesRead)
 				if r.run != nil {
-					r.findings, r.fixes = r.run.findings, r.run.fixes
+					r.findings, r.fixes, r.more = capWithFixes(r.run.findings, r.run.fixes, maxListedPerCode)
 				}
 				return nil
 			}
-			r.findings, r.fixes, r.err = checkFile(ctx, e, t, t.opts, o.format, bytesRead)
+			r.findings, r.fixes, r.more, r.cutFixes, r.err = checkFile(ctx, e, t, t.opts, o.format, bytesRead)
 			return nil
 		})
 	}
@@ -521,17 +531,18 @@ func schedule(ctx context.Context, e *env, targets []target, results []*fileResu
 
 // checkFile streams one file through the engine and, for the formats that
 // show fixes (all but github), reads it again for the fixes of its findings
-// (stdin is spooled to a temporary file for that).
-func checkFile(ctx context.Context, e *env, t target, opts analysis.Options, format string, bytesRead *atomic.Int64) ([]analysis.Finding, fileFixes, error) {
+// (stdin is spooled to a temporary file for that). It keeps the first
+// maxListedPerCode findings of each code and counts the rest (more, and
+// their fixes in cutFixes).
+func checkFile(ctx context.Context, e *env, t target, opts analysis.Options, format string, bytesRead *atomic.Int64) (findings []analysis.Finding, fixes fileFixes, more []omitted, cutFixes fixCounts, err error) {
 	withFixes := format != formatGitHub
 	var r io.Reader
 	var spool *spoolStdin
 	if t.stdin {
 		r = e.stdin
 		if withFixes {
-			var err error
 			if spool, err = newSpool(maxSpool); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, cutFixes, err
 			}
 			defer spool.close()
 			r = spool.tee(r)
@@ -539,41 +550,56 @@ func checkFile(ctx context.Context, e *env, t target, opts analysis.Options, for
 	} else {
 		f, err := openRegular(t.path, checkStdinHint)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, cutFixes, err
 		}
 		defer f.Close()
 		r = f
 	}
 	rep, err := e.analyze(ctx, &countingReader{r: r, n: bytesRead}, opts)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, cutFixes, err
 	}
-	findings := slices.Clone(rep.Findings)
+	// The report's findings are sorted as sortFindings sorts; the ones
+	// past the cap are not copied, only their fixes' lines are noted.
+	var codes []string
+	var cut []cutFix
+	findings, more = capFindings(rep.Findings, maxListedPerCode, nil, func(f *analysis.Finding) {
+		if !withFixes || !fix.Fixable(f.Code) {
+			return
+		}
+		i := slices.Index(codes, f.Code)
+		if i < 0 {
+			i = len(codes)
+			codes = append(codes, f.Code)
+		}
+		cut = append(cut, cutFix{line: f.Line, code: uint8(i)})
+	})
+	rep = nil
 	sortFindings(findings)
-	if !withFixes || !slices.ContainsFunc(findings, func(f analysis.Finding) bool { return fix.Fixable(f.Code) }) {
-		return findings, nil, nil
+	if !withFixes || (len(cut) == 0 && !slices.ContainsFunc(findings, func(f analysis.Finding) bool { return fix.Fixable(f.Code) })) {
+		return findings, nil, more, cutFixes, nil
 	}
 	var again io.Reader
 	if spool != nil {
 		if again, err = spool.rewind(); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, cutFixes, err
 		}
 		if again == nil {
-			return findings, nil, nil // stdin too long to keep: no fix marks
+			return findings, nil, more, cutFixes, nil // stdin too long to keep: no fix marks
 		}
 	} else {
 		f, err := os.Open(t.path)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, cutFixes, err
 		}
 		defer f.Close()
 		again = f
 	}
-	fixes, err := streamFixes(ctx, again, findings, format == formatSARIF)
+	fixes, cutFixes, err = streamFixesCapped(ctx, again, findings, cut, codes, format == formatSARIF)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, cutFixes, err
 	}
-	return findings, fixes, nil
+	return findings, fixes, more, cutFixes, nil
 }
 
 // sortFindings orders findings by line, then column, keeping the engine's

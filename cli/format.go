@@ -36,15 +36,19 @@ type summary struct {
 	// (would be) fixed in how many files, and how many more --unsafe-fixes
 	// would fix.
 	fixable, unsafeFixable   int
+	// omitted counts the findings past maxListedPerCode (in the totals,
+	// not listed).
+	omitted int
 	fixed, moreUnsafe        int
 	filesFixed, filesChanged int
 	fixMode                  bool
 }
 
 // formatter writes check results. file is called once per checked file in
-// argument order; end once, after the last file.
+// argument order, with the findings listed and those past the cap counted
+// by code (more); end once, after the last file.
 type formatter interface {
-	file(path string, findings []analysis.Finding, fixes fileFixes) error
+	file(path string, findings []analysis.Finding, fixes fileFixes, more []omitted) error
 	end(s summary) error
 }
 

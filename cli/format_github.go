@@ -55,7 +55,7 @@ func ghEscape(dst []byte, s string, property bool) []byte {
 	return append(dst, s[start:]...)
 }
 
-func (g *githubFormatter) file(path string, findings []analysis.Finding, _ fileFixes) error {
+func (g *githubFormatter) file(path string, findings []analysis.Finding, _ fileFixes, more []omitted) error {
 	file := ghEscapeProperty(nil, filepath.ToSlash(path))
 	for _, f := range findings {
 		cmd := "notice"
@@ -85,6 +85,19 @@ func (g *githubFormatter) file(path string, findings []analysis.Finding, _ fileF
 		b = ghEscapeProperty(append(b, "sessionls("...), f.Code)
 		b = append(b, ")::"...)
 		b = ghEscapeData(b, f.Message)
+		b = append(b, '\n')
+		g.scratch = b
+		if _, err := g.buf.Write(b); err != nil {
+			return err
+		}
+	}
+	for _, m := range more {
+		b := append(g.scratch[:0], "::notice file="...)
+		b = append(b, file...)
+		b = append(b, ",title="...)
+		b = ghEscapeProperty(b, "sessionls("+m.code+")")
+		b = append(b, "::"...)
+		b = ghEscapeData(b, m.message())
 		b = append(b, '\n')
 		g.scratch = b
 		if _, err := g.buf.Write(b); err != nil {

@@ -24,6 +24,10 @@ type jsonFinding struct {
 	// Fix is "safe", "unsafe" or null: whether --fix (or --fix
 	// --unsafe-fixes) repairs the finding.
 	Fix *string `json:"fix"`
+	// Omitted, on the last finding listed of a code in a file, is how many
+	// more findings of that code the file has: only the first
+	// maxListedPerCode of a code are listed. Absent otherwise.
+	Omitted int `json:"omitted,omitempty"`
 }
 
 type jsonFormatter struct {
@@ -34,7 +38,16 @@ type jsonFormatter struct {
 
 // file streams the array one object per line, so a run over many files
 // never holds every finding.
-func (j *jsonFormatter) file(path string, findings []analysis.Finding, fixes fileFixes) error {
+func (j *jsonFormatter) file(path string, findings []analysis.Finding, fixes fileFixes, more []omitted) error {
+	last := map[int]int{} // index of the last finding of a code → how many more
+	for _, m := range more {
+		for i := len(findings) - 1; i >= 0; i-- {
+			if findings[i].Code == m.code {
+				last[i] = m.n
+				break
+			}
+		}
+	}
 	for i, f := range findings {
 		var safety *string
 		if fi := fixes.at(i); fi != nil {
@@ -44,6 +57,7 @@ func (j *jsonFormatter) file(path string, findings []analysis.Finding, fixes fil
 		b, err := marshal(jsonFinding{
 			File: path, Line: f.Line, Column: startCol(f), EndLine: f.Line, EndColumn: endCol(f),
 			Severity: f.Severity.String(), Code: f.Code, Message: f.Message, Fix: safety,
+			Omitted: last[i],
 		})
 		if err != nil {
 			return fmt.Errorf("encoding a finding of %s: %w", path, err)

@@ -64,6 +64,20 @@ type sarifInvocation struct {
 type sarifNotification struct {
 	Level   string    `json:"level"`
 	Message sarifText `json:"message"`
+	// For findings past the cap: the file, and the rule (associatedRule).
+	Locations  []sarifFileLocation `json:"locations,omitempty"`
+	Descriptor *sarifDescriptor    `json:"associatedRule,omitempty"`
+}
+
+// sarifFileLocation names a whole file (no region).
+type sarifFileLocation struct {
+	PhysicalLocation struct {
+		ArtifactLocation sarifArtifactLocation `json:"artifactLocation"`
+	} `json:"physicalLocation"`
+}
+
+type sarifDescriptor struct {
+	ID string `json:"id"`
 }
 
 type sarifResult struct {
@@ -166,6 +180,7 @@ type sarifFormatter struct {
 	w       io.Writer
 	version string
 	results []sarifResult
+	notes   []sarifNotification // findings past the cap, by file and code
 }
 
 // sarifURI turns a displayed path into a URI reference: relative paths stay
@@ -179,8 +194,14 @@ func sarifURI(path string) string {
 	return (&url.URL{Path: slash}).String()
 }
 
-func (s *sarifFormatter) file(path string, findings []analysis.Finding, fixes fileFixes) error {
+func (s *sarifFormatter) file(path string, findings []analysis.Finding, fixes fileFixes, more []omitted) error {
 	uri := sarifURI(path)
+	for _, m := range more {
+		var loc sarifFileLocation
+		loc.PhysicalLocation.ArtifactLocation = sarifArtifactLocation{uri}
+		s.notes = append(s.notes, sarifNotification{Level: "note", Message: sarifText{path + ": " + m.message()},
+			Locations: []sarifFileLocation{loc}, Descriptor: &sarifDescriptor{ID: m.code}})
+	}
 	for i, f := range findings {
 		_, idx, _ := lookupRule(f.Code)
 		r := sarifResult{
@@ -230,6 +251,7 @@ func (s *sarifFormatter) end(sum summary) error {
 		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications,
 			sarifNotification{Level: "error", Message: sarifText{e}})
 	}
+	inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, s.notes...)
 	results := s.results
 	if results == nil {
 		results = []sarifResult{}

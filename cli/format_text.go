@@ -35,7 +35,7 @@ func (t *textFormatter) paint(code, s string) string {
 	return code + s + ansiReset
 }
 
-func (t *textFormatter) file(path string, findings []analysis.Finding, fixes fileFixes) error {
+func (t *textFormatter) file(path string, findings []analysis.Finding, fixes fileFixes, more []omitted) error {
 	p := sanitize(path)
 	for i, f := range findings {
 		sev := f.Severity.String()
@@ -55,6 +55,9 @@ func (t *textFormatter) file(path string, findings []analysis.Finding, fixes fil
 		}
 		fmt.Fprintf(t.buf, "%s:%d:%d: %s %s%s\n", t.paint(ansiBold, p), f.Line, startCol(f),
 			t.paint(c, sev+"["+f.Code+"]"), mark, sanitize(f.Message))
+	}
+	for _, m := range more {
+		fmt.Fprintf(t.buf, "%s: %s\n", t.paint(ansiBold, p), m.message())
 	}
 	return t.buf.Flush()
 }

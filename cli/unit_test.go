@@ -142,7 +142,7 @@ func TestGitHubFormatAllocations(t *testing.T) {
 	}
 	g := &githubFormatter{w: io.Discard, buf: bufio.NewWriter(io.Discard)}
 	allocs := testing.AllocsPerRun(5, func() {
-		require.NoError(t, g.file("dir/a,b.jsonl", findings, nil))
+		require.NoError(t, g.file("dir/a,b.jsonl", findings, nil, nil))
 	})
 	assert.LessOrEqual(t, allocs, 10.0, "allocations for %d findings", len(findings))
 }
@@ -213,8 +213,8 @@ func TestFormattersOnSyntheticFindings(t *testing.T) {
 		var b bytes.Buffer
 		f, err := newFormatter(name, &b, color, "9.9.9")
 		require.NoError(t, err)
-		require.NoError(t, f.file("dir/a,b:c.jsonl", fs, fixes))
-		require.NoError(t, f.file("ok.jsonl", nil, nil))
+		require.NoError(t, f.file("dir/a,b:c.jsonl", fs, fixes, nil))
+		require.NoError(t, f.file("ok.jsonl", nil, nil, nil))
 		require.NoError(t, f.end(summary{errors: 1, warnings: 1, infos: 1, filesWithFindings: 1, filesChecked: 2, fixable: 1, unsafeFixable: 1}))
 		return b.String()
 	}

@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sessionls/sessionls/analysis"
+)
+
+// blankLines writes a file of n lines of one space: n invalid-json
+// findings, each with a safe fix (a crash's blank tail).
+func blankLines(t testing.TB, n int) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "blank.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(strings.Repeat(" \n", n)), 0o644))
+	return path
+}
+
+// TestFindingsCap: past maxListedPerCode findings of a code in a file,
+// every format lists the first ones and says how many more there are,
+// while the totals, the fixable counts and the exit code count them all.
+func TestFindingsCap(t *testing.T) {
+	const n = 5000
+	more := n - maxListedPerCode
+	path := blankLines(t, n)
+	run := func(args ...string) result {
+		e, out, errb := testEnv("", nil)
+		return runWith(t, e, out, errb, append([]string{"check"}, args...)...)
+	}
+
+	r := run(path)
+	assert.Equal(t, ExitFindings, r.code, r.stderr)
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	require.Len(t, lines, maxListedPerCode+3, "the findings listed, the line about the rest, the summary, the fixes")
+	assert.Contains(t, lines[maxListedPerCode], "… and 4,900 more invalid-json findings (only the first 100 of each code are listed per file)")
+	assert.Contains(t, r.stdout, "Found 5,000 errors, 0 warnings in 1 of 1 file.")
+	assert.Contains(t, r.stdout, "5000 fixable with --fix.")
+
+	r = run("--format", "json", path)
+	assert.Equal(t, ExitFindings, r.code)
+	var got []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got))
+	require.Len(t, got, maxListedPerCode)
+	assert.Equal(t, float64(more), got[len(got)-1]["omitted"])
+	assert.NotContains(t, got[0], "omitted")
+
+	r = run("--format", "github", path)
+	assert.Equal(t, ExitFindings, r.code)
+	assert.Equal(t, maxListedPerCode, strings.Count(r.stdout, "::error "))
+	assert.Contains(t, r.stdout, "::notice file="+filepath.ToSlash(path)+",title=sessionls(invalid-json)::… and 4,900 more invalid-json findings")
+
+	r = run("--format", "sarif", path)
+	assert.Equal(t, ExitFindings, r.code)
+	var log sarifLog
+	require.NoError(t, json.Unmarshal([]byte(r.stdout), &log))
+	require.Len(t, log.Runs[0].Results, maxListedPerCode)
+	notes := log.Runs[0].Invocations[0].ToolExecutionNotifications
+	require.Len(t, notes, 1)
+	assert.Equal(t, "note", notes[0].Level)
+	assert.Contains(t, notes[0].Message.Text, "4,900 more invalid-json findings")
+	assert.Equal(t, "invalid-json", notes[0].Descriptor.ID)
+	assert.True(t, log.Runs[0].Invocations[0].ExecutionSuccessful)
+
+	// --strict on warnings past the cap, and --fix, count them all too.
+	r = run("--diff", path)
+	assert.Equal(t, ExitFindings, r.code)
+	assert.Contains(t, r.stderr, "Would fix 5,000 findings in 1 file.")
+}
+
+// cliBytesPerFinding is what `check --format format` allocates per
+// finding of a file of n blank lines, the engine's report aside (it is
+// made beforehand and handed over).
+func cliBytesPerFinding(t testing.TB, format string, n int) float64 {
+	path := blankLines(t, n)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	rep := analysis.Analyze(data, analysis.Options{SkipMessages: true})
+	require.Len(t, rep.Findings, n)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	e, out, errb := testEnv("", nil)
+	e.analyze = func(ctx context.Context, r io.Reader, _ analysis.Options) (*analysis.Report, error) {
+		_, err := io.Copy(io.Discard, r)
+		return rep, err
+	}
+	code := run(context.Background(), e, []string{"check", "--format", format, path})
+	runtime.ReadMemStats(&after)
+	require.Equal(t, ExitFindings, code, errb.String())
+	_ = out
+	return float64(after.TotalAlloc-before.TotalAlloc) / float64(n)
+}
+
+// TestCheckBytesPerFinding: what the CLI allocates for a finding past the
+// cap is a few bytes (its line, for the fixable count), whatever the
+// format. Before the cap it held every finding: a copy, its fix, and in
+// SARIF its result (~6 KB).
+func TestCheckBytesPerFinding(t *testing.T) {
+	for _, format := range []string{"text", "json", "github", "sarif"} {
+		b := cliBytesPerFinding(t, format, 100000)
+		t.Logf("%s: %.1f bytes allocated per finding by the CLI", format, b)
+		assert.Less(t, b, 128.0, format)
+	}
+}
+
+// BenchmarkCheckBytesPerFinding prints the bytes the CLI allocates per
+// finding of a check of 200,000 blank lines, by format (the engine's
+// report aside: ~300 bytes a finding).
+func BenchmarkCheckBytesPerFinding(b *testing.B) {
+	for _, format := range []string{"text", "json", "github", "sarif"} {
+		b.Run(format, func(b *testing.B) {
+			var per float64
+			for b.Loop() {
+				per = cliBytesPerFinding(b, format, 200000)
+			}
+			b.ReportMetric(per, "B/finding")
+		})
+	}
+}
