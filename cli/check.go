@@ -187,7 +187,7 @@ type fileResult struct {
 	fixes    fileFixes          // the fixes of findings, by index
 	more     []omitted          // the findings past the cap, counted by code
 	cutFixes fixCounts          // the fixes of the findings past the cap
-	run      *fixRun   // --fix or --diff
+	run      *fixRun            // --fix or --diff
 	err      error
 	internal bool // err is a bug, not an I/O problem
 	done     chan struct{}

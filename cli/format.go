@@ -35,10 +35,10 @@ type summary struct {
 	// how many an unsafe one. With --fix or --diff: how many findings were
 	// (would be) fixed in how many files, and how many more --unsafe-fixes
 	// would fix.
-	fixable, unsafeFixable   int
+	fixable, unsafeFixable int
 	// omitted counts the findings past maxListedPerCode (in the totals,
 	// not listed).
-	omitted int
+	omitted                  int
 	fixed, moreUnsafe        int
 	filesFixed, filesChanged int
 	fixMode                  bool
