@@ -104,6 +104,11 @@ is copied to a temporary file for that, except with --format github: up to
 256 MiB, past which stdin's findings show no fixes), and holds no line over
 64 MiB for a fix mark (its finding shows none; --fix still fixes it).
 
+Each file lists at most the first 100 findings of each code; the rest are
+counted (text and github: "… and N more <code> findings"; json: "omitted"
+on the last one listed; sarif: a note notification) and the summary, the
+fixable counts and the exit code count them all.
+
 Exit codes: 0 no failing finding; 1 an error finding (or a warning with
 --strict), or with --diff a file that would change; 2 usage, I/O or
 configuration error (2 wins over 1; the other files are still checked).
