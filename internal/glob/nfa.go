@@ -51,6 +51,12 @@ type state struct {
 	out    int32
 	out1   int32
 	ranges int32 // opClass: cost of a test, for the step count
+	// opGlobLoop: the states [pruneLo, pruneHi] are those every path of
+	// which to a match goes through this "**" (they come before it in its
+	// sequence). While the loop is live they are redundant: whatever they
+	// can still match, the loop matches too (it reads anything, then what
+	// follows the "**"). See machine.prune.
+	pruneLo, pruneHi int32
 }
 
 type compiler struct {
@@ -158,8 +164,18 @@ func (c *compiler) check(seq []node) {
 // state. Compiling backwards lets every alternative of a group continue to
 // the same state: nothing is copied.
 func (c *compiler) seq(items []node, next int32) int32 {
+	var loops []int32 // the "**" loops of this sequence's own items
 	for i := len(items) - 1; i >= 0; i-- {
 		next = c.item(&items[i], next)
+		if n := &items[i]; n.kind == nStars && n.glob {
+			loops = append(loops, next-1) // item adds the loop, then the glob
+		}
+	}
+	// What was compiled after a "**" of this sequence (the items before
+	// it, nested groups included) reaches a match only through it.
+	last := int32(len(c.p.states) - 1)
+	for _, l := range loops {
+		c.p.states[l].pruneLo, c.p.states[l].pruneHi = l+2, last
 	}
 	return next
 }
@@ -302,7 +318,37 @@ func (m *machine) step(cur []int32, r rune, next []int32) []int32 {
 			m.add(&next, s, false)
 		}
 	}
-	return next
+	return m.prune(next)
+}
+
+// prune drops from list the states a live "**" loop makes redundant (those
+// every path of which goes through that "**"): a deep path against
+// "**/a/**/a/…" would otherwise keep a thread per "**" reached, and pay
+// for each on every character.
+func (m *machine) prune(list []int32) []int32 {
+	var ranges [][2]int32
+	for _, s := range list {
+		if st := &m.p.states[s]; st.op == opGlobLoop && st.pruneLo > 0 && st.pruneLo <= st.pruneHi {
+			ranges = append(ranges, [2]int32{st.pruneLo, st.pruneHi})
+		}
+	}
+	if len(ranges) == 0 {
+		return list
+	}
+	out := list[:0]
+	for _, s := range list {
+		drop := false
+		for _, r := range ranges {
+			if r[0] <= s && s <= r[1] {
+				drop = true
+				break
+			}
+		}
+		if !drop {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // add puts state s and the states it reaches by ε moves into list. With
