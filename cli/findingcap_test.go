@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -14,6 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/fix"
+	"github.com/sessionls/sessionls/internal/randjsonl"
 )
 
 // blankLines writes a file of n lines of one space: n invalid-json
@@ -125,4 +130,63 @@ func BenchmarkCheckBytesPerFinding(b *testing.B) {
 			b.ReportMetric(per, "B/finding")
 		})
 	}
+}
+
+// TestStreamFixesCappedAgrees: the capped pass finds the fixes
+// streamFixes finds for the listed findings, and counts by safety those of
+// the findings past the cap, on the shipped sessions and random files.
+func TestStreamFixesCappedAgrees(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 7))
+	var files [][]byte
+	for range 80 {
+		files = append(files, randjsonl.File(r, 3+r.IntN(30)))
+	}
+	files = append(files, []byte(strings.Repeat(" \n", 300)+"{\"role\":\"user\",\"content\":\"x\",}\n"))
+	for i, data := range files {
+		rep := analysis.Analyze(data, analysis.Options{})
+		const limit = 3
+		var codes []string
+		var cut []cutFix
+		var cutFindings []analysis.Finding
+		listed, _ := capFindings(rep.Findings, limit, nil, func(f *analysis.Finding) {
+			if !fix.Fixable(f.Code) {
+				return
+			}
+			k := slices.Index(codes, f.Code)
+			if k < 0 {
+				k = len(codes)
+				codes = append(codes, f.Code)
+			}
+			cut = append(cut, cutFix{line: f.Line, code: uint8(k)})
+			cutFindings = append(cutFindings, *f)
+		})
+		got, counts, err := streamFixesCapped(context.Background(), bytes.NewReader(data), listed, cut, codes, true)
+		require.NoError(t, err)
+		want, err := streamFixes(context.Background(), bytes.NewReader(data), listed, true)
+		require.NoError(t, err)
+		require.Equal(t, want, got, "file %d", i)
+		wantCut, err := streamFixes(context.Background(), bytes.NewReader(data), cutFindings, false)
+		require.NoError(t, err)
+		safe, unsafe := wantCut.count()
+		require.Equal(t, fixCounts{safe, unsafe}, counts, "file %d", i)
+	}
+}
+
+// TestStreamFixesCappedHoldsNoHugeLine: as streamFixes, the capped pass
+// holds no line longer than maxFixLine, listed or past the cap.
+func TestStreamFixesCappedHoldsNoHugeLine(t *testing.T) {
+	const size = 2 * maxFixLine
+	listed := []analysis.Finding{{Line: 1, Code: analysis.CodeInvalidJSON}}
+	cut := []cutFix{{line: 2}, {line: 3}}
+	src := io.MultiReader(&repeatReader{b: 0, left: size}, &repeatReader{b: ' ', left: size}, strings.NewReader(" \n"))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	fixes, counts, err := streamFixesCapped(context.Background(), src, listed, cut, []string{analysis.CodeInvalidJSON}, false)
+	runtime.ReadMemStats(&after)
+	require.NoError(t, err)
+	assert.Nil(t, fixes.at(0), "a line past maxFixLine gets no fix mark")
+	assert.Equal(t, fixCounts{safe: 1}, counts, "the short blank line past the cap is counted, the long one is not held")
+	// Each long line allocates at most twice maxFixLine on the way.
+	assert.LessOrEqual(t, after.TotalAlloc-before.TotalAlloc, uint64(2*2*maxFixLine+8<<20))
 }
