@@ -12,6 +12,7 @@ package analysis
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/sessionls/sessionls/analysis/line"
 )
@@ -162,6 +163,16 @@ type Options struct {
 	// tool names, while the report keeps none (SkipMessages), so a map of
 	// a gigabyte stream costs a few bytes per message.
 	Observer MessageObserver
+	// MaxFindingsPerCode, when > 0, keeps the first that many findings of
+	// each code (in the order they are found: line order for the line
+	// verdicts) and counts the rest in Report.Omitted, so a file of a
+	// million blank lines costs a few bytes a line, not ~300. The verdicts
+	// and totals (InvalidLines, FirstInvalidLine, the cutoff) stay exact.
+	MaxFindingsPerCode int
+	// OmittedLines names the codes whose omitted findings' lines
+	// Report.Omitted keeps (4 bytes each), for a caller that still visits
+	// them (the CLI counts their fixes).
+	OmittedLines map[string]bool
 }
 
 // MessageObserver sees the messages of an analysis (Options.Observer). m
@@ -173,6 +184,56 @@ type Options struct {
 // orphan result and for every other message.
 type MessageObserver interface {
 	Observe(m *Message, owner int)
+}
+
+// Omitted counts the findings of one code past Options.MaxFindingsPerCode.
+type Omitted struct {
+	Code     string
+	Severity Severity
+	N        int
+	// Lines of the omitted findings, in the order found, when
+	// Options.OmittedLines names the code.
+	Lines []int32
+}
+
+// findingLimit applies Options.MaxFindingsPerCode.
+type findingLimit struct {
+	max     int
+	lines   map[string]bool
+	kept    map[string]int
+	omitted []Omitted
+}
+
+func newFindingLimit(opts Options) *findingLimit {
+	if opts.MaxFindingsPerCode <= 0 {
+		return nil
+	}
+	return &findingLimit{max: opts.MaxFindingsPerCode, lines: opts.OmittedLines, kept: map[string]int{}}
+}
+
+// keep reports whether the next finding of code (at line) is kept, and
+// counts it when it is not. A nil limit keeps everything.
+func (l *findingLimit) keep(code string, line int) bool {
+	if l == nil {
+		return true
+	}
+	if l.kept[code] < l.max {
+		l.kept[code]++
+		return true
+	}
+	i := 0
+	for i < len(l.omitted) && l.omitted[i].Code != code {
+		i++
+	}
+	if i == len(l.omitted) {
+		l.omitted = append(l.omitted, Omitted{Code: code, Severity: severityOf(code)})
+	}
+	o := &l.omitted[i]
+	o.N++
+	if l.lines[code] {
+		o.Lines = append(o.Lines, int32(min(line, math.MaxInt32)))
+	}
+	return false
 }
 
 // TokenCounter counts the tokens of a valid line's message; package
@@ -201,6 +262,9 @@ type Report struct {
 	Messages []Message
 	Units    []Unit // oldest first
 	Findings []Finding
+	// Omitted counts, by code, the findings past
+	// Options.MaxFindingsPerCode (not in Findings).
+	Omitted []Omitted
 	// FirstInvalidLine is the line where loadSession throws; 0 if it loads.
 	FirstInvalidLine int
 	InvalidLines     int

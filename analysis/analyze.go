@@ -177,19 +177,24 @@ func detach(s string, buf []byte) string {
 
 // collector assembles a Report from tallies taken in line order.
 type collector struct {
-	opts     Options
-	rep      *Report
-	link     linker
-	nodes    nodeList
-	invalid  []invalidLine
-	checks   []Finding
-	nonEmpty int
+	opts    Options
+	rep     *Report
+	link    linker
+	nodes   nodeList
+	invalid []invalidLine
+	// invalidCut counts the invalid lines not kept in invalid (past the
+	// findings limit and past the first maxRelated+1).
+	invalidCut int
+	checks     []Finding
+	nonEmpty   int
+	limit      *findingLimit
 }
 
 func newCollector(opts Options) *collector {
-	c := &collector{opts: opts, rep: &Report{}}
+	c := &collector{opts: opts, rep: &Report{}, limit: newFindingLimit(opts)}
 	c.link.findings = &c.checks
 	c.link.disabled = opts.Disabled
+	c.link.limit = c.limit
 	return c
 }
 
@@ -208,6 +213,15 @@ func (c *collector) add(t *tally) {
 	for _, v := range t.invalid {
 		v.line += off
 		v.runtimeLine += c.nonEmpty
+		if c.limit != nil && !c.opts.Disabled[v.code()] && !c.limit.keep(v.code(), v.line) {
+			// Past the limit: no finding. The first lines are kept all
+			// the same, for the load message and the first's Related.
+			if len(c.invalid) > maxRelated {
+				c.invalidCut++
+				continue
+			}
+			v.omitted = true
+		}
 		c.invalid = append(c.invalid, v)
 	}
 	c.rep.Lines += t.lines
@@ -229,7 +243,7 @@ func (c *collector) reserve(msgs, calls int) {
 
 // addMessage takes the next valid message, with its final line number.
 func (c *collector) addMessage(m *Message) {
-	if tooDeep(m.Depth) && !c.opts.Disabled[CodeDeepNesting] {
+	if tooDeep(m.Depth) && !c.opts.Disabled[CodeDeepNesting] && c.limit.keep(CodeDeepNesting, m.Line) {
 		c.checks = append(c.checks, deepFinding(m))
 	}
 	nd := c.link.add(m)
@@ -249,7 +263,7 @@ func (c *collector) addMessage(m *Message) {
 func (c *collector) finish() *Report {
 	r, off := c.rep, c.opts.Disabled
 	c.link.finish()
-	r.InvalidLines = len(c.invalid)
+	r.InvalidLines = len(c.invalid) + c.invalidCut
 	if len(c.invalid) > 0 {
 		r.FirstInvalidLine = c.invalid[0].line
 		r.loadMessage = loadMessage(c.invalid)
@@ -261,9 +275,12 @@ func (c *collector) finish() *Report {
 	invalidFindings(c.invalid, &fs, off)
 	fs = append(fs, c.checks...)
 	if !off[CodeSweptMessage] {
-		sweptFindings(r.Units, &c.nodes, &fs)
+		sweptFindings(r.Units, &c.nodes, &fs, c.limit)
 	}
 	r.Findings = sizeAndBudget(r, c.opts, fs)
+	if c.limit != nil {
+		r.Omitted = c.limit.omitted
+	}
 	return r
 }
 

@@ -59,10 +59,11 @@ type linker struct {
 	// findings receives the checks' findings; nil when only owners are wanted.
 	findings *[]Finding
 	disabled map[string]bool
+	limit    *findingLimit // Options.MaxFindingsPerCode; nil: none
 }
 
 func (l *linker) emit(f Finding) {
-	if l.findings != nil && !l.disabled[f.Code] {
+	if l.findings != nil && !l.disabled[f.Code] && l.limit.keep(f.Code, f.Line) {
 		*l.findings = append(*l.findings, f)
 	}
 }
@@ -183,7 +184,7 @@ func (l *linker) finish() {
 
 // sweptFindings reports, for every unit of more than one message, each
 // message in it that is not a tool result answering the unit's assistant.
-func sweptFindings(units []Unit, nodes *nodeList, out *[]Finding) {
+func sweptFindings(units []Unit, nodes *nodeList, out *[]Finding, limit *findingLimit) {
 	for _, u := range units {
 		if u.Len() < 2 {
 			continue
@@ -191,6 +192,9 @@ func sweptFindings(units []Unit, nodes *nodeList, out *[]Finding) {
 		for j := u.First + 1; j <= u.Last; j++ {
 			nd := nodes.at(j)
 			if nd.role == line.RoleTool && int(nd.owner) == u.First {
+				continue
+			}
+			if !limit.keep(CodeSweptMessage, nd.line) {
 				continue
 			}
 			what := "this " + nd.role.String() + " message"
@@ -215,6 +219,9 @@ type invalidLine struct {
 	verdict           line.Verdict
 	reason            string
 	span              line.Span
+	// omitted: past Options.MaxFindingsPerCode, kept only for the first
+	// line's Related; it makes no finding.
+	omitted bool
 }
 
 func (v *invalidLine) code() string {
@@ -259,7 +266,7 @@ const maxRelated = 100
 func invalidFindings(inv []invalidLine, out *[]Finding, disabled map[string]bool) {
 	for k := range inv {
 		v := &inv[k]
-		if disabled[v.code()] {
+		if disabled[v.code()] || v.omitted {
 			continue
 		}
 		f := Finding{

@@ -560,25 +560,38 @@ func checkFile(ctx context.Context, e *env, t target, opts analysis.Options, for
 		defer f.Close()
 		r = f
 	}
+	// The engine keeps the first findings of each code too, and only the
+	// lines of the rest that have fixes to count.
+	opts.MaxFindingsPerCode = maxListedPerCode
+	if withFixes {
+		opts.OmittedLines = map[string]bool{}
+		for _, c := range analysis.Codes() {
+			if fix.Fixable(c) {
+				opts.OmittedLines[c] = true
+			}
+		}
+	}
 	rep, err := e.analyze(ctx, &countingReader{r: r, n: bytesRead}, opts)
 	if err != nil {
 		return nil, nil, nil, cutFixes, err
 	}
 	// The report's findings are sorted as sortFindings sorts; the ones
 	// past the cap are not copied, only their fixes' lines are noted.
-	var codes []string
-	var cut []cutFix
+	var cut []cutLines
 	findings, more = capFindings(rep.Findings, maxListedPerCode, nil, func(f *analysis.Finding) {
-		if !withFixes || !fix.Fixable(f.Code) {
-			return
+		if withFixes && fix.Fixable(f.Code) {
+			cut = addCut(cut, f.Code, f.Line)
 		}
-		i := slices.Index(codes, f.Code)
-		if i < 0 {
-			i = len(codes)
-			codes = append(codes, f.Code)
-		}
-		cut = append(cut, cutFix{line: f.Line, code: uint8(i)})
 	})
+	for _, o := range rep.Omitted {
+		more = addOmitted(more, omitted{code: o.Code, severity: o.Severity, n: o.N})
+		if withFixes && fix.Fixable(o.Code) && len(o.Lines) > 0 {
+			cut = append(cut, cutLines{code: o.Code, lines: o.Lines})
+		}
+	}
+	for _, c := range cut {
+		slices.Sort(c.lines)
+	}
 	rep = nil
 	sortFindings(findings)
 	if !withFixes || (len(cut) == 0 && !slices.ContainsFunc(findings, func(f analysis.Finding) bool { return fix.Fixable(f.Code) })) {
@@ -600,7 +613,7 @@ func checkFile(ctx context.Context, e *env, t target, opts analysis.Options, for
 		defer f.Close()
 		again = f
 	}
-	fixes, cutFixes, err = streamFixesCapped(ctx, again, findings, cut, codes, format == formatSARIF)
+	fixes, cutFixes, err = streamFixesCapped(ctx, again, findings, cut, format == formatSARIF)
 	if err != nil {
 		return nil, nil, nil, cutFixes, err
 	}

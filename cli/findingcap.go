@@ -67,6 +67,17 @@ func capFindings(findings []analysis.Finding, limit int, keep func(i int), cut f
 	return kept, more
 }
 
+// addOmitted adds o to more, to the entry of its code if there is one.
+func addOmitted(more []omitted, o omitted) []omitted {
+	for i := range more {
+		if more[i].code == o.code {
+			more[i].n += o.n
+			return more
+		}
+	}
+	return append(more, o)
+}
+
 // capWithFixes caps findings and their fixes together (the fixes of the
 // findings kept, by their new indices).
 func capWithFixes(findings []analysis.Finding, fixes fileFixes, limit int) ([]analysis.Finding, fileFixes, []omitted) {
@@ -83,11 +94,23 @@ func capWithFixes(findings []analysis.Finding, fixes fileFixes, limit int) ([]an
 	return kept, kf, more
 }
 
-// cutFix is a finding past the cap whose code has fixes: only what
-// counting its fix needs (8 bytes and a code index, not the finding).
-type cutFix struct {
-	line int
-	code uint8
+// cutLines are the lines of the findings of one code past the cap whose
+// code has fixes, sorted: only what counting their fixes needs (4 bytes a
+// finding, not the finding).
+type cutLines struct {
+	code  string
+	lines []int32
+}
+
+// addCut adds line to the list of code.
+func addCut(cut []cutLines, code string, line int) []cutLines {
+	for i := range cut {
+		if cut[i].code == code {
+			cut[i].lines = append(cut[i].lines, int32(line))
+			return cut
+		}
+	}
+	return append(cut, cutLines{code: code, lines: []int32{int32(line)}})
 }
 
 // fixCounts are the fixes of the findings past the cap, by safety.
@@ -97,16 +120,29 @@ type fixCounts struct{ safe, unsafe int }
 // counts the fixes of the findings past the cap (cut, sorted by line), in
 // the same pass over the file, so "N fixable with --fix" stays exact
 // without holding those findings.
-func streamFixesCapped(ctx context.Context, r io.Reader, findings []analysis.Finding, cut []cutFix, codes []string, regions bool) (fileFixes, fixCounts, error) {
+func streamFixesCapped(ctx context.Context, r io.Reader, findings []analysis.Finding, cut []cutLines, regions bool) (fileFixes, fixCounts, error) {
 	var counts fixCounts
+	pos := make([]int, len(cut)) // the next line of each list
+	cutLeft := 0
+	for _, c := range cut {
+		cutLeft += len(c.lines)
+	}
+	cutAt := func(ln int) bool {
+		for i, c := range cut {
+			if pos[i] < len(c.lines) && int(c.lines[pos[i]]) == ln {
+				return true
+			}
+		}
+		return false
+	}
 	next := func(j int) int {
 		for j < len(findings) && !fix.Fixable(findings[j].Code) {
 			j++
 		}
 		return j
 	}
-	j, k := next(0), 0
-	if j == len(findings) && len(cut) == 0 {
+	j := next(0)
+	if j == len(findings) && cutLeft == 0 {
 		return nil, counts, nil
 	}
 	var m fileFixes
@@ -116,11 +152,11 @@ func streamFixesCapped(ctx context.Context, r io.Reader, findings []analysis.Fin
 	br := bufio.NewReaderSize(r, 64<<10)
 	var buf []byte
 	off := 0
-	for ln := 1; j < len(findings) || k < len(cut); ln++ {
+	for ln := 1; j < len(findings) || cutLeft > 0; ln++ {
 		if err := ctx.Err(); err != nil {
 			return nil, counts, err
 		}
-		wanted := (j < len(findings) && findings[j].Line == ln) || (k < len(cut) && cut[k].line == ln)
+		wanted := (j < len(findings) && findings[j].Line == ln) || cutAt(ln)
 		buf = buf[:0]
 		n := 0
 		var err error
@@ -167,16 +203,19 @@ func streamFixesCapped(ctx context.Context, r io.Reader, findings []analysis.Fin
 				m.set(j, fix.ToFile(lf, ln, findings[j].Code, off, off+size, nl), l, regions)
 			}
 		}
-		for ; k < len(cut) && cut[k].line == ln; k++ {
-			if !wanted {
-				continue
-			}
-			if lf, ok := fix.ForLine(l, codes[cut[k].code]); ok {
-				switch lf.Safety {
-				case fix.Safe:
-					counts.safe++
-				case fix.Unsafe:
-					counts.unsafe++
+		for i, c := range cut {
+			for ; pos[i] < len(c.lines) && int(c.lines[pos[i]]) <= ln; pos[i]++ {
+				cutLeft--
+				if !wanted || int(c.lines[pos[i]]) < ln {
+					continue
+				}
+				if lf, ok := fix.ForLine(l, c.code); ok {
+					switch lf.Safety {
+					case fix.Safe:
+						counts.safe++
+					case fix.Unsafe:
+						counts.unsafe++
+					}
 				}
 			}
 		}

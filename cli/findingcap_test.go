@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"testing"
 
@@ -145,22 +144,16 @@ func TestStreamFixesCappedAgrees(t *testing.T) {
 	for i, data := range files {
 		rep := analysis.Analyze(data, analysis.Options{})
 		const limit = 3
-		var codes []string
-		var cut []cutFix
+		var cut []cutLines
 		var cutFindings []analysis.Finding
 		listed, _ := capFindings(rep.Findings, limit, nil, func(f *analysis.Finding) {
 			if !fix.Fixable(f.Code) {
 				return
 			}
-			k := slices.Index(codes, f.Code)
-			if k < 0 {
-				k = len(codes)
-				codes = append(codes, f.Code)
-			}
-			cut = append(cut, cutFix{line: f.Line, code: uint8(k)})
+			cut = addCut(cut, f.Code, f.Line)
 			cutFindings = append(cutFindings, *f)
 		})
-		got, counts, err := streamFixesCapped(context.Background(), bytes.NewReader(data), listed, cut, codes, true)
+		got, counts, err := streamFixesCapped(context.Background(), bytes.NewReader(data), listed, cut, true)
 		require.NoError(t, err)
 		want, err := streamFixes(context.Background(), bytes.NewReader(data), listed, true)
 		require.NoError(t, err)
@@ -177,12 +170,12 @@ func TestStreamFixesCappedAgrees(t *testing.T) {
 func TestStreamFixesCappedHoldsNoHugeLine(t *testing.T) {
 	const size = 2 * maxFixLine
 	listed := []analysis.Finding{{Line: 1, Code: analysis.CodeInvalidJSON}}
-	cut := []cutFix{{line: 2}, {line: 3}}
+	cut := []cutLines{{code: analysis.CodeInvalidJSON, lines: []int32{2, 3}}}
 	src := io.MultiReader(&repeatReader{b: 0, left: size}, &repeatReader{b: ' ', left: size}, strings.NewReader(" \n"))
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	fixes, counts, err := streamFixesCapped(context.Background(), src, listed, cut, []string{analysis.CodeInvalidJSON}, false)
+	fixes, counts, err := streamFixesCapped(context.Background(), src, listed, cut, false)
 	runtime.ReadMemStats(&after)
 	require.NoError(t, err)
 	assert.Nil(t, fixes.at(0), "a line past maxFixLine gets no fix mark")
