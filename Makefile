@@ -21,7 +21,7 @@ FUZZTIME ?= 30s
 # Packages whose tests run goroutines against each other (the server and its
 # clients, the worker pool, concurrent appends): run three times under the
 # race detector, so a flake fails here and in CI, not for a newcomer.
-RACE_AGAIN ?= ./lsp ./analysis ./internal/atomicfile
+RACE_AGAIN ?= ./lsp ./analysis ./internal/atomicfile ./internal/glob
 
 help:
 	@sed -n 's/^#   make /make /p' Makefile
@@ -34,7 +34,7 @@ build:
 test: oracles
 	$(GO) test -race ./...
 	$(GO) test -race -count=3 $(RACE_AGAIN)
-	$(GO) test -tags purego ./analysis/...
+	$(GO) test -short -tags purego ./analysis/...
 
 # The oracles installed with npm (the third-party LSP client, js-tiktoken).
 # Without npm the tests that need them skip; under CI=true they must run.
@@ -65,6 +65,9 @@ fuzz:
 	$(GO) test -run XXX -fuzz FuzzDecodeFastOpen -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./lsp
 	$(GO) test -run XXX -fuzz FuzzParseNumber -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./analysis/line
 	$(GO) test -run XXX -fuzz FuzzForLine -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./analysis/fix
+	$(GO) test -run XXX -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./config
+	$(GO) test -run XXX -fuzz FuzzCompileMatch -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./internal/glob
+	$(GO) test -run XXX -fuzz FuzzPieces -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./analysis/tokens
 
 # Every editor suite runs even when an earlier one failed; the target fails
 # if any did, naming them.

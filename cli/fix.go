@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -123,79 +122,11 @@ const maxSpool = 256 << 20
 
 // streamFixes computes the fixes of findings (sorted by line) by reading
 // the file again from r, keeping only the lines that have a fixable
-// finding (memory is bounded by the longest of those).
+// finding (memory is bounded by the longest of those, and by maxFixLine):
+// streamFixesCapped with every finding listed.
 func streamFixes(ctx context.Context, r io.Reader, findings []analysis.Finding, regions bool) (fileFixes, error) {
-	next := func(j int) int { // the next finding from j with a fixable code
-		for j < len(findings) && !fix.Fixable(findings[j].Code) {
-			j++
-		}
-		return j
-	}
-	j := next(0)
-	if j == len(findings) {
-		return nil, nil
-	}
-	m := make(fileFixes, len(findings))
-	br := bufio.NewReaderSize(r, 64<<10)
-	var buf []byte
-	off := 0
-	for ln := 1; j < len(findings); ln++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		wanted := findings[j].Line == ln
-		buf = buf[:0]
-		n := 0
-		var err error
-		for {
-			chunk, e := br.ReadSlice('\n')
-			n += len(chunk)
-			if wanted && n > maxFixLine {
-				// Too long to hold for a fix mark: it gets none here
-				// (--fix, which holds the file, still fixes it).
-				wanted, buf = false, nil
-			}
-			if wanted {
-				if need := len(buf) + len(chunk); need > cap(buf) {
-					// Doubling, not append's 1.25x for large slices: a
-					// long line allocates twice its size, not five times.
-					nb := make([]byte, len(buf), min(max(2*cap(buf), need), maxFixLine))
-					copy(nb, buf)
-					buf = nb
-				}
-				buf = append(buf, chunk...)
-			}
-			if !errors.Is(e, bufio.ErrBufferFull) {
-				err = e
-				break
-			}
-		}
-		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, err
-		}
-		if n == 0 {
-			break // the file changed since it was checked: no more lines
-		}
-		nl := err == nil // ended by '\n'
-		size := n
-		if nl {
-			size--
-		}
-		for ; j < len(findings) && findings[j].Line == ln; j = next(j + 1) {
-			if !wanted {
-				continue
-			}
-			l := buf[:size]
-			if lf, ok := fix.ForLine(l, findings[j].Code); ok {
-				m.set(j, fix.ToFile(lf, ln, findings[j].Code, off, off+size, nl), l, regions)
-			}
-		}
-		off += n
-		if !nl {
-			break
-		}
-	}
-	return m, nil
+	m, _, err := streamFixesCapped(ctx, r, findings, nil, regions)
+	return m, err
 }
 
 // fixRun is what --fix or --diff made of one file.
