@@ -46,6 +46,7 @@ type sarifRule struct {
 	Name                 string         `json:"name"`
 	ShortDescription     sarifText      `json:"shortDescription"`
 	DefaultConfiguration sarifRuleLevel `json:"defaultConfiguration"`
+	HelpURI              string         `json:"helpUri"` // the rule's section of docs/rules.md
 }
 
 type sarifRuleLevel struct {
@@ -244,6 +245,7 @@ func (s *sarifFormatter) end(sum summary) error {
 		rs = append(rs, sarifRule{
 			ID: r.Code, Name: r.Code, ShortDescription: sarifText{r.Summary},
 			DefaultConfiguration: sarifRuleLevel{sarifLevel(r.Severity)},
+			HelpURI:              r.DocURL(),
 		})
 	}
 	inv := sarifInvocation{ExecutionSuccessful: len(sum.ioErrors) == 0}

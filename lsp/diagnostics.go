@@ -197,6 +197,11 @@ func toDiagnostic(uri protocol.DocumentURI, doc *analysis.Document, f analysis.F
 		Source:   diagnosticSource,
 		Message:  f.Message,
 	}
+	if href := analysis.RuleDocURL(f.Code); href != "" {
+		// The code links to its rule's documentation, as ESLint's and
+		// ruff's do (LSP 3.16 codeDescription).
+		d.CodeDescription = &protocol.CodeDescription{Href: protocol.URI(href)}
+	}
 	for _, r := range f.Related {
 		d.RelatedInformation = append(d.RelatedInformation, protocol.DiagnosticRelatedInformation{
 			Location: protocol.Location{URI: uri, Range: findingRange(doc, r.Line, r.Span)},

@@ -111,6 +111,7 @@ func targets() []target {
 			return wrap(quoted(rs, ""), 72, "    ") + "."
 		})},
 		{"editors/emacs/sessionls.el", region(elBegin, elEnd, elispCodes)},
+		{"docs/rules.md", rulesDoc},
 	}
 }
 

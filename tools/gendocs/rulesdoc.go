@@ -1,0 +1,26 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sessionls/sessionls/analysis"
+)
+
+// rulesDoc is docs/rules.md: every rule of the registry, one section per
+// code (its anchor is the code itself, the target of the editors' and
+// SARIF's links: analysis.Rule.DocURL).
+func rulesDoc(_ []byte, rs []analysis.Rule) ([]byte, error) {
+	var b strings.Builder
+	b.WriteString("# Finding codes\n\n")
+	b.WriteString("<!-- Generated from the rule registry (analysis/rules.go) by `go generate ./analysis`; do not edit. -->\n\n")
+	b.WriteString("Every finding `sessionls check` reports and every diagnostic the editors show has one of these codes.\n")
+	b.WriteString("Severity, fixability and the fixes come from the same registry as `sessionls rules`.\n\n")
+	for _, r := range rs {
+		fmt.Fprintf(&b, "## %s\n\n", r.Code)
+		fmt.Fprintf(&b, "Severity: %s · fix: %s\n\n", r.Severity, r.Fix)
+		fmt.Fprintf(&b, "%s\n\n", r.Summary)
+		fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(r.Help()))
+	}
+	return []byte(strings.TrimRight(b.String(), "\n") + "\n"), nil
+}
