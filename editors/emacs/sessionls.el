@@ -40,6 +40,7 @@
 (declare-function eglot--TextDocumentIdentifier "eglot")
 (declare-function eglot-managed-p "eglot")
 (declare-function eglot--signal-textDocument/didChange "eglot")
+(declare-function eglot--uri-to-path "eglot")
 (defvar eglot-server-programs)
 (defvar eglot-managed-mode-hook)
 
@@ -89,6 +90,20 @@ them)."
 Sent as initializationOptions.files; the server's default is (\"**/*.jsonl\")."
   :type '(repeat string))
 
+(defcustom sessionls-tokens nil
+  "Whether the unit lenses and the hover show token counts beside chars.
+Sent as initializationOptions.tokens.  The server then sends unit lenses
+without their text, and `sessionls-lens-mode' resolves the ones on
+screen (codeLens/resolve): counting tokens costs more than chars."
+  :type 'boolean)
+
+(defcustom sessionls-tokenizer nil
+  "The encoding token counts use: \"o200k_base\", \"cl100k_base\", or nil.
+nil: the document's sessionls.toml (`tokenizer'), else o200k_base.
+Sent as initializationOptions.tokenizer."
+  :type '(choice (const :tag "From sessionls.toml, else o200k_base" nil)
+                 (const "o200k_base") (const "cl100k_base")))
+
 (defcustom sessionls-show-lenses t
   "Whether `sessionls-lens-mode' starts with eglot in session buffers."
   :type 'boolean)
@@ -132,7 +147,9 @@ Long lines are the norm here, so lines are not wrapped."
   "The initializationOptions object sent to the server."
   (or (append (and sessionls-budget (list :budget sessionls-budget))
               (and sessionls-checks (list :checks (vconcat sessionls-checks)))
-              (and sessionls-files (list :files (vconcat sessionls-files))))
+              (and sessionls-files (list :files (vconcat sessionls-files)))
+              (and sessionls-tokens (list :tokens t))
+              (and sessionls-tokenizer (list :tokenizer sessionls-tokenizer)))
       ;; nil would be sent as null; an empty object is a hash table.
       (make-hash-table :size 1)))
 
@@ -307,6 +324,26 @@ on the line, ask which."
   (mapc #'delete-overlay sessionls--lens-overlays)
   (setq sessionls--lens-overlays nil))
 
+(defun sessionls--lens-overlay (lenses)
+  "Put an overlay at point showing LENSES, a list of (TITLE COMMAND)."
+  (let ((ov (make-overlay (point) (point))))
+    (overlay-put ov 'sessionls-lens (mapcar #'car lenses))
+    (overlay-put ov 'sessionls-lens-commands (mapcar #'cadr lenses))
+    (overlay-put ov 'before-string
+                 (concat
+                  (mapconcat
+                   (lambda (l)
+                     (propertize (car l)
+                                 'face 'sessionls-lens-face
+                                 'mouse-face 'highlight
+                                 'help-echo (sessionls--lens-help (cadr l))
+                                 'keymap (sessionls--lens-keymap (cadr l))))
+                   lenses
+                   (propertize " | " 'face 'sessionls-lens-face))
+                  (propertize "\n" 'face 'sessionls-lens-face)))
+    (push ov sessionls--lens-overlays)
+    ov))
+
 (defun sessionls--lens-show (entries)
   "Show ENTRIES, a list of (LINE TITLE COMMAND), above their lines.
 Each title is clickable: it runs its lens's command.
@@ -328,29 +365,63 @@ quadratic: 48 s for a 15 MB session)."
         (let ((at 1))
           (catch 'end
             (dolist (g groups)
-              (let ((line (car g))
-                    (lenses (reverse (cdr g))))
+              (let ((line (car g)))
                 (when (> line at)
                   (unless (zerop (forward-line (- line at)))
                     (throw 'end nil))
                   (setq at line))
                 (when (= line at)
-                  (let ((ov (make-overlay (point) (point))))
-                    (overlay-put ov 'sessionls-lens (mapcar #'car lenses))
-                    (overlay-put ov 'sessionls-lens-commands (mapcar #'cadr lenses))
-                    (overlay-put ov 'before-string
-                                 (concat
-                                  (mapconcat
-                                   (lambda (l)
-                                     (propertize (car l)
-                                                 'face 'sessionls-lens-face
-                                                 'mouse-face 'highlight
-                                                 'help-echo (sessionls--lens-help (cadr l))
-                                                 'keymap (sessionls--lens-keymap (cadr l))))
-                                   lenses
-                                   (propertize " | " 'face 'sessionls-lens-face))
-                                  (propertize "\n" 'face 'sessionls-lens-face)))
-                    (push ov sessionls--lens-overlays)))))))))))
+                  (sessionls--lens-overlay (reverse (cdr g))))))))))))
+
+(defvar-local sessionls--lens-unresolved nil
+  "Unit lenses the server sent without a command (token counts are on):
+a hash table from 1-based line to the CodeLens, resolved when shown.")
+
+(defun sessionls--lens-add (line title command)
+  "Add the lens (TITLE COMMAND) to the lenses shown on LINE."
+  (save-excursion
+    (save-restriction
+      (widen)
+      (goto-char (point-min))
+      (when (zerop (forward-line (1- line)))
+        (let* ((old (cl-find-if (lambda (o) (overlay-get o 'sessionls-lens))
+                                (overlays-in (point) (point))))
+               (lenses (and old (cl-mapcar #'list (overlay-get old 'sessionls-lens)
+                                           (overlay-get old 'sessionls-lens-commands)))))
+          (when old
+            (setq sessionls--lens-overlays (delq old sessionls--lens-overlays))
+            (delete-overlay old))
+          (sessionls--lens-overlay (append lenses (list (list title command)))))))))
+
+(defun sessionls--lens-resolve-visible (&rest _)
+  "Resolve the unresolved lenses on the lines the buffer's windows show.
+Each is asked for once (codeLens/resolve); its answer is added to the
+lenses of its line."
+  (when-let ((pending sessionls--lens-unresolved)
+             (server (and (fboundp 'eglot-current-server) (eglot-current-server))))
+    (let ((buf (current-buffer))
+          (gen sessionls--lens-generation)
+          (windows (or (get-buffer-window-list (current-buffer) nil t) (list (selected-window)))))
+      (dolist (w windows)
+        (let ((from (line-number-at-pos (window-start w)))
+              ;; window-end may be stale before redisplay: a screenful
+              ;; past the start covers it.
+              (to (+ (line-number-at-pos (window-start w)) (max (window-body-height w) 1))))
+          (cl-loop for line from from to to
+                   for lens = (gethash line pending)
+                   when lens
+                   do (remhash line pending)
+                   (let ((line line))
+                     (jsonrpc-async-request
+                      server :codeLens/resolve lens
+                      :success-fn (lambda (res)
+                                    (when (buffer-live-p buf)
+                                      (with-current-buffer buf
+                                        (when-let ((cmd (and (= gen sessionls--lens-generation)
+                                                             (plist-get res :command))))
+                                          (sessionls--lens-add line (plist-get cmd :title) cmd)))))
+                      :error-fn #'ignore
+                      :timeout-fn #'ignore))))))))
 
 (defun sessionls-lens-refresh ()
   "Ask the server for the lenses of the current buffer and show them."
@@ -366,7 +437,18 @@ quadratic: 48 s for a 15 MB session)."
                      (when (buffer-live-p buf)
                        (with-current-buffer buf
                          (when (= gen sessionls--lens-generation)
-                           (sessionls--lens-show (sessionls--lens-entries lenses))))))
+                           (sessionls--lens-show (sessionls--lens-entries lenses))
+                           ;; With token counts on, unit lenses come
+                           ;; unresolved: resolve those on screen now,
+                           ;; the rest as they scroll into view.
+                           (let ((pending (make-hash-table)))
+                             (cl-loop for lens across (or lenses [])
+                                      unless (plist-get lens :command)
+                                      do (puthash (1+ (plist-get (plist-get (plist-get lens :range) :start) :line))
+                                                  lens pending))
+                             (setq sessionls--lens-unresolved
+                                   (and (> (hash-table-count pending) 0) pending)))
+                           (sessionls--lens-resolve-visible)))))
        :error-fn #'ignore
        :timeout-fn #'ignore))))
 
@@ -389,6 +471,7 @@ quadratic: 48 s for a 15 MB session)."
   (if sessionls-lens-mode
       (progn
         (add-hook 'after-change-functions #'sessionls--lens-schedule nil t)
+        (add-hook 'window-scroll-functions #'sessionls--lens-resolve-visible nil t)
         (add-hook 'after-save-hook #'sessionls-lens-refresh nil t)
         ;; Not now: eglot runs its managed-mode hook before it sends
         ;; didOpen, and the server cannot count a document it has not seen.
@@ -399,6 +482,7 @@ quadratic: 48 s for a 15 MB session)."
                                       (when sessionls-lens-mode
                                         (sessionls-lens-refresh))))))))
     (remove-hook 'after-change-functions #'sessionls--lens-schedule t)
+    (remove-hook 'window-scroll-functions #'sessionls--lens-resolve-visible t)
     (remove-hook 'after-save-hook #'sessionls-lens-refresh t)
     (when (timerp sessionls--lens-timer)
       (cancel-timer sessionls--lens-timer))

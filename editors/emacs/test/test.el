@@ -634,7 +634,39 @@ F's message: \"budget 8,000 keeps …; 11 messages above are trimmed\"."
               (st-ok (cl-find-if (lambda (d) (string-match-p "budget-cutoff" (nth 3 d))) want)
                      "no budget-cutoff finding with budget %d" n3))
             (st-check-lenses (format "lenses from initializationOptions budget %d" n3)
-                             (st-expect n3) server2)))))))
+                             (st-expect n3) server2)
+
+            ;; 8. sessionls-tokens: a server started with it sends unit
+            ;; lenses unresolved; the ones on screen are resolved and show
+            ;; the tokens of `sessionls budget --tokens'.
+            (eglot-shutdown server2)
+            (st-ok (st-wait-for (lambda () (not (eglot-current-server)))) "eglot did not shut down")
+            (setq st-disabled nil)
+            (let ((sessionls-tokens t)
+                  (units (plist-get (st-cli "budget" "--tokens" "--isolated" "--format" "json"
+                                            "--max-chars" "9007199254740992" (st-buffer-to-file "tokens.jsonl"))
+                                    :units)))
+              (st-ok (and units (cl-every (lambda (u) (numberp (plist-get u :tokens))) units))
+                     "budget --tokens gave no token counts: %S" units)
+              (eglot-ensure)
+              (run-hooks 'post-command-hook)
+              (st-ok (st-wait-for (lambda () (eglot-current-server))) "eglot started no server with sessionls-tokens")
+              (goto-char (point-min))
+              (let ((want (mapcar (lambda (u)
+                                    (cons (plist-get u :startLine)
+                                          (format "%s chars · ≈ %s tokens · "
+                                                  (st-thousands (plist-get u :chars)) (st-thousands (plist-get u :tokens)))))
+                                  units)))
+                (st-ok (st-wait-for
+                        (lambda ()
+                          (let ((got (st-overlay-lenses)))
+                            (cl-every (lambda (w) (cl-find-if (lambda (g) (and (= (car g) (car w))
+                                                                                 (string-prefix-p (cdr w) (cdr g))))
+                                                               got))
+                                      want))))
+                       "with sessionls-tokens, unit lenses lack their tokens.\nwant prefixes:\n%s\ngot:\n%s"
+                       (st-show-lenses want) (st-show-lenses (st-overlay-lenses)))
+                (st-log "ok   sessionls-tokens: %d unit lenses resolved with budget --tokens's counts" (length want))))))))))
 
 (let ((status 1))
   (condition-case err
