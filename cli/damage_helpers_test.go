@@ -1,0 +1,423 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	nodeoracle "github.com/sessionls/sessionls/internal/randjsonl/oracle"
+)
+
+// The damage corpus (testdata/damage/gen.mjs) and how a repaired file is
+// judged against what its writers wrote.
+
+// damageRecord is one append a writer made, as gen.mjs logged it.
+type damageRecord struct {
+	Stream int    `json:"stream"`
+	Append int    `json:"append"`
+	Text   string `json:"text"`    // the record's line, JSON.stringify's
+	Wrote  string `json:"written"` // what a faulty writer put instead
+	Failed string `json:"failed"`  // the error the append got
+	// State: intact, recoverable, lost or absent (see gen.mjs).
+	State string `json:"state"`
+}
+
+// damageTruth is a file's .truth.json.
+type damageTruth struct {
+	Class    string          `json:"class"`
+	Variant  string          `json:"variant"`
+	Happened json.RawMessage `json:"happened"`
+	Records  []damageRecord  `json:"records"`
+}
+
+// damageFile is one corpus file with its truth.
+type damageFile struct {
+	name  string // as shown in reports: samples/<file> or <file>
+	path  string // the damaged file
+	data  []byte
+	truth damageTruth
+}
+
+// damageScript is testdata/damage/gen.mjs, found beside the oracle.
+func damageScript() string {
+	return filepath.Join(filepath.Dir(nodeoracle.Script()), "..", "damage", "gen.mjs")
+}
+
+// generateDamage runs gen.mjs into dir and returns what it printed.
+func generateDamage(t *testing.T, node, dir string, seed int, specs ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*60e9)
+	defer cancel()
+	args := append([]string{damageScript(), dir, fmt.Sprint(seed)}, specs...)
+	cmd := exec.CommandContext(ctx, node, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node gen.mjs %v: %v\n%s", specs, err, stderr.Bytes())
+	}
+	return string(out)
+}
+
+// loadDamage reads every <name>.jsonl of dir with its <name>.truth.json.
+func loadDamage(t *testing.T, dir, prefix string) []damageFile {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(paths)
+	var out []damageFile
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb, err := os.ReadFile(strings.TrimSuffix(p, ".jsonl") + ".truth.json")
+		if err != nil {
+			t.Fatalf("%s has no truth: %v", p, err)
+		}
+		var tr damageTruth
+		if err := json.Unmarshal(tb, &tr); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		out = append(out, damageFile{name: prefix + filepath.Base(p), path: p, data: data, truth: tr})
+	}
+	return out
+}
+
+// physLines splits data into its physical lines (without '\n'), numbered
+// from 1; a last line without '\n' counts.
+func physLines(data []byte) [][]byte {
+	if len(data) == 0 {
+		return nil
+	}
+	ls := bytes.Split(data, []byte{'\n'})
+	if len(ls[len(ls)-1]) == 0 {
+		ls = ls[:len(ls)-1]
+	}
+	return ls
+}
+
+// checkTruth verifies gen.mjs's claim about which records are intact
+// against the file itself: a record is intact exactly when it is a whole
+// physical line of the damaged file (as many times as it was written).
+func checkTruth(f damageFile) error {
+	lines := map[string]int{}
+	for _, l := range physLines(f.data) {
+		lines[string(l)]++
+	}
+	for _, r := range f.truth.Records {
+		whole := r.Wrote == "" && lines[r.Text] > 0
+		if whole != (r.State == "intact") {
+			return fmt.Errorf("%s: truth says record %d.%d is %s, but it is%s a line of the file", f.name, r.Stream, r.Append, r.State, map[bool]string{true: "", false: " not"}[whole])
+		}
+	}
+	return nil
+}
+
+// The criteria a repaired file is judged by, as the issue's "done when"
+// states them.
+const (
+	critLoads     = "a"
+	critIntact    = "b"
+	critSpliced   = "c"
+	critDropped   = "d"
+	critSafe      = "e"
+	critRecovered = "f"
+)
+
+var critNames = map[string]string{
+	critLoads:     "(a) loads after --fix --unsafe-fixes unless reported ambiguous",
+	critIntact:    "(b) every intact record kept byte for byte",
+	critSpliced:   "(c) no kept record differs from a record a writer wrote",
+	critDropped:   "(d) no intact record dropped",
+	critSafe:      "(e) the safe fix changes no record's content",
+	critRecovered: "(f) every recoverable record back unless reported ambiguous",
+}
+
+var critOrder = []string{critLoads, critIntact, critSpliced, critDropped, critSafe, critRecovered}
+
+// damageVerdict is how one file fared.
+type damageVerdict struct {
+	file      damageFile
+	ambiguous bool
+	loads     bool
+	// counts
+	intact, recoverable, recovered, spliced, altered, dropped, safeChanged int
+	// failures, by criterion: what went wrong, worded for the reader
+	fails map[string][]string
+}
+
+func (v *damageVerdict) fail(crit, format string, args ...any) {
+	if v.fails == nil {
+		v.fails = map[string][]string{}
+	}
+	v.fails[crit] = append(v.fails[crit], fmt.Sprintf(format, args...))
+}
+
+// show abbreviates a line for a message.
+func show(b string) string {
+	const n = 100
+	if len(b) <= n {
+		return fmt.Sprintf("%q", b)
+	}
+	return fmt.Sprintf("%q… (%d bytes)", b[:n], len(b))
+}
+
+// validLines returns the lines the oracle accepts, by line number.
+func validLines(data []byte, verdicts []nodeoracle.Line) map[int]string {
+	ls := physLines(data)
+	out := map[int]string{}
+	for _, v := range verdicts {
+		if v.Verdict == "valid" {
+			out[v.Line] = string(ls[v.Line-1])
+		}
+	}
+	return out
+}
+
+// judgeDamage judges one file: unsafe is its content after --fix
+// --unsafe-fixes and uv the oracle's answer on it; safe and sv the same
+// after --fix; ambiguous whether sessionls reported an ambiguity.
+func judgeDamage(f damageFile, unsafe []byte, uv nodeoracle.File, safe []byte, sv nodeoracle.File, ambiguous bool) *damageVerdict {
+	v := &damageVerdict{file: f, ambiguous: ambiguous, loads: uv.Budget.Loads}
+	written := map[string]int{}
+	for _, r := range f.truth.Records {
+		written[r.Text]++
+	}
+	if !v.loads && !ambiguous {
+		v.fail(critLoads, "does not load after the fix: %s (line %d)", uv.Budget.Error, uv.Budget.Line)
+	}
+
+	// (c) every valid line kept is a record some writer wrote, and no
+	// record is kept more often than it was written.
+	kept := map[string]int{}
+	valid := validLines(unsafe, uv.Lines)
+	nums := make([]int, 0, len(valid))
+	for n := range valid {
+		nums = append(nums, n)
+	}
+	slices.Sort(nums)
+	for _, n := range nums {
+		l := valid[n]
+		kept[l]++
+		switch {
+		case written[l] == 0:
+			v.spliced++
+			v.fail(critSpliced, "kept line %d is no record a writer wrote (spliced or altered): %s", n, show(l))
+		case kept[l] > written[l]:
+			v.spliced++
+			v.fail(critSpliced, "kept line %d repeats a record written %d time(s): %s", n, written[l], show(l))
+		}
+	}
+
+	// (b), (d): intact records kept, byte for byte; (f) recoverable ones
+	// back.
+	left := maps(kept)
+	all := string(unsafe)
+	for _, r := range f.truth.Records {
+		switch r.State {
+		case "intact":
+			v.intact++
+			if left[r.Text] > 0 {
+				left[r.Text]--
+				continue
+			}
+			// Missing: altered if the file still holds its start, else dropped.
+			head := r.Text[:min(len(r.Text)-1, 64)]
+			if strings.Contains(all, head) {
+				v.altered++
+				v.fail(critIntact, "intact record %d.%d (%s) is no longer a line of its own, unchanged", r.Stream, r.Append, show(r.Text))
+			} else {
+				v.dropped++
+				v.fail(critDropped, "intact record %d.%d dropped: %s", r.Stream, r.Append, show(r.Text))
+			}
+		case "recoverable":
+			v.recoverable++
+			if left[r.Text] > 0 {
+				left[r.Text]--
+				v.recovered++
+			} else if !ambiguous {
+				v.fail(critRecovered, "recoverable record %d.%d not back: %s", r.Stream, r.Append, show(r.Text))
+			}
+		}
+	}
+
+	// (e) the safe fix: every line it leaves valid is a record a writer
+	// wrote or a line that was already in the file, and no intact record
+	// goes.
+	before := map[string]bool{}
+	for _, l := range physLines(f.data) {
+		before[string(l)] = true
+	}
+	sValid := validLines(safe, sv.Lines)
+	sKept := map[string]int{}
+	for n, l := range sValid {
+		sKept[l]++
+		if written[l] == 0 && !before[l] {
+			v.safeChanged++
+			v.fail(critSafe, "the safe fix made line %d, a record no writer wrote: %s", n, show(l))
+		}
+	}
+	for _, r := range f.truth.Records {
+		if r.State != "intact" {
+			continue
+		}
+		if sKept[r.Text] > 0 {
+			sKept[r.Text]--
+			continue
+		}
+		v.safeChanged++
+		v.fail(critSafe, "the safe fix lost intact record %d.%d: %s", r.Stream, r.Append, show(r.Text))
+	}
+	return v
+}
+
+func maps(m map[string]int) map[string]int {
+	out := make(map[string]int, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// damageRow is one class's line of the table.
+type damageRow struct {
+	class                                           string
+	files, ambiguous, loads, recovered, recoverable int
+	intact, spliced, altered, dropped, safeChanged  int
+	failing                                         map[string][]string // criterion -> "file: what"
+}
+
+// damageTable sums the verdicts by class.
+func damageTable(vs []*damageVerdict) []*damageRow {
+	rows := map[string]*damageRow{}
+	var order []string
+	for _, v := range vs {
+		c := v.file.truth.Class
+		r := rows[c]
+		if r == nil {
+			r = &damageRow{class: c, failing: map[string][]string{}}
+			rows[c] = r
+			order = append(order, c)
+		}
+		r.files++
+		if v.ambiguous {
+			r.ambiguous++
+		}
+		if v.loads {
+			r.loads++
+		}
+		r.recovered += v.recovered
+		r.recoverable += v.recoverable
+		r.intact += v.intact
+		r.spliced += v.spliced
+		r.altered += v.altered
+		r.dropped += v.dropped
+		r.safeChanged += v.safeChanged
+		for crit, msgs := range v.fails {
+			r.failing[crit] = append(r.failing[crit], v.file.name+": "+msgs[0]+more(len(msgs)-1))
+		}
+	}
+	slices.Sort(order)
+	out := make([]*damageRow, len(order))
+	for i, c := range order {
+		out[i] = rows[c]
+	}
+	return out
+}
+
+func more(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (and %d more)", n)
+}
+
+// formatDamageTable prints the per-class table.
+func formatDamageTable(rows []*damageRow) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-15s %5s %5s %7s %17s %8s %8s %8s %9s  %s\n",
+		"class", "files", "ambig", "loads", "recovered/recov.", "spliced", "dropped", "altered", "safe-chg", "failing criteria")
+	for _, r := range rows {
+		var crits []string
+		for _, c := range critOrder {
+			if len(r.failing[c]) > 0 {
+				crits = append(crits, c)
+			}
+		}
+		fmt.Fprintf(&b, "%-15s %5d %5d %3d/%-3d %8d/%-8d %8d %8d %8d %9d  %s\n",
+			r.class, r.files, r.ambiguous, r.loads, r.files, r.recovered, r.recoverable,
+			r.spliced, r.dropped, r.altered, r.safeChanged, strings.Join(crits, ""))
+	}
+	return b.String()
+}
+
+// TestJudgeDamageCatches: the judge fails each criterion on a file made to
+// break it, and passes a file repaired as it should be.
+func TestJudgeDamageCatches(t *testing.T) {
+	a := `{"role":"user","content":"a"}`
+	b := `{"role":"user","content":"b"}`
+	c := `{"role":"tool","content":"c","toolCallId":"x","isError":false}`
+	splice := `{"role":"user","content":"ab"}`
+	truth := damageTruth{Class: "t", Records: []damageRecord{
+		{Text: a, State: "intact"}, {Text: b, State: "recoverable"}, {Text: c, State: "lost"},
+	}}
+	damaged := []byte(a + "\n" + `{"role":"user","content":"b` + "\n" + `"}` + "\n" + `{"role":"tool","con`)
+	f := damageFile{name: "t.jsonl", data: damaged, truth: truth}
+	// answer is what the oracle says of data when the lines listed are the
+	// valid ones and loads says whether it loads.
+	answer := func(data string, loads bool) nodeoracle.File {
+		var out nodeoracle.File
+		out.Budget.Loads = loads
+		for i, l := range physLines([]byte(data)) {
+			v := "invalid-json"
+			if l[0] == '{' && l[len(l)-1] == '}' && string(l) != `"}` {
+				v = "valid"
+			}
+			out.Lines = append(out.Lines, nodeoracle.Line{Line: i + 1, Verdict: v})
+		}
+		return out
+	}
+	judge := func(unsafe, safe string, loads, ambiguous bool) string {
+		v := judgeDamage(f, []byte(unsafe), answer(unsafe, loads), []byte(safe), answer(safe, true), ambiguous)
+		var crits []string
+		for _, c := range critOrder {
+			if len(v.fails[c]) > 0 {
+				crits = append(crits, c)
+			}
+		}
+		return strings.Join(crits, "")
+	}
+	good := a + "\n" + b + "\n"
+	for _, tc := range []struct {
+		name, unsafe, safe string
+		loads, ambiguous   bool
+		want               string
+	}{
+		{"repaired", good, a + "\n", true, false, ""},
+		{"does not load", a + "\n" + `{"x` + "\n", a + "\n", false, false, "af"},
+		{"ambiguous excuses loading and recovery", a + "\n" + `{"x` + "\n", a + "\n", false, true, ""},
+		{"spliced kept", good + splice + "\n", a + "\n", true, false, "c"},
+		{"a record kept twice", good + b + "\n", a + "\n", true, false, "c"},
+		{"intact dropped", b + "\n", a + "\n", true, false, "d"},
+		{"intact altered", `{"role":"user","content":"a","isError":false}` + "\n" + b + "\n", a + "\n", true, false, "bc"},
+		{"safe fix invents a record", good, a + "\n" + splice + "\n", true, false, "e"},
+		{"safe fix drops an intact record", good, "", true, false, "e"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := judge(tc.unsafe, tc.safe, tc.loads, tc.ambiguous); got != tc.want {
+				t.Errorf("failing criteria %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

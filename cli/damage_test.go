@@ -1,0 +1,172 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	nodeoracle "github.com/sessionls/sessionls/internal/randjsonl/oracle"
+)
+
+// damageKnownFailures lists, by damage class, the criteria (letters of
+// critNames) that check --fix does not meet yet, measured on main before
+// issue 15's repair engine. A criterion failing that is not listed fails
+// the test (a regression). One listed that passes fails it too for a class
+// whose files the seed alone decides (damageDeterministic), so that the
+// list shrinks as the engine learns: remove the letter. For the classes
+// the kernel's scheduling shapes (which chunk lands first, when a kill
+// lands) a small corpus may lack the file that shows a failure, so there
+// a listed criterion that passes is only logged.
+var damageKnownFailures = map[string]string{
+	"efbig":          "",
+	"enospc":         "",
+	"interleave-2":   "acf",
+	"interleave-3":   "acf",
+	"kill":           "",
+	"lost-assistant": "adf",
+	"nul-hole":       "ade",
+	"nul-tail":       "af",
+	"raw-newline":    "af",
+}
+
+// damageDeterministic: the classes whose files depend only on the seed.
+var damageDeterministic = map[string]bool{
+	"efbig": true, "enospc": true, "nul-hole": true, "nul-tail": true, "raw-newline": true,
+}
+
+// TestDamageCorpusFixes makes a fresh corpus of every damage class with
+// node's own appendFile (testdata/damage/gen.mjs), repairs it with check
+// --fix --unsafe-fixes (and, apart, with --fix alone) and judges every
+// file with the node oracle against what its writers wrote: issue 15's
+// "done when". The shipped samples (testdata/damage/samples) are judged
+// too.
+//
+// SESSIONLS_DAMAGE_FILES sets the files per class (default 2; gen.mjs
+// takes about a second per large file), SESSIONLS_DAMAGE_SEED the seed.
+func TestDamageCorpusFixes(t *testing.T) {
+	node := nodeoracle.Node(t)
+	perClass := 2
+	if s := os.Getenv("SESSIONLS_DAMAGE_FILES"); s != "" {
+		n, err := strconv.Atoi(s)
+		require.NoError(t, err, "SESSIONLS_DAMAGE_FILES")
+		perClass = n
+	}
+	seed := 1
+	if s := os.Getenv("SESSIONLS_DAMAGE_SEED"); s != "" {
+		n, err := strconv.Atoi(s)
+		require.NoError(t, err, "SESSIONLS_DAMAGE_SEED")
+		seed = n
+	}
+	if testing.Short() {
+		perClass = 0 // the shipped samples only
+	}
+
+	var files []damageFile
+	if perClass > 0 {
+		gen := t.TempDir()
+		summary := generateDamage(t, node, gen, seed, fmt.Sprintf("all=%d", perClass))
+		t.Logf("gen.mjs seed %d, %d per class:\n%s", seed, perClass, summary)
+		files = loadDamage(t, gen, "")
+		if strings.Contains(summary, `"skipped"`) {
+			t.Logf("some files were skipped (see the summary)")
+		}
+	}
+	samples := filepath.Join(filepath.Dir(damageScript()), "samples")
+	files = append(files, loadDamage(t, samples, "samples/")...)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		require.NoError(t, checkTruth(f))
+	}
+
+	verdicts := fixAndJudge(t, node, files)
+	rows := damageTable(verdicts)
+	t.Logf("check --fix --unsafe-fixes on %d damaged files:\n%s", len(files), formatDamageTable(rows))
+
+	for _, r := range rows {
+		known := damageKnownFailures[r.class]
+		for _, c := range critOrder {
+			failing := r.failing[c]
+			switch {
+			case len(failing) > 0 && !strings.Contains(known, c):
+				t.Errorf("class %s fails %s in %d of %d files:\n\t%s", r.class, critNames[c], len(failing), r.files, strings.Join(firstN(failing, 5), "\n\t"))
+			case len(failing) > 0:
+				t.Logf("known failure: class %s, %s, %d of %d files, e.g. %s", r.class, critNames[c], len(failing), r.files, failing[0])
+			case strings.Contains(known, c) && !damageDeterministic[r.class]:
+				t.Logf("KNOWN FAILURE NOT SEEN: class %s meets %s on this corpus (remove %q from damageKnownFailures[%q] if it holds on larger ones)", r.class, critNames[c], c, r.class)
+			case strings.Contains(known, c):
+				t.Errorf("class %s now meets %s: remove %q from damageKnownFailures[%q]", r.class, critNames[c], c, r.class)
+			}
+		}
+	}
+	for class := range damageKnownFailures {
+		seen := false
+		for _, r := range rows {
+			seen = seen || r.class == class
+		}
+		if !seen && perClass > 0 && class != "enospc" {
+			t.Errorf("class %s made no file", class)
+		}
+	}
+}
+
+func firstN(s []string, n int) []string {
+	if len(s) <= n {
+		return s
+	}
+	return append(s[:n:n], fmt.Sprintf("… and %d more files", len(s)-n))
+}
+
+// fixAndJudge copies every file twice, runs check --fix --unsafe-fixes on
+// one copy and check --fix on the other (in-process, one run per
+// directory, as a user would), asks check whether anything ambiguous
+// remains, and judges both results with the node oracle.
+func fixAndJudge(t *testing.T, node string, files []damageFile) []*damageVerdict {
+	t.Helper()
+	unsafeDir, safeDir := t.TempDir(), t.TempDir()
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = fmt.Sprintf("%03d-%s", i, filepath.Base(f.path))
+		require.NoError(t, os.WriteFile(filepath.Join(unsafeDir, names[i]), f.data, 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(safeDir, names[i]), f.data, 0o644))
+	}
+	for _, run := range [][]string{
+		{"check", "--fix", "--unsafe-fixes", unsafeDir},
+		{"check", "--fix", safeDir},
+	} {
+		r := sessionls(t, run...)
+		require.Contains(t, []int{ExitClean, ExitFindings}, r.code, "%v: stdout %s\nstderr %s", run, r.stdout, r.stderr)
+	}
+	// An ambiguity sessionls reports (a finding whose code or message says
+	// so) excuses a file from loading and from recovering every record.
+	ambiguous := map[string]bool{}
+	for _, f := range checkJSON(t, unsafeDir) {
+		if strings.Contains(strings.ToLower(f.Code+" "+f.Message), "ambiguous") {
+			ambiguous[filepath.Base(f.File)] = true
+		}
+	}
+
+	var jobs []nodeoracle.Job
+	for _, n := range names {
+		jobs = append(jobs, nodeoracle.Job{Path: filepath.Join(unsafeDir, n)}, nodeoracle.Job{Path: filepath.Join(safeDir, n)})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*60e9)
+	defer cancel()
+	answers, err := nodeoracle.Batch(ctx, node, jobs)
+	require.NoError(t, err, "node oracle")
+
+	var out []*damageVerdict
+	for i, f := range files {
+		unsafe, err := os.ReadFile(filepath.Join(unsafeDir, names[i]))
+		require.NoError(t, err)
+		safe, err := os.ReadFile(filepath.Join(safeDir, names[i]))
+		require.NoError(t, err)
+		out = append(out, judgeDamage(f, unsafe, answers[2*i], safe, answers[2*i+1], ambiguous[names[i]]))
+	}
+	return out
+}
