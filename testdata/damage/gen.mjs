@@ -224,12 +224,20 @@ async function kill(r, path, work) {
       await new Promise((res) => setImmediate(res));
     }
     await w.exited;
-    const data = readFileSync(path);
-    const lay = layout(data, streams);
+    const cut = readFileSync(path);
+    const lay = layout(cut, streams);
     if (lay.rest !== 0) throw new Error(`${path}: ${lay.rest} bytes explained by no append`);
-    const records = truth(data, lay, streams);
-    if (!records.some((x) => x.state === "lost" && lay.where[0][x.append].length > 0)) continue;
-    return { variant: "sigkill", happened: { attempts: attempt, sizeSeenAtKill: killedAt, size: data.length }, records };
+    if (!truth(cut, lay, streams).some((x) => x.state === "lost")) continue;
+    // Half the time the session goes on in a new process: its appends
+    // continue the cut record's line.
+    const resumed = r.chance(0.5);
+    const res = resumed ? await resume(r, path, work, "k2", cut.length, lay, streams, { p: 0.5, min: 530 * 1024, max: 800 * 1024 }) : { lay, streams };
+    const data = readFileSync(path);
+    return {
+      variant: resumed ? "sigkill, resumed" : "sigkill",
+      happened: { attempts: attempt, sizeSeenAtKill: killedAt, sizeAfterKill: cut.length, size: data.length },
+      records: truth(data, res.lay, res.streams),
+    };
   }
   throw new Error(`${path}: no kill landed mid-append in ${MAX_ATTEMPTS} attempts`);
 }
@@ -255,7 +263,7 @@ function cutPoint(r, lens, align = 1) {
 
 async function limited(r, path, work, kind, small) {
   const big = small ? SMALL : { p: 0.3, min: 530 * 1024, max: 900 * 1024 };
-  const msgs = conversation(r, kind, kind === "enospc" ? r.range(8, 12) : r.range(3, 5), big);
+  const msgs = conversation(r, kind, kind === "enospc" ? r.range(5, 7) : r.range(3, 5), big);
   const resumed = r.chance(0.5);
   const all = msgs.map((m) => appendOf(m));
   // Appends after the cut: with resumed they land after the cut record
@@ -327,6 +335,24 @@ function zero(path, off, n) {
   }
 }
 
+// resume runs a new writer appending one more turn to path (whose first
+// size bytes are explained by lay) and returns the layout of the whole.
+async function resume(r, path, work, tag, size, lay, streams, big) {
+  const more = conversation(r, tag, 1, big);
+  await run({ path, chains: [more.map((m) => ({ m }))] }, work);
+  const data = readFileSync(path);
+  const moreAps = more.map((m) => appendOf(m));
+  const lay2 = layout(data.subarray(size), [moreAps]);
+  if (lay2.rest !== 0) throw new Error(`${path}: the resumed appends are not where they were written`);
+  return {
+    streams: [...streams, moreAps],
+    lay: {
+      where: [...lay.where, lay2.where[0].map((ps) => ps.map((x) => ({ ...x, off: x.off + size })))],
+      chunksOf: [...lay.chunksOf, ...lay2.chunksOf],
+    },
+  };
+}
+
 async function nulTail(r, path, work) {
   const msgs = conversation(r, "t", r.range(3, 5), SMALL);
   const all = msgs.map((m) => appendOf(m));
@@ -345,31 +371,26 @@ async function nulTail(r, path, work) {
   truncateSync(path, p);
   truncateSync(path, size);
   const resumed = r.chance(0.4);
-  let streams = [all];
-  let where = lay.where;
-  let chunksOf = lay.chunksOf;
-  if (resumed) {
-    // The session goes on after the crash: appends land after the zeros.
-    const more = conversation(r, "t2", 1, SMALL);
-    await run({ path, chains: [more.map((m) => ({ m }))] }, work);
-    const data = readFileSync(path);
-    const moreAps = more.map((m) => appendOf(m));
-    const lay2 = layout(data.subarray(size), [moreAps]);
-    if (lay2.rest !== 0) throw new Error(`${path}: resumed appends not found`);
-    streams = [all, moreAps];
-    where = [...lay.where, lay2.where[0].map((ps) => ps.map((x) => ({ ...x, off: x.off + size })))];
-    chunksOf = [...lay.chunksOf, ...lay2.chunksOf];
-  }
+  let res = { lay, streams: [all] };
+  // The session goes on after the crash: appends land after the zeros.
+  if (resumed) res = await resume(r, path, work, "t2", size, lay, [all], SMALL);
   const data = readFileSync(path);
   return {
     variant: variant + (resumed ? ", resumed" : ""),
     happened: { zeroFrom: p, zeroBytes: size - p, size: data.length },
-    records: truth(data, { where, chunksOf }, streams),
+    records: truth(data, res.lay, res.streams),
   };
 }
 
 async function nulHole(r, path, work) {
-  const msgs = conversation(r, "h", r.range(14, 20), SMALL);
+  // Whole turns until the file has four pages and a bit.
+  const msgs = [];
+  for (let t = 0, size = 0; size < 4.3 * PAGE; t++) {
+    for (const m of conversation(r, `h${t}`, 1, SMALL)) {
+      msgs.push(m);
+      size += Buffer.byteLength(JSON.stringify(m)) + 1;
+    }
+  }
   const all = msgs.map((m) => appendOf(m));
   await run({ path, chains: [msgs.map((m) => ({ m }))] }, work);
   const clean = readFileSync(path);
