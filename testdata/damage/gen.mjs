@@ -20,7 +20,8 @@
 // "lost" (bytes missing or zeroed), "absent" (no byte landed: an append
 // that failed with nothing written, or never made before a kill). It prints a JSON summary on stdout.
 //
-// Deterministic given the seed except where the kernel decides (which
+// A file's variant is chosen by its number (so that a few files of a
+// class cover its variants); the rest is deterministic given the seed except where the kernel decides (which
 // writer's chunk lands first, when a kill lands): there the truth records
 // what happened, and a file is made again (up to a bound) until the damage
 // it is named for really happened.
@@ -46,7 +47,7 @@ import { CHUNK, assistant, conversation, layout, rawNewlines, rng, states, text,
 
 const here = dirname(fileURLToPath(import.meta.url));
 const PAGE = 4096;
-const MAX_ATTEMPTS = 25;
+const MAX_ATTEMPTS = 60;
 
 // ---- running writers --------------------------------------------------------
 
@@ -150,23 +151,35 @@ function ensureBig(r, msgs, min, max) {
 const BIG = { p: 0.5, min: 530 * 1024, max: 1200 * 1024 };
 const SMALL = { p: 0, min: 0, max: 0 };
 
-async function interleave(r, path, work, n) {
-  const variant = r.chance(0.5) ? "promises" : "processes";
+async function interleave(r, path, work, n, i) {
+  let variant = ["promises", "processes"][i % 2];
+  let note = "";
   const msgs = [];
+  // Separate processes: one turn whose every tool result is large, so that
+  // writers started together are writing large records at the same time.
+  const big = variant === "processes" ? { ...BIG, p: 1 } : BIG;
   for (let w = 0; w < n; w++) {
-    const m = conversation(r, `w${w}`, r.range(1, 2), BIG);
+    const m = conversation(r, `w${w}`, variant === "processes" ? 1 : r.range(1, 2), big);
     ensureBig(r, m, BIG.min, BIG.max);
     msgs.push(m);
   }
   const streams = msgs.map((ms) => ms.map((m) => appendOf(m)));
-  for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+  for (let attempt = 1; attempt <= 2 * MAX_ATTEMPTS; attempt++) {
+    if (attempt > MAX_ATTEMPTS && variant === "processes") {
+      // A loaded machine can keep separate processes from ever writing at
+      // the same moment: then write as promises in one process (which
+      // interleave at once), and say so.
+      variant = "promises";
+      note = ` (processes did not interleave in ${MAX_ATTEMPTS} attempts)`;
+    }
     rmSync(path, { force: true });
     if (variant === "promises") {
       await run({ path, chains: msgs.map((ms) => ms.map((m) => ({ m }))) }, work);
     } else {
       const ws = msgs.map((ms) => startWriter({ path, chains: [ms.map((m) => ({ m }))], sync: true }, work));
       await Promise.all(ws.map((w) => w.until((e) => e.event === "ready")));
-      for (const w of ws) w.child.stdin.write("go\n");
+      const at = Date.now() + 150;
+      for (const w of ws) w.child.stdin.write(`go ${at}\n`);
       await Promise.all(ws.map((w) => w.exited));
     }
     const data = readFileSync(path);
@@ -176,7 +189,7 @@ async function interleave(r, path, work, n) {
     if (split === 0) continue;
     const chunkLens = lay.order.filter((o) => !isLast(lay, o)).map((o) => o.len);
     return {
-      variant: `${n} ${variant}`,
+      variant: `${n} ${variant}${note}`,
       happened: {
         attempts: attempt,
         splitRecords: split,
@@ -188,12 +201,12 @@ async function interleave(r, path, work, n) {
       records: truth(data, lay, streams),
     };
   }
-  throw new Error(`${path}: no interleave in ${MAX_ATTEMPTS} attempts`);
+  throw new Error(`${path}: no interleave in ${2 * MAX_ATTEMPTS} attempts`);
 }
 
 const isLast = (lay, o) => o.chunk === lay.chunksOf[o.stream][o.append].length - 1;
 
-async function kill(r, path, work) {
+async function kill(r, path, work, small, i) {
   const msgs = conversation(r, "k", r.range(2, 3), { p: 0.6, min: 1100 * 1024, max: 2000 * 1024 });
   ensureBig(r, msgs, 1100 * 1024, 2000 * 1024);
   const streams = [msgs.map((m) => appendOf(m))];
@@ -230,7 +243,7 @@ async function kill(r, path, work) {
     if (!truth(cut, lay, streams).some((x) => x.state === "lost")) continue;
     // Half the time the session goes on in a new process: its appends
     // continue the cut record's line.
-    const resumed = r.chance(0.5);
+    const resumed = i % 2 === 1;
     const res = resumed ? await resume(r, path, work, "k2", cut.length, lay, streams, { p: 0.5, min: 530 * 1024, max: 800 * 1024 }) : { lay, streams };
     const data = readFileSync(path);
     return {
@@ -261,10 +274,10 @@ function cutPoint(r, lens, align = 1) {
   throw new Error("no cut point inside a record");
 }
 
-async function limited(r, path, work, kind, small) {
+async function limited(r, path, work, kind, small, i) {
   const big = small ? SMALL : { p: 0.3, min: 530 * 1024, max: 900 * 1024 };
   const msgs = conversation(r, kind, kind === "enospc" ? r.range(5, 7) : r.range(3, 5), big);
-  const resumed = r.chance(0.5);
+  const resumed = i % 2 === 1;
   const all = msgs.map((m) => appendOf(m));
   // Appends after the cut: with resumed they land after the cut record
   // (the runtime went on once space was freed or the limit lifted).
@@ -283,7 +296,9 @@ async function limited(r, path, work, kind, small) {
     file = join(mnt, "session.jsonl");
     job.path = file;
   } else {
-    prefix = ["prlimit", `--fsize=${p}`];
+    // The soft limit only: a process may raise it back up to the hard one
+    // (unlimited), which is how "resumed" lifts it.
+    prefix = ["prlimit", `--fsize=${p}:unlimited`];
   }
   try {
     const w = startWriter(job, work, prefix);
@@ -353,7 +368,7 @@ async function resume(r, path, work, tag, size, lay, streams, big) {
   };
 }
 
-async function nulTail(r, path, work) {
+async function nulTail(r, path, work, small, i) {
   const msgs = conversation(r, "t", r.range(3, 5), SMALL);
   const all = msgs.map((m) => appendOf(m));
   await run({ path, chains: [msgs.map((m) => ({ m }))] }, work);
@@ -361,7 +376,7 @@ async function nulTail(r, path, work) {
   const lay = layout(clean, [all]);
   const starts = lay.where[0].map((w) => w[0].off);
   const size = clean.length;
-  const variant = r.pick(["in-last-record", "last-line-of-nuls", "several-records"]);
+  const variant = ["in-last-record", "last-line-of-nuls", "several-records"][i % 3];
   let p;
   if (variant === "in-last-record") p = starts[starts.length - 1] + 1 + r.int(all[all.length - 1].buf.length - 2);
   else if (variant === "last-line-of-nuls") p = starts[starts.length - 1];
@@ -370,7 +385,7 @@ async function nulTail(r, path, work) {
   // data was not; the file reads back as zeros from p to its end.
   truncateSync(path, p);
   truncateSync(path, size);
-  const resumed = r.chance(0.4);
+  const resumed = i % 2 === 1;
   let res = { lay, streams: [all] };
   // The session goes on after the crash: appends land after the zeros.
   if (resumed) res = await resume(r, path, work, "t2", size, lay, [all], SMALL);
@@ -382,11 +397,19 @@ async function nulTail(r, path, work) {
   };
 }
 
-async function nulHole(r, path, work) {
-  // Whole turns until the file has four pages and a bit.
+async function nulHole(r, path, work, small, i) {
+  const variant = ["inside a record", "across records", "two pages"][i % 3];
+  // Whole turns until the file has four pages and a bit; for a hole
+  // inside a record, one tool output of 9-14 KB (a page then fits in its
+  // content string, whose NULs a careless fix would escape into a record
+  // that loads as if whole).
   const msgs = [];
-  for (let t = 0, size = 0; size < 4.3 * PAGE; t++) {
+  for (let t = 0, size = 0; size < 4.3 * PAGE || (variant === "inside a record" && t < 2); t++) {
     for (const m of conversation(r, `h${t}`, 1, SMALL)) {
+      if (variant === "inside a record" && t === 1 && m.role === "tool" && !msgs.some((x) => x.big)) {
+        m.content = text(r, r.range(9000, 14000));
+        Object.defineProperty(m, "big", { value: true });
+      }
       msgs.push(m);
       size += Buffer.byteLength(JSON.stringify(m)) + 1;
     }
@@ -396,30 +419,38 @@ async function nulHole(r, path, work) {
   const clean = readFileSync(path);
   const lay = layout(clean, [all]);
   const pages = Math.floor(clean.length / PAGE);
-  if (pages < 3) throw new Error(`${path}: too small for a hole`);
-  // One or two lost pages, never the last (partial) one: the tail class
-  // is nul-tail.
+  // Lost pages, never the last (partial) one: the tail class is nul-tail.
   const holes = [];
-  const first = r.range(0, pages - 2);
-  holes.push(first);
-  if (r.chance(0.3) && first + 1 < pages - 1) holes.push(first + 1 + r.int(pages - 1 - first - 1));
+  if (variant === "inside a record") {
+    const k = msgs.findIndex((m) => m.big);
+    const start = lay.where[0][k][0].off + 40;
+    const end = lay.where[0][k][0].off + all[k].buf.length - 100;
+    const first = Math.ceil(start / PAGE);
+    const last = Math.floor(end / PAGE) - 1;
+    if (last < first) throw new Error(`${path}: no page inside record ${k}`);
+    holes.push(r.range(first, last));
+  } else {
+    const first = r.range(0, pages - 2);
+    holes.push(first);
+    if (variant === "two pages") holes.push(first + 1 + r.int(pages - 1 - first - 1));
+  }
   for (const h of holes) zero(path, h * PAGE, PAGE);
   const data = readFileSync(path);
   return {
-    variant: holes.length === 1 ? "one page" : "two pages",
+    variant,
     happened: { pages: holes.map((h) => h * PAGE).join(" "), size: data.length },
     records: truth(data, lay, [all]),
   };
 }
 
-async function rawNewline(r, path, work) {
+async function rawNewline(r, path, work, small, i) {
   const msgs = conversation(r, "n", r.range(2, 4), SMALL);
   // Make sure strings hold newlines, some of them at a string's end and two
   // in a row (a physical empty line the runtime skips).
   msgs[0].content += "\nlast line\n";
   const tools = msgs.filter((m) => m.role === "tool");
   tools[r.int(tools.length)].content = "first\n\nthird\n" + tools[0].content;
-  const variant = r.pick(["every record", "one record"]);
+  const variant = ["every record", "one record"][i % 2];
   const pickOne = r.int(msgs.length);
   const steps = msgs.map((m, i) => ({ m, raw: variant === "every record" || i === pickOne || i === 0 }));
   await run({ path, chains: [steps] }, work);
@@ -462,11 +493,11 @@ async function lostAssistant(r, path, work) {
 }
 
 const classes = {
-  "interleave-2": { big: true, make: (r, p, w) => interleave(r, p, w, 2) },
-  "interleave-3": { big: true, make: (r, p, w) => interleave(r, p, w, 3) },
+  "interleave-2": { big: true, make: (r, p, w, small, i) => interleave(r, p, w, 2, i) },
+  "interleave-3": { big: true, make: (r, p, w, small, i) => interleave(r, p, w, 3, i) },
   kill: { big: true, make: kill },
-  efbig: { make: (r, p, w, small) => limited(r, p, w, "efbig", small) },
-  enospc: { make: (r, p, w, small) => limited(r, p, w, "enospc", small) },
+  efbig: { make: (r, p, w, small, i) => limited(r, p, w, "efbig", small, i) },
+  enospc: { make: (r, p, w, small, i) => limited(r, p, w, "enospc", small, i) },
   "nul-tail": { make: nulTail },
   "nul-hole": { make: nulHole },
   "raw-newline": { make: rawNewline },
@@ -507,7 +538,7 @@ async function main(argv) {
         const base = `${name}-${String(i).padStart(2, "0")}`;
         const path = join(out, base + ".jsonl");
         rmSync(path, { force: true });
-        const t = await cls.make(r, path, work, small);
+        const t = await cls.make(r, path, work, small, i);
         if (t.skipped) {
           summary.push({ file: base + ".jsonl", class: name, skipped: t.skipped });
           rmSync(path, { force: true });

@@ -13,8 +13,8 @@
 //                  append all without awaiting one before the next (the
 //                  runtime firing appends and forgetting them); "kill":
 //                  SIGKILL this process as soon as all but the first landed
-// sync: wait for a line on stdin before writing (to start several writers
-// at once). pauseOnError: after the first failed append, report it and wait
+// sync: wait for a line on stdin ("go" or "go AT", AT a time in ms since
+// the epoch to start at) before writing, to start several writers at once. pauseOnError: after the first failed append, report it and wait
 // for a line on stdin (the parent lifts the limit meanwhile).
 // Prints one JSON line per event on stdout: ready, error, done.
 
@@ -60,7 +60,13 @@ async function chain(steps, c) {
 }
 
 say({ event: "ready" });
-if (job.sync) await waitLine();
+if (job.sync) {
+  const go = await waitLine();
+  // "go AT": spin until the wall clock reaches AT (ms), so that writers
+  // in several processes start within a fraction of a millisecond.
+  const at = Number(String(go.value ?? "").split(" ")[1]);
+  if (at > 0) while (Date.now() < at);
+}
 await Promise.all(job.chains.map((steps, c) => chain(steps, c)));
 say({ event: "done" });
 process.exit(0);
