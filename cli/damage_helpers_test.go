@@ -148,9 +148,10 @@ var critOrder = []string{critLoads, critIntact, critSpliced, critDropped, critSa
 
 // damageVerdict is how one file fared.
 type damageVerdict struct {
-	file      damageFile
-	ambiguous bool
-	loads     bool
+	file         damageFile
+	unsafe, safe []byte // the file after each fix
+	ambiguous    bool
+	loads        bool
 	// counts
 	intact, recoverable, recovered, spliced, altered, dropped, safeChanged int
 	// failures, by criterion: what went wrong, worded for the reader

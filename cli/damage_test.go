@@ -47,6 +47,8 @@ var damageDeterministic = map[string]bool{
 // "done when". The shipped samples (testdata/damage/samples) are judged
 // too.
 //
+// SESSIONLS_DAMAGE_KEEP=DIR keeps up to two failing files of each class
+// and criterion there, with their truth, both fixes and what failed.
 // SESSIONLS_DAMAGE_FILES sets the files per class (default 2, and 3 of
 // the small NUL classes, so that every variant is made; a large file takes
 // gen.mjs a second or more), SESSIONLS_DAMAGE_SEED the seed.
@@ -87,6 +89,9 @@ func TestDamageCorpusFixes(t *testing.T) {
 	}
 
 	verdicts := fixAndJudge(t, node, files)
+	if dir := os.Getenv("SESSIONLS_DAMAGE_KEEP"); dir != "" {
+		keepFailures(t, dir, verdicts)
+	}
 	rows := damageTable(verdicts)
 	t.Logf("check --fix --unsafe-fixes on %d damaged files:\n%s", len(files), formatDamageTable(rows))
 
@@ -168,7 +173,49 @@ func fixAndJudge(t *testing.T, node string, files []damageFile) []*damageVerdict
 		require.NoError(t, err)
 		safe, err := os.ReadFile(filepath.Join(safeDir, names[i]))
 		require.NoError(t, err)
-		out = append(out, judgeDamage(f, unsafe, answers[2*i], safe, answers[2*i+1], ambiguous[names[i]]))
+		v := judgeDamage(f, unsafe, answers[2*i], safe, answers[2*i+1], ambiguous[names[i]])
+		v.unsafe, v.safe = unsafe, safe
+		out = append(out, v)
 	}
 	return out
+}
+
+// keepFailures copies up to two failing files per class and criterion into
+// dir: the damaged file, its truth, what each fix made of it and why it
+// fails.
+func keepFailures(t *testing.T, dir string, vs []*damageVerdict) {
+	t.Helper()
+	kept := map[string]int{}
+	for _, v := range vs {
+		want := false
+		for c := range v.fails {
+			key := v.file.truth.Class + "/" + c
+			if kept[key] < 2 {
+				kept[key]++
+				want = true
+			}
+		}
+		if !want {
+			continue
+		}
+		base := filepath.Join(dir, strings.ReplaceAll(strings.TrimSuffix(v.file.name, ".jsonl"), "/", "-"))
+		truth, err := os.ReadFile(strings.TrimSuffix(v.file.path, ".jsonl") + ".truth.json")
+		require.NoError(t, err)
+		var why strings.Builder
+		for _, c := range critOrder {
+			for _, m := range v.fails[c] {
+				fmt.Fprintf(&why, "%s: %s\n", critNames[c], m)
+			}
+		}
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		for suffix, data := range map[string][]byte{
+			".jsonl":            v.file.data,
+			".truth.json":       truth,
+			".unsafe-fixed.txt": v.unsafe,
+			".safe-fixed.txt":   v.safe,
+			".why.txt":          []byte(why.String()),
+		} {
+			require.NoError(t, os.WriteFile(base+suffix, data, 0o644))
+		}
+	}
 }
