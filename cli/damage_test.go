@@ -24,8 +24,8 @@ import (
 // lands) a small corpus may lack the file that shows a failure, so there
 // a listed criterion that passes is only logged.
 var damageKnownFailures = map[string]string{
-	"efbig":          "",
-	"enospc":         "",
+	"efbig":          "df",
+	"enospc":         "df",
 	"interleave-2":   "acf",
 	"interleave-3":   "acf",
 	"kill":           "",

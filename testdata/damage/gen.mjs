@@ -258,7 +258,7 @@ async function kill(r, path, work, small, i) {
 // cutPoint returns an offset strictly inside one of the appends after the
 // first (so that some complete records precede it), for a file whose
 // appends have these byte lengths; align rounds it down to a multiple.
-function cutPoint(r, lens, align = 1) {
+function cutPoint(r, lens, align = 1, only = () => true) {
   const starts = [];
   let off = 0;
   for (const l of lens) {
@@ -267,6 +267,7 @@ function cutPoint(r, lens, align = 1) {
   }
   for (let tries = 0; tries < 1000; tries++) {
     const k = r.range(1, lens.length - 1);
+    if (!only(k)) continue;
     let p = starts[k] + 1 + r.int(lens[k] - 1);
     p -= p % align;
     if (p > starts[k] && p < starts[k] + lens[k]) return { p, k };
@@ -278,10 +279,17 @@ async function limited(r, path, work, kind, small, i) {
   const big = small ? SMALL : { p: 0.3, min: 530 * 1024, max: 900 * 1024 };
   const msgs = conversation(r, kind, kind === "enospc" ? r.range(5, 7) : r.range(3, 5), big);
   const resumed = i % 2 === 1;
+  // Resumed, the cut falls in an assistant record, and its tool results
+  // land after it (the runtime went on once space was freed or the limit
+  // lifted): the assistant is lost, its results are intact. The assistant
+  // gets a long answer so that a page boundary falls inside it.
+  const asst = (k) => msgs[k].role === "assistant";
+  if (resumed) {
+    const ks = msgs.map((m, k) => k).filter((k) => k > 0 && asst(k));
+    msgs[r.pick(ks)].content += text(r, r.range(5000, 9000));
+  }
   const all = msgs.map((m) => appendOf(m));
-  // Appends after the cut: with resumed they land after the cut record
-  // (the runtime went on once space was freed or the limit lifted).
-  const { p } = cutPoint(r, all.map((a) => a.buf.length), kind === "enospc" ? PAGE : 1);
+  const { p } = cutPoint(r, all.map((a) => a.buf.length), kind === "enospc" ? PAGE : 1, resumed ? asst : undefined);
   const job = { path, chains: [msgs.map((m) => ({ m }))], pauseOnError: resumed };
   let mnt;
   let prefix = [];
