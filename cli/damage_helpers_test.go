@@ -240,7 +240,7 @@ func judgeDamage(f damageFile, unsafe []byte, uv nodeoracle.File, safe []byte, s
 				v.fail(critIntact, "intact record %d.%d (%s) is no longer a line of its own, unchanged", r.Stream, r.Append, show(r.Text))
 			} else {
 				v.dropped++
-				v.fail(critDropped, "intact record %d.%d dropped: %s", r.Stream, r.Append, show(r.Text))
+				v.fail(critDropped, "intact record %d.%d dropped%s: %s", r.Stream, r.Append, orphanHint(f.truth.Records, r, kept), show(r.Text))
 			}
 		case "recoverable":
 			v.recoverable++
@@ -281,6 +281,36 @@ func judgeDamage(f damageFile, unsafe []byte, uv nodeoracle.File, safe []byte, s
 		v.fail(critSafe, "the safe fix lost intact record %d.%d: %s", r.Stream, r.Append, show(r.Text))
 	}
 	return v
+}
+
+// orphanHint says, for a dropped tool result whose assistant is not kept,
+// that it was probably deleted as an orphan (its assistant lost to the
+// damage): the reader then knows which fix dropped it.
+func orphanHint(records []damageRecord, r damageRecord, kept map[string]int) string {
+	var tr struct {
+		Role       string `json:"role"`
+		ToolCallID string `json:"toolCallId"`
+	}
+	if json.Unmarshal([]byte(r.Text), &tr) != nil || tr.Role != "tool" {
+		return ""
+	}
+	for _, a := range records {
+		var as struct {
+			Role      string `json:"role"`
+			ToolCalls []struct {
+				ID string `json:"id"`
+			} `json:"toolCalls"`
+		}
+		if json.Unmarshal([]byte(a.Text), &as) != nil || as.Role != "assistant" {
+			continue
+		}
+		for _, c := range as.ToolCalls {
+			if c.ID == tr.ToolCallID && kept[a.Text] == 0 {
+				return fmt.Sprintf(" (deleted as an orphan? its assistant %d.%d, %s in the damaged file, is not kept)", a.Stream, a.Append, a.State)
+			}
+		}
+	}
+	return ""
 }
 
 func maps(m map[string]int) map[string]int {
