@@ -304,6 +304,8 @@ async function limited(r, path, work, kind, small, i) {
     file = join(mnt, "session.jsonl");
     job.path = file;
   } else {
+    const has = spawnSync("prlimit", ["--version"], { encoding: "utf8" });
+    if (has.status !== 0) return { skipped: `prlimit not available: ${(has.stderr || has.error?.message || "").trim()}` };
     // The soft limit only: a process may raise it back up to the hard one
     // (unlimited), which is how "resumed" lifts it.
     prefix = ["prlimit", `--fsize=${p}:unlimited`];
