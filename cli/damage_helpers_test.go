@@ -198,6 +198,19 @@ func judgeDamage(f damageFile, unsafe []byte, uv nodeoracle.File, safe []byte, s
 	if !v.loads && !ambiguous {
 		v.fail(critLoads, "does not load after the fix: %s (line %d)", uv.Budget.Error, uv.Budget.Line)
 	}
+	// An ambiguity is two records whose pieces could pair another way: a
+	// file with fewer than two records not whole on their line has none.
+	if ambiguous {
+		split := 0
+		for _, r := range f.truth.Records {
+			if r.State == "recoverable" {
+				split++
+			}
+		}
+		if split < 2 {
+			v.fail(critLoads, "reported ambiguous, but only %d record(s) are in pieces", split)
+		}
+	}
 
 	// (c) every valid line kept is a record some writer wrote, and no
 	// record is kept more often than it was written.
@@ -399,9 +412,10 @@ func TestJudgeDamageCatches(t *testing.T) {
 	a := `{"role":"user","content":"a"}`
 	b := `{"role":"user","content":"b"}`
 	c := `{"role":"tool","content":"c","toolCallId":"x","isError":false}`
+	d := `{"role":"user","content":"d"}`
 	splice := `{"role":"user","content":"ab"}`
 	truth := damageTruth{Class: "t", Records: []damageRecord{
-		{Text: a, State: "intact"}, {Text: b, State: "recoverable"}, {Text: c, State: "lost"},
+		{Text: a, State: "intact"}, {Text: b, State: "recoverable"}, {Text: c, State: "lost"}, {Text: d, State: "recoverable"},
 	}}
 	damaged := []byte(a + "\n" + `{"role":"user","content":"b` + "\n" + `"}` + "\n" + `{"role":"tool","con`)
 	f := damageFile{name: "t.jsonl", data: damaged, truth: truth}
@@ -429,7 +443,11 @@ func TestJudgeDamageCatches(t *testing.T) {
 		}
 		return strings.Join(crits, "")
 	}
-	good := a + "\n" + b + "\n"
+	good := a + "\n" + b + "\n" + d + "\n"
+	one := damageFile{name: "one.jsonl", data: damaged, truth: damageTruth{Class: "t", Records: truth.Records[:3]}}
+	if v := judgeDamage(one, []byte(a+"\n"), answer(a+"\n", false), []byte(a+"\n"), answer(a+"\n", true), true); len(v.fails[critLoads]) == 0 {
+		t.Error("an ambiguity claimed where one record is in pieces passes (a)")
+	}
 	for _, tc := range []struct {
 		name, unsafe, safe string
 		loads, ambiguous   bool
@@ -440,8 +458,9 @@ func TestJudgeDamageCatches(t *testing.T) {
 		{"ambiguous excuses loading and recovery", a + "\n" + `{"x` + "\n", a + "\n", false, true, ""},
 		{"spliced kept", good + splice + "\n", a + "\n", true, false, "c"},
 		{"a record kept twice", good + b + "\n", a + "\n", true, false, "c"},
-		{"intact dropped", b + "\n", a + "\n", true, false, "d"},
-		{"intact altered", `{"role":"user","content":"a","isError":false}` + "\n" + b + "\n", a + "\n", true, false, "bc"},
+		{"recoverable not back", a + "\n" + b + "\n", a + "\n", true, false, "f"},
+		{"intact dropped", b + "\n" + d + "\n", a + "\n", true, false, "d"},
+		{"intact altered", `{"role":"user","content":"a","isError":false}` + "\n" + b + "\n" + d + "\n", a + "\n", true, false, "bc"},
 		{"safe fix invents a record", good, a + "\n" + splice + "\n", true, false, "e"},
 		{"safe fix drops an intact record", good, "", true, false, "e"},
 	} {
