@@ -120,9 +120,29 @@ func checkTruth(f damageFile) error {
 		if whole != (r.State == "intact") {
 			return fmt.Errorf("%s: truth says record %d.%d is %s, but it is%s a line of the file", f.name, r.Stream, r.Append, r.State, map[bool]string{true: "", false: " not"}[whole])
 		}
+		// What was written is in the file in node's write() pieces for a
+		// record whose bytes are all there, and not for one lost.
+		written := []byte(r.Text + "\n")
+		if r.Wrote != "" {
+			written = []byte(r.Wrote + "\n")
+		}
+		all := true
+		for i := 0; i < len(written); i += damageChunk {
+			all = all && bytes.Contains(f.data, written[i:min(len(written), i+damageChunk)])
+		}
+		switch {
+		case r.State == "recoverable" && !all:
+			return fmt.Errorf("%s: truth says record %d.%d is recoverable, but a piece of it is not in the file", f.name, r.Stream, r.Append)
+		case (r.State == "lost" || r.State == "absent") && bytes.Contains(f.data, written):
+			return fmt.Errorf("%s: truth says record %d.%d is %s, but it is in the file whole", f.name, r.Stream, r.Append, r.State)
+		}
 	}
 	return nil
 }
+
+// damageChunk is node's kWriteFileMaxChunkSize: appendFile writes a string
+// over 512 KiB in write() calls of this many bytes.
+const damageChunk = 512 << 10
 
 // The criteria a repaired file is judged by, as the "done when"
 // states them.
