@@ -18,13 +18,15 @@
 // line), "recoverable" (every byte present unchanged, not as a line of its
 // own: interleaved chunks, joined to a cut record or NULs, raw newlines),
 // "lost" (bytes missing or zeroed), "absent" (no byte landed: an append
-// that failed with nothing written, or never made before a kill). It prints a JSON summary on stdout.
+// that failed with nothing written, or never made before a kill). It
+// prints a JSON summary on stdout (a class it cannot make here, for want
+// of prlimit or of the right to mount, is listed as skipped, with why).
 //
 // A file's variant is chosen by its number (so that a few files of a
-// class cover its variants); the rest is deterministic given the seed except where the kernel decides (which
-// writer's chunk lands first, when a kill lands): there the truth records
-// what happened, and a file is made again (up to a bound) until the damage
-// it is named for really happened.
+// class cover its variants); the rest is deterministic given the seed,
+// except where the kernel decides (which writer's chunk lands first, when
+// a kill lands): there the truth records what happened, and a file is made
+// again (up to a bound) until the damage it is named for really happened.
 //
 // Classes:
 //   interleave-2, interleave-3  two or three writers (processes or promises)
@@ -39,11 +41,11 @@
 //                  its tool results landing inside it; the writer killed
 
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, openSync, writeSync, closeSync, existsSync, copyFileSync } from "node:fs";
+import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { CHUNK, assistant, conversation, layout, rawNewlines, rng, states, text, tool, user } from "./lib.mjs";
+import { CHUNK, assistant, conversation, layout, rawNewlines, rng, states, text, tool } from "./lib.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const PAGE = 4096;
@@ -122,8 +124,8 @@ function truth(data, lay, streams) {
 
 const appendOf = (m, raw = false) => ({ m, raw, buf: Buffer.from((raw ? rawNewlines(m) : JSON.stringify(m)) + "\n") });
 
-// splitCount counts appends whose chunks are not contiguous, and those
-// whose chunks are all in the file.
+// splits counts the appends whose chunks are not contiguous, and those of
+// them whose chunks are all in the file.
 function splits(lay) {
   let split = 0;
   let whole = 0;
@@ -185,7 +187,7 @@ async function interleave(r, path, work, n, i) {
     const data = readFileSync(path);
     const lay = layout(data, streams);
     if (lay.rest !== 0) throw new Error(`${path}: ${lay.rest} bytes explained by no writer's chunk`);
-    const { split } = splits(lay);
+    const { split, whole } = splits(lay);
     if (split === 0) continue;
     const chunkLens = lay.order.filter((o) => !isLast(lay, o)).map((o) => o.len);
     return {
@@ -193,6 +195,8 @@ async function interleave(r, path, work, n, i) {
       happened: {
         attempts: attempt,
         splitRecords: split,
+        splitRecordsWhole: whole, // every piece in the file
+
         chunks: lay.order.length,
         // every chunk but an append's last is node's 524,288 bytes
         innerChunksOfMaxSize: chunkLens.every((l) => l === CHUNK),
