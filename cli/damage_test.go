@@ -111,7 +111,7 @@ func TestDamageCorpusFixes(t *testing.T) {
 			case len(failing) > 0 && !strings.Contains(known, c):
 				t.Errorf("class %s fails %s in %d of %d files:\n\t%s", r.class, critNames[c], len(failing), r.files, strings.Join(firstN(failing, 5), "\n\t"))
 			case len(failing) > 0:
-				t.Logf("known failure: class %s, %s, %d of %d files, e.g. %s", r.class, critNames[c], len(failing), r.files, failing[0])
+				t.Logf("known failure: class %s, %s, %d of %d files:\n\t%s", r.class, critNames[c], len(failing), r.files, strings.Join(firstN(failing, 5), "\n\t"))
 			case strings.Contains(known, c) && (!damageDeterministic[r.class] || perClass < 2):
 				t.Logf("KNOWN FAILURE NOT SEEN: class %s meets %s on this corpus (remove %q from damageKnownFailures[%q] if it holds on larger ones)", r.class, critNames[c], c, r.class)
 			case strings.Contains(known, c):
