@@ -20,9 +20,9 @@ type damagePiece struct {
 	last  bool // the append's last chunk (it ends with "\n")
 }
 
-// splitPieces returns the pieces of the recoverable records of f whose
-// pieces are not contiguous (split by other appends), from happened.order;
-// nil when the truth has no order or no such record.
+// splitPieces returns, from happened.order, the pieces of the records of
+// f written in several write() calls, when one of them is not whole on a
+// line of its own; nil when the truth has no order or there is none.
 func splitPieces(f damageFile) ([]damagePiece, error) {
 	var h struct {
 		Order string `json:"order"`
@@ -59,22 +59,24 @@ func splitPieces(f damageFile) ([]damagePiece, error) {
 		all = append(all, damagePiece{rec: i, chunk: c, off: off, data: f.data[off : off+n], last: (c+1)*damageChunk >= size})
 		off += n
 	}
-	// Keep the pieces of split records only.
-	ends := map[int]int{}
-	split := map[int]bool{}
+	// Keep the pieces of the records written in more than one write whose
+	// pieces are all there (intact or recoverable): any of their heads may
+	// pair with any later tail; a lost record's pieces complete nothing.
+	n := map[int]int{}
 	for _, p := range all {
-		if e, ok := ends[p.rec]; ok && e != p.off {
-			split[p.rec] = true
-		}
-		ends[p.rec] = p.off + len(p.data)
+		n[p.rec]++
 	}
-	// Only records whose pieces are all there (recoverable): the pieces of
-	// a lost one complete nothing.
 	var out []damagePiece
+	split := false
 	for _, p := range all {
-		if split[p.rec] && f.truth.Records[p.rec].State == "recoverable" {
+		st := f.truth.Records[p.rec].State
+		if n[p.rec] > 1 && (st == "intact" || st == "recoverable") {
 			out = append(out, p)
+			split = split || st == "recoverable"
 		}
+	}
+	if !split {
+		return nil, nil // nothing to pair: every large record is whole on its line
 	}
 	return out, nil
 }
@@ -94,6 +96,7 @@ func pairings(pieces []damagePiece, max int) int {
 	}
 	used := make([]bool, len(pieces))
 	count := 0
+	work := 0 // records checked: the search gives up (counting what it found) past a bound
 	var chain func(h int, prev int, buf []byte) // extend head h's chain after piece prev
 	var next func(h int)
 	next = func(h int) {
@@ -115,6 +118,9 @@ func pairings(pieces []damagePiece, max int) int {
 	}
 	chain = func(h int, prev int, buf []byte) {
 		if pieces[prev].last {
+			if work++; work > 10000 {
+				return
+			}
 			if json.Valid(buf) && utf8.Valid(buf) {
 				next(h + 1)
 			}
@@ -172,5 +178,36 @@ func TestPairings(t *testing.T) {
 	}
 	if n := pairings(short, 5); n != 0 {
 		t.Errorf("a short head: %d pairings, want 0", n)
+	}
+}
+
+// TestSplitPiecesPairings: A's head, then B whole after it on the same
+// line, then A's tail: B is contiguous, but its head may take A's tail
+// (and A's head B's), so the file pairs two ways.
+func TestSplitPiecesPairings(t *testing.T) {
+	rec := func(id, fill string) string {
+		b := []byte(`{"role":"tool","content":"`)
+		for len(b) < damageChunk+100 {
+			b = append(b, fill...)
+		}
+		return string(b) + `","toolCallId":"` + id + `","isError":false}`
+	}
+	a, b := rec("A", "a"), rec("B", "b")
+	aw, bw := a+"\n", b+"\n"
+	data := aw[:damageChunk] + bw[:damageChunk] + bw[damageChunk:] + aw[damageChunk:]
+	order := fmt.Sprintf("0.0.0:%d 1.0.0:%d 1.0.1:%d 0.0.1:%d", damageChunk, damageChunk, len(bw)-damageChunk, len(aw)-damageChunk)
+	f := damageFile{name: "t", data: []byte(data), truth: damageTruth{
+		Happened: json.RawMessage(`{"order":"` + order + `"}`),
+		Records:  []damageRecord{{Stream: 0, Text: a, State: "recoverable"}, {Stream: 1, Text: b, State: "recoverable"}},
+	}}
+	pieces, err := splitPieces(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pieces) != 4 {
+		t.Fatalf("%d pieces, want 4", len(pieces))
+	}
+	if n := pairings(pieces, 3); n != 2 {
+		t.Errorf("%d pairings, want 2", n)
 	}
 }
