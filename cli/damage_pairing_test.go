@@ -96,7 +96,7 @@ func pairings(pieces []damagePiece, max int) int {
 	}
 	used := make([]bool, len(pieces))
 	count := 0
-	work := 0 // records checked: the search gives up (counting what it found) past a bound
+	work := 0                                   // records checked: the search gives up (counting what it found) past a bound
 	var chain func(h int, prev int, buf []byte) // extend head h's chain after piece prev
 	var next func(h int)
 	next = func(h int) {
