@@ -96,8 +96,11 @@ func pairings(pieces []damagePiece, max int) int {
 	}
 	used := make([]bool, len(pieces))
 	count := 0
-	work := 0                                   // records checked: the search gives up (counting what it found) past a bound
-	var chain func(h int, prev int, buf []byte) // extend head h's chain after piece prev
+	// work counts the records checked: past a bound the search gives up,
+	// counting what it found.
+	work := 0
+	// chain extends head h's chain after piece prev.
+	var chain func(h int, prev int, buf []byte)
 	var next func(h int)
 	next = func(h int) {
 		if count >= max {
