@@ -101,8 +101,7 @@ func pairings(pieces []damagePiece, max int) int {
 	work := 0
 	// chain extends head h's chain after piece prev.
 	var chain func(h int, prev int, buf []byte)
-	var next func(h int)
-	next = func(h int) {
+	next := func(h int) {
 		if count >= max {
 			return
 		}
