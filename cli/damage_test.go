@@ -23,8 +23,8 @@ import (
 // list shrinks as the engine learns: remove the letter. For the classes
 // the kernel's scheduling shapes (which chunk lands first, when a kill
 // lands) a small corpus may lack the file that shows a failure, so there
-// (and with -short, which judges the shipped samples only) a listed
-// criterion that passes is only logged.
+// (and with -short, which judges the shipped samples only, or another
+// seed) a listed criterion that passes is only logged.
 var damageKnownFailures = map[string]string{
 	"efbig":          "df",
 	"enospc":         "df",
@@ -36,6 +36,11 @@ var damageKnownFailures = map[string]string{
 	"nul-tail":       "af",
 	"raw-newline":    "af",
 }
+
+// damageSeed is the seed damageKnownFailures was measured with: with
+// another (SESSIONLS_DAMAGE_SEED) the files differ, and a listed failure
+// not seen is only logged.
+const damageSeed = 1
 
 // damageDeterministic: the classes whose files depend only on the seed.
 var damageDeterministic = map[string]bool{
@@ -62,7 +67,7 @@ func TestDamageCorpusFixes(t *testing.T) {
 		require.NoError(t, err, "SESSIONLS_DAMAGE_FILES")
 		perClass = n
 	}
-	seed := 1
+	seed := damageSeed
 	if s := os.Getenv("SESSIONLS_DAMAGE_SEED"); s != "" {
 		n, err := strconv.Atoi(s)
 		require.NoError(t, err, "SESSIONLS_DAMAGE_SEED")
@@ -112,7 +117,7 @@ func TestDamageCorpusFixes(t *testing.T) {
 				t.Errorf("class %s fails %s in %d of %d files:\n\t%s", r.class, critNames[c], len(failing), r.files, strings.Join(firstN(failing, 5), "\n\t"))
 			case len(failing) > 0:
 				t.Logf("known failure: class %s, %s, %d of %d files:\n\t%s", r.class, critNames[c], len(failing), r.files, strings.Join(firstN(failing, 5), "\n\t"))
-			case strings.Contains(known, c) && (!damageDeterministic[r.class] || perClass < 2):
+			case strings.Contains(known, c) && (!damageDeterministic[r.class] || perClass < 2 || seed != damageSeed):
 				t.Logf("KNOWN FAILURE NOT SEEN: class %s meets %s on this corpus (remove %q from damageKnownFailures[%q] if it holds on larger ones)", r.class, critNames[c], c, r.class)
 			case strings.Contains(known, c):
 				t.Errorf("class %s now meets %s: remove %q from damageKnownFailures[%q]", r.class, critNames[c], c, r.class)
