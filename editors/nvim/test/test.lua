@@ -632,6 +632,29 @@ local function run()
 
   ok(vim.bo[buf].filetype == "jsonl", "filetype is %q, want jsonl", vim.bo[buf].filetype)
   log("ok   *.jsonl gets filetype jsonl")
+  -- JSON highlighting, also when `:syntax on` comes after setup() (as it
+  -- does after init.lua): the plugin's syntax/jsonl.vim, not 'syntax'.
+  vim.cmd("syntax on")
+  vim.cmd("doautocmd FileType jsonl")
+  local first = vim.api.nvim_buf_get_lines(buf, 0, 1, true)[1]
+  local col = first:find('"role"', 1, true)
+  local group = col and vim.fn.synIDattr(vim.fn.synIDtrans(vim.fn.synID(1, col + 1, 1)), "name") or ""
+  ok(vim.b[buf].current_syntax == "jsonl" and group ~= "",
+    "no JSON highlighting in a jsonl buffer: current_syntax %s, group at \"role\" %q", tostring(vim.b[buf].current_syntax), group)
+  -- and a } ending a line before the next record is no "missing comma".
+  local nlines = vim.api.nvim_buf_line_count(buf)
+  local flagged = {}
+  for l = 1, nlines - 1 do
+    local text = vim.api.nvim_buf_get_lines(buf, l - 1, l, true)[1]
+    if text:sub(-1) == "}" then
+      local g = vim.fn.synIDattr(vim.fn.synIDtrans(vim.fn.synID(l, #text, 1)), "name")
+      if g == "Error" then
+        table.insert(flagged, l)
+      end
+    end
+  end
+  ok(#flagged == 0, "lines %s end in a } highlighted as an error (JSON's missing comma)", table.concat(flagged, ","))
+  log("ok   *.jsonl is highlighted as JSON (%s at \"role\"), no } flagged as a missing comma", group)
 
   local attached = vim.wait(WAIT, function()
     local c = sessionls.clients(buf)[1]

@@ -768,17 +768,9 @@ local function register_filetype()
     pattern = "*.jsonl",
     command = "setfiletype jsonl",
   })
-  -- Every line is a JSON text: borrow JSON highlighting when nothing else
-  -- provides jsonl syntax.
-  vim.api.nvim_create_autocmd("FileType", {
-    group = group,
-    pattern = "jsonl",
-    callback = function(args)
-      if vim.bo[args.buf].syntax == "" or vim.bo[args.buf].syntax == "jsonl" then
-        vim.bo[args.buf].syntax = "json"
-      end
-    end,
-  })
+  -- Highlighting comes from syntax/jsonl.vim beside this plugin (JSON's,
+  -- line by line): setting 'syntax' here lost to `:syntax on`, which runs
+  -- after init.lua and sets it back to the filetype.
 end
 
 function M.setup(opts)
