@@ -277,6 +277,9 @@ type Report struct {
 	// Cutoff and CutoffErr are set when Options.Budget > 0 and the file loads.
 	Cutoff    *Cutoff
 	CutoffErr error
+	// budgetByTokens: the budget of Cutoff or CutoffErr is in tokens
+	// (MinBudget's unit).
+	budgetByTokens bool
 	// loadMessage is the first invalid line's finding message, kept even
 	// when its code is disabled (LoadFailure reads it).
 	loadMessage string

@@ -290,7 +290,7 @@ func (c *collector) finish() *Report {
 // keep their order among equals, and these come after them.
 func sizeAndBudget(r *Report, opts Options, fs []Finding) []Finding {
 	off := opts.Disabled
-	r.Cutoff, r.CutoffErr = nil, nil
+	r.Cutoff, r.CutoffErr, r.budgetByTokens = nil, nil, opts.TokenBudget > 0
 	if r.Width16 > MaxStringLength && !off[CodeFileTooLarge] {
 		fs = append(fs, tooLargeFinding(r.Width16))
 	}
@@ -306,11 +306,7 @@ func sizeAndBudget(r *Report, opts Options, fs []Finding) []Finding {
 		} else {
 			r.Cutoff = &cut
 		}
-		nmsgs := 0
-		if len(r.Units) > 0 {
-			nmsgs = r.Units[len(r.Units)-1].Last + 1
-		}
-		if f := budgetFinding(r.Units, nmsgs, cut, err); !off[f.Code] {
+		if f := budgetFinding(r.Units, r.MessageCount(), cut, err); !off[f.Code] {
 			fs = append(fs, f)
 		}
 	}

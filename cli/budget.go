@@ -89,39 +89,25 @@ func outcome(rep *analysis.Report, budget int64, opts analysis.Options) budgetOu
 	return o
 }
 
-// minBudget is the least budget trimContext accepts for the file: the
-// newest unit's cost (it never skips that unit). ok is false when there is
-// none: the file does not load, or it holds no messages.
-func (o budgetOutcome) minBudget() (n int64, ok bool) {
-	if !o.loads || len(o.rep.Units) == 0 {
-		return 0, false
-	}
-	if u := o.rep.Units[len(o.rep.Units)-1]; o.byTokens {
-		return u.Tokens, true
-	}
-	return o.rep.Units[len(o.rep.Units)-1].Chars, true
-}
+// minBudget is the least budget trimContext accepts for the file (the
+// engine's Report.MinBudget); ok is false when the file does not load or
+// holds no messages.
+func (o budgetOutcome) minBudget() (n int64, ok bool) { return o.rep.MinBudget() }
 
 // errorText is the runtime's error and, when the budget is too small, the
-// least budget that works: "…message unit; the least budget that works is
+// least budget that works (the engine's Report.BudgetErrorText), with the
+// newest unit's lines: "…message unit; the least budget that works is
 // 1,234 (the newest unit, lines 12–14)".
 func (o budgetOutcome) errorText() string {
-	s := o.err.Error()
-	if n, ok := o.minBudget(); ok && errors.Is(o.err, analysis.ErrBudgetTooSmall) {
+	if !errors.Is(o.err, analysis.ErrBudgetTooSmall) || o.rep.CutoffErr == nil {
+		return o.err.Error()
+	}
+	s := o.rep.BudgetErrorText()
+	if _, ok := o.minBudget(); ok {
 		u := o.rep.Units[len(o.rep.Units)-1]
-		s += fmt.Sprintf("; the least budget that works is %s (the newest unit, %s)",
-			textfmt.Thousands(n), textfmt.LineRange(u.StartLine, u.EndLine))
+		s += fmt.Sprintf(" (the newest unit, %s)", textfmt.LineRange(u.StartLine, u.EndLine))
 	}
 	return s
-}
-
-// messageCount is the number of valid messages; the reports are made with
-// SkipMessages, and units count every message.
-func messageCount(rep *analysis.Report) int {
-	if len(rep.Messages) > 0 || len(rep.Units) == 0 {
-		return len(rep.Messages)
-	}
-	return rep.Units[len(rep.Units)-1].Last + 1
 }
 
 func (o budgetOutcome) json(file string, budget int64) budgetJSON {
@@ -150,7 +136,7 @@ func (o budgetOutcome) json(file string, budget int64) budgetJSON {
 	if n, ok := o.minBudget(); ok {
 		j.MinBudget = &n
 	}
-	j.Messages = messageCount(o.rep)
+	j.Messages = o.rep.MessageCount()
 	j.TotalChars = o.rep.TotalChars
 	if counted {
 		j.TotalTokens = num(o.rep.TotalTokens)
@@ -168,7 +154,7 @@ func (o budgetOutcome) text(out io.Writer, file string, budget int64) error {
 	w := bufio.NewWriter(out)
 	rep := o.rep
 	counted := o.tokenizer != ""
-	totals := fmt.Sprintf("%s in %s, %s chars", textfmt.Plural(messageCount(rep), "message", "messages"),
+	totals := fmt.Sprintf("%s in %s, %s chars", textfmt.Plural(rep.MessageCount(), "message", "messages"),
 		textfmt.Plural(len(rep.Units), "unit", "units"), textfmt.Thousands(rep.TotalChars))
 	if counted {
 		totals += fmt.Sprintf(", %s tokens (%s)", textfmt.Thousands(rep.TotalTokens), o.tokenizer)

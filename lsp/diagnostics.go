@@ -174,7 +174,7 @@ func trimmedDiagnostic(doc *analysis.Document, rep *analysis.Report) (d protocol
 		return d, false
 	}
 	last := c.FirstKeptLine - 1 // the last trimmed line, 1-based
-	dropped := max(len(rep.Messages)-c.KeptMessages, 0)
+	dropped := rep.TrimmedMessages()
 	return protocol.Diagnostic{
 		Range: protocol.Range{
 			Start: protocol.Position{},

@@ -142,7 +142,7 @@ func budgetVerdict(rep *analysis.Report, m int) string {
 	case !rep.Loads():
 		return "The file does not load, so no budget applies."
 	case rep.CutoffErr != nil:
-		return fmt.Sprintf("With this budget trimContext throws: %s.", cutoffError(rep))
+		return fmt.Sprintf("With this budget trimContext throws: %s.", rep.BudgetErrorText())
 	case rep.Cutoff == nil:
 		return "No context budget is set."
 	case rep.Kept(m):

@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/sessionls/sessionls/analysis"
@@ -81,7 +80,7 @@ func codeLenses(doc *analysis.Document, rep *analysis.Report, budget int64, defe
 		if n := len(rep.Units); n > 0 {
 			l = rep.Units[n-1].StartLine
 		}
-		setBudget(l, fmt.Sprintf("✂ budget %s: %s", textfmt.Thousands(budget), cutoffError(rep)))
+		setBudget(l, fmt.Sprintf("✂ budget %s: %s", textfmt.Thousands(budget), rep.BudgetErrorText()))
 	case rep.Cutoff != nil:
 		c := rep.Cutoff
 		setBudget(c.FirstKeptLine, cutoffTitle(rep, c))
@@ -118,26 +117,6 @@ func codeLenses(doc *analysis.Document, rep *analysis.Report, budget int64, defe
 	return out
 }
 
-// minBudget is the least budget trimContext accepts for rep: the newest
-// unit's cost (it never skips that unit). ok is false when the file does
-// not load or holds no messages: then no budget works.
-func minBudget(rep *analysis.Report) (n int64, ok bool) {
-	if !rep.Loads() || len(rep.Units) == 0 {
-		return 0, false
-	}
-	return rep.Units[len(rep.Units)-1].Chars, true
-}
-
-// cutoffError is the runtime's error for the budget and, when the budget
-// is too small, the least budget that works (as `sessionls budget` says).
-func cutoffError(rep *analysis.Report) string {
-	msg := rep.CutoffErr.Error() // the runtime's own wording (the engine returns its errors verbatim)
-	if n, ok := minBudget(rep); ok && errors.Is(rep.CutoffErr, analysis.ErrBudgetTooSmall) {
-		msg += "; the least budget that works is " + textfmt.Thousands(n)
-	}
-	return msg
-}
-
 // cutoffTitle counts the messages above the cutoff, as the engine's
 // budget-cutoff finding does (blank lines above are not messages).
 func cutoffTitle(rep *analysis.Report, c *analysis.Cutoff) string {
@@ -145,7 +124,7 @@ func cutoffTitle(rep *analysis.Report, c *analysis.Cutoff) string {
 	if n := len(rep.Units); n > 0 {
 		last = rep.Units[n-1].EndLine
 	}
-	above := int64(max(len(rep.Messages)-c.KeptMessages, 0))
+	above := int64(rep.TrimmedMessages())
 	trimmed := "nothing trimmed"
 	switch {
 	case above == 1:

@@ -64,7 +64,7 @@ func (s *server) status(params any) (*statusResult, error) {
 		kept, first := c.KeptChars, c.FirstKeptLine
 		res.KeptChars, res.FirstKeptLine = &kept, &first
 	}
-	if n, ok := minBudget(rep); ok {
+	if n, ok := rep.MinBudget(); ok {
 		res.MinBudget = &n
 	}
 	var msg string
