@@ -31,6 +31,7 @@ const checkMemoryLimit = 48 << 20
 
 type checkOptions struct {
 	format        string
+	out           outputFormat // the format called format (set by prepareCheck)
 	disable       []string
 	strict        bool
 	budget        int64
@@ -129,7 +130,7 @@ With --fix they follow what remains.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.format, "format", formatText, "output `FORMAT`: text, json, github or sarif")
+	f.StringVar(&o.format, "format", formatText, formatFlagHelp())
 	f.StringSliceVar(&o.disable, "disable", nil, "turn off finding `CODES` (comma-separated, repeatable)")
 	f.BoolVar(&o.strict, "strict", false, "fail (exit 1) on warnings too")
 	f.Var((*positiveInt)(&o.budget), "budget", "character budget `N`: report where it cuts (budget-cutoff) or that trimContext throws (budget-exceeded)")
@@ -240,29 +241,75 @@ func parseDisabled(codes []string) (map[string]bool, error) {
 }
 
 func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error {
-	if _, err := parseDisabled(o.disable); err != nil {
+	c, err := prepareCheck(e, o, args)
+	if err != nil {
 		return err
+	}
+	if e.getenv("GOMEMLIMIT") == "" {
+		prev := debug.SetMemoryLimit(checkMemoryLimit)
+		defer debug.SetMemoryLimit(prev)
+	}
+	// Cancelled on return, so an early exit (stdout closed) stops the workers.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	prog := newProgress(e, len(c.targets), &c.filesDone, &c.bytesRead)
+	defer prog.stop()
+	results := make([]*fileResult, len(c.targets))
+	for i := range results {
+		results[i] = &fileResult{done: make(chan struct{})}
+	}
+	go schedule(ctx, e, c.targets, results, c.o, &c.bytesRead, &c.filesDone)
+	if err := c.aggregate(ctx, results, prog); err != nil {
+		return err
+	}
+	prog.stop()
+	return c.finish()
+}
+
+// checkRun is one `check`: what prepareCheck decided, then what aggregate
+// counted as the files came in.
+type checkRun struct {
+	e       *env
+	o       checkOptions
+	fm      formatter
+	targets []target
+
+	bytesRead, filesDone atomic.Int64
+
+	sum          summary
+	interrupted  bool // the context ended before every file was checked
+	strictFailed bool // a warning in a file checked with --strict
+}
+
+// prepareCheck validates the options, makes the formatter and collects the
+// targets (this shard's, with their settings).
+func prepareCheck(e *env, o checkOptions, args []string) (*checkRun, error) {
+	if _, err := parseDisabled(o.disable); err != nil {
+		return nil, err
 	}
 	o.flags.budget, o.flags.disable, o.flags.strict = o.budget, o.disable, o.strict
 	resolver, err := o.cfg.resolver(e)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	shardI, shardN := 1, 1
 	if o.shard != "" {
 		if shardI, shardN, err = parseShard(o.shard); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	if o.unsafeFixes && !o.fixing() {
-		return usagef("--unsafe-fixes needs --fix or --diff")
+	if o.out, err = formatNamed(o.format); err != nil {
+		return nil, err
 	}
-	if o.diff && o.format != formatText {
-		return usagef("--diff prints a diff, not findings: it cannot be used with --format %s", o.format)
+	if o.unsafeFixes && !o.fixing() {
+		return nil, usagef("--unsafe-fixes needs --fix or --diff")
+	}
+	if o.diff && !o.out.withDiff {
+		return nil, usagef("--diff prints a diff, not findings: it cannot be used with --format %s", o.format)
 	}
 	stdinFix := o.fix && !o.diff && slices.Contains(args, "-")
 	if stdinFix && len(args) > 1 {
-		return usagef("with --fix, \"-\" must be the only path: the fixed text goes to stdout")
+		return nil, usagef("with --fix, \"-\" must be the only path: the fixed text goes to stdout")
 	}
 	// With --fix on stdin the fixed text takes stdout; the findings go to
 	// stderr.
@@ -271,168 +318,168 @@ func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error 
 		out, outTTY = e.stderr, e.stderrTTY
 	}
 	color := outTTY && e.getenv("NO_COLOR") == ""
-	fm, err := newFormatter(o.format, out, color, e.version)
-	if err != nil {
-		return err
-	}
-	if e.getenv("GOMEMLIMIT") == "" {
-		prev := debug.SetMemoryLimit(checkMemoryLimit)
-		defer debug.SetMemoryLimit(prev)
-	}
+	c := &checkRun{e: e, o: o, fm: o.out.new(out, color, e.version), sum: summary{fixMode: o.fixing()}}
 
 	all := collect(args, o.stdinFilename, resolver)
 	if o.fix && !o.diff {
 		all = oncePerFile(all)
 	}
-	var targets []target
 	for _, t := range all {
 		if t.always || shardOf(t.path, shardN) == shardI-1 {
-			targets = append(targets, withSettings(t, resolver, &o.flags))
+			c.targets = append(c.targets, withSettings(t, resolver, &o.flags))
 		}
 	}
 	if len(all) == 0 {
 		fmt.Fprintf(e.stderr, "sessionls: warning: no .jsonl files found in %s\n", strings.Join(args, " "))
 	}
-	if err := o.summary.prepare(e, o, targets); err != nil {
-		return err
+	if err := o.summary.prepare(e, o, c.targets); err != nil {
+		return nil, err
 	}
+	return c, nil
+}
 
-	var bytesRead, filesDone atomic.Int64
-	prog := newProgress(e, len(targets), &filesDone, &bytesRead)
-	defer prog.stop()
-
-	results := make([]*fileResult, len(targets))
-	for i := range results {
-		results[i] = &fileResult{done: make(chan struct{})}
-	}
-	// Cancelled on return, so an early exit (stdout closed) stops the workers.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go schedule(ctx, e, targets, results, o, &bytesRead, &filesDone)
-
-	sum := summary{fixMode: o.fixing()}
-	interrupted := false
-	strictFailed := false
+// aggregate takes each file's result in argument order as it is done:
+// prints it, counts it in the summary, and lets it go.
+func (c *checkRun) aggregate(ctx context.Context, results []*fileResult, prog *progress) error {
+	e := c.e
 	configReported := map[string]bool{}
-	for i, t := range targets {
+	for i, t := range c.targets {
 		r := results[i]
 		<-r.done
 		results[i] = nil // let the findings go once printed
 		prog.clear()
-		if r.err != nil && ctx.Err() != nil && errors.Is(r.err, ctx.Err()) {
-			interrupted = true
-			continue
-		}
-		if r.err != nil && t.configErr {
+		switch {
+		case r.err != nil && ctx.Err() != nil && errors.Is(r.err, ctx.Err()):
+			c.interrupted = true
+		case r.err != nil && t.configErr:
 			// One configuration error stands for every file under it: say
 			// it once.
 			for _, line := range configErrorLines(r.err) {
 				if !configReported[line] {
 					configReported[line] = true
 					fmt.Fprintf(e.stderr, "sessionls: %s\n", line)
-					sum.ioErrors = append(sum.ioErrors, line)
+					c.sum.ioErrors = append(c.sum.ioErrors, line)
 				}
 			}
-			continue
-		}
-		if r.err != nil {
-			reason := r.err
-			var pe *fs.PathError
-			if errors.As(reason, &pe) {
-				reason = pe.Err
+		case r.err != nil:
+			c.fileFailed(t, r)
+		default:
+			if err := c.fileDone(t, r); err != nil {
+				return err
 			}
-			what := "cannot read"
-			if r.internal {
-				what = "internal error checking"
-			}
-			msg := fmt.Sprintf("%s %s: %v", what, t.path, reason)
-			var we writeError
-			if errors.As(r.err, &we) {
-				msg = we.Error() // it names the file and what failed
-				sum.writeErrors++
-			}
-			fmt.Fprintf(e.stderr, "sessionls: %s\n", sanitize(msg))
-			sum.ioErrors = append(sum.ioErrors, msg)
-			continue
-		}
-		sum.filesChecked++
-		if r.run != nil {
-			sum.fixed += r.run.fixed
-			sum.moreUnsafe += r.run.more
-			if r.run.fixed > 0 {
-				sum.filesFixed++
-			}
-			if o.diff {
-				if len(r.run.diff) > 0 {
-					sum.filesChanged++
-					if _, err := e.stdout.Write(r.run.diff); err != nil {
-						return writeFailed(e, err)
-					}
-				}
-				continue
-			}
-			if r.run.out != nil {
-				if _, err := e.stdout.Write(r.run.out); err != nil {
-					return writeFailed(e, err)
-				}
-			}
-		}
-		safe, unsafe := r.fixes.count()
-		sum.fixable += safe + r.cutFixes.safe
-		sum.unsafeFixable += unsafe + r.cutFixes.unsafe
-		if len(r.findings) > 0 {
-			sum.filesWithFindings++
-		}
-		// The totals count every finding, listed or past the cap.
-		count := func(sev analysis.Severity, n int) {
-			switch sev {
-			case analysis.SeverityError:
-				sum.errors += n
-			case analysis.SeverityWarning:
-				sum.warnings += n
-				strictFailed = strictFailed || t.strict
-			default:
-				sum.infos += n
-			}
-		}
-		for _, f := range r.findings {
-			count(f.Severity, 1)
-		}
-		for _, m := range r.more {
-			count(m.severity, m.n)
-			sum.omitted += m.n
-		}
-		if err := fm.file(t.path, r.findings, r.fixes, r.more); err != nil {
-			return writeFailed(e, err)
 		}
 	}
-	prog.stop()
-	if o.diff {
-		return endDiff(e, sum, interrupted)
+	return nil
+}
+
+// fileFailed reports a file that could not be read or written.
+func (c *checkRun) fileFailed(t target, r *fileResult) {
+	reason := r.err
+	var pe *fs.PathError
+	if errors.As(reason, &pe) {
+		reason = pe.Err
 	}
-	if interrupted {
+	what := "cannot read"
+	if r.internal {
+		what = "internal error checking"
+	}
+	msg := fmt.Sprintf("%s %s: %v", what, t.path, reason)
+	var we writeError
+	if errors.As(r.err, &we) {
+		msg = we.Error() // it names the file and what failed
+		c.sum.writeErrors++
+	}
+	fmt.Fprintf(c.e.stderr, "sessionls: %s\n", sanitize(msg))
+	c.sum.ioErrors = append(c.sum.ioErrors, msg)
+}
+
+// fileDone prints a checked file's findings (or its diff, or its fixed
+// text) and counts them.
+func (c *checkRun) fileDone(t target, r *fileResult) error {
+	sum := &c.sum
+	sum.filesChecked++
+	if r.run != nil {
+		sum.fixed += r.run.fixed
+		sum.moreUnsafe += r.run.more
+		if r.run.fixed > 0 {
+			sum.filesFixed++
+		}
+		if c.o.diff {
+			if len(r.run.diff) > 0 {
+				sum.filesChanged++
+				if _, err := c.e.stdout.Write(r.run.diff); err != nil {
+					return writeFailed(c.e, err)
+				}
+			}
+			return nil
+		}
+		if r.run.out != nil {
+			if _, err := c.e.stdout.Write(r.run.out); err != nil {
+				return writeFailed(c.e, err)
+			}
+		}
+	}
+	safe, unsafe := r.fixes.count()
+	sum.fixable += safe + r.cutFixes.safe
+	sum.unsafeFixable += unsafe + r.cutFixes.unsafe
+	if len(r.findings) > 0 {
+		sum.filesWithFindings++
+	}
+	// The totals count every finding, listed or past the cap.
+	count := func(sev analysis.Severity, n int) {
+		switch sev {
+		case analysis.SeverityError:
+			sum.errors += n
+		case analysis.SeverityWarning:
+			sum.warnings += n
+			c.strictFailed = c.strictFailed || t.strict
+		default:
+			sum.infos += n
+		}
+	}
+	for _, f := range r.findings {
+		count(f.Severity, 1)
+	}
+	for _, m := range r.more {
+		count(m.severity, m.n)
+		sum.omitted += m.n
+	}
+	if err := c.fm.file(t.path, r.findings, r.fixes, r.more); err != nil {
+		return writeFailed(c.e, err)
+	}
+	return nil
+}
+
+// finish ends the output and decides the exit code: 2 for an I/O or
+// configuration error, else 1 for a failing finding, else 0.
+func (c *checkRun) finish() error {
+	e, sum := c.e, c.sum
+	if c.o.diff {
+		return endDiff(e, sum, c.interrupted)
+	}
+	if c.interrupted {
 		// Not one line per file left unchecked: one line, and no summary
 		// that would read as a verdict on files never checked.
 		fmt.Fprintln(e.stderr, "sessionls: interrupted")
-		if o.format != formatText {
+		if c.o.out.document {
 			// Close the JSON array or SARIF log: what was checked stays
 			// machine-readable.
-			if err := fm.end(sum); err != nil {
+			if err := c.fm.end(sum); err != nil {
 				return writeFailed(e, err)
 			}
 		}
 		return exitError{ExitError}
 	}
-	if err := fm.end(sum); err != nil {
+	if err := c.fm.end(sum); err != nil {
 		return writeFailed(e, err)
 	}
-	if err := o.summary.write(e); err != nil {
+	if err := c.o.summary.write(e); err != nil {
 		return err
 	}
 	switch {
 	case len(sum.ioErrors) > 0:
 		return exitError{ExitError}
-	case sum.errors > 0 || strictFailed:
+	case sum.errors > 0 || c.strictFailed:
 		return exitError{ExitFindings}
 	}
 	return nil
@@ -527,7 +574,7 @@ func schedule(ctx context.Context, e *env, targets []target, results []*fileResu
 				}
 				return nil
 			}
-			r.findings, r.fixes, r.more, r.cutFixes, r.err = checkFile(ctx, e, t, t.opts, o.format, bytesRead)
+			r.findings, r.fixes, r.more, r.cutFixes, r.err = checkFile(ctx, e, t, t.opts, o.out, bytesRead)
 			return nil
 		})
 	}
@@ -539,8 +586,8 @@ func schedule(ctx context.Context, e *env, targets []target, results []*fileResu
 // (stdin is spooled to a temporary file for that). It keeps the first
 // maxListedPerCode findings of each code and counts the rest (more, and
 // their fixes in cutFixes).
-func checkFile(ctx context.Context, e *env, t target, opts analysis.Options, format string, bytesRead *atomic.Int64) (findings []analysis.Finding, fixes fileFixes, more []omitted, cutFixes fixCounts, err error) {
-	withFixes := format != formatGitHub
+func checkFile(ctx context.Context, e *env, t target, opts analysis.Options, format outputFormat, bytesRead *atomic.Int64) (findings []analysis.Finding, fixes fileFixes, more []omitted, cutFixes fixCounts, err error) {
+	withFixes := format.fixes
 	var r io.Reader
 	var spool *spoolStdin
 	if t.stdin {
@@ -613,7 +660,7 @@ func checkFile(ctx context.Context, e *env, t target, opts analysis.Options, for
 		defer f.Close()
 		again = f
 	}
-	fixes, cutFixes, err = streamFixesCapped(ctx, again, findings, cut, format == formatSARIF)
+	fixes, cutFixes, err = streamFixesCapped(ctx, again, findings, cut, format.fixRegions)
 	if err != nil {
 		return nil, nil, nil, cutFixes, err
 	}

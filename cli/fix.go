@@ -214,7 +214,7 @@ func fixData(ctx context.Context, t target, data []byte, opts analysis.Options, 
 	run := &fixRun{fixed: res.Fixed}
 	run.findings = slices.Clone(res.Report.Findings)
 	sortFindings(run.findings)
-	run.fixes = fixesOf(res.Data, run.findings, o.format == formatSARIF)
+	run.fixes = fixesOf(res.Data, run.findings, o.out.fixRegions)
 	if !o.unsafeFixes {
 		more, err := fix.FixAllContext(ctx, res.Data, opts, true)
 		if err != nil {

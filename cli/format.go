@@ -52,40 +52,84 @@ type formatter interface {
 	end(s summary) error
 }
 
-// outputFormat is one --format of `check`: its name and how to make its
-// formatter. Adding a format is one entry here and a file format_<name>.go.
+// outputFormat is one --format of `check`: its name, what it shows, and
+// how to make its formatter. Adding a format is one entry here and a file
+// format_<name>.go; check does only the work the format needs, and its
+// --help lists the formats from here.
 type outputFormat struct {
 	name string
-	new  func(w io.Writer, color bool, version string) formatter
+	doc  string // a few words for --help
+	// fixes: it marks each finding's fix ([fix], json's "fix", SARIF's
+	// fixes), so a file with fixable findings is read again for them.
+	fixes bool
+	// fixRegions: it shows each fix's edits, located (SARIF's
+	// artifactChanges), with the fix's title.
+	fixRegions bool
+	// document: its output is one document (a JSON array, a SARIF log),
+	// closed even when the check is interrupted so it stays readable.
+	document bool
+	// withDiff: it can stand beside --diff (the diff takes stdout, the
+	// summary stderr).
+	withDiff bool
+	new      func(w io.Writer, color bool, version string) formatter
 }
 
 // outputFormats lists the formats, in the order --help names them.
 func outputFormats() []outputFormat {
 	return []outputFormat{
-		{formatText, func(w io.Writer, color bool, _ string) formatter {
-			return &textFormatter{w: w, color: color, buf: bufio.NewWriter(w)}
-		}},
-		{formatJSON, func(w io.Writer, _ bool, _ string) formatter {
-			return &jsonFormatter{w: w, buf: bufio.NewWriter(w)}
-		}},
-		{formatGitHub, func(w io.Writer, _ bool, _ string) formatter {
+		{name: formatText, doc: "one line per finding and a summary", fixes: true, withDiff: true,
+			new: func(w io.Writer, color bool, _ string) formatter {
+				return &textFormatter{w: w, color: color, buf: bufio.NewWriter(w)}
+			}},
+		{name: formatJSON, doc: "a JSON array of findings", fixes: true, document: true,
+			new: func(w io.Writer, _ bool, _ string) formatter {
+				return &jsonFormatter{w: w, buf: bufio.NewWriter(w)}
+			}},
+		{name: formatGitHub, doc: "GitHub Actions annotations", new: func(w io.Writer, _ bool, _ string) formatter {
 			return &githubFormatter{w: w, buf: bufio.NewWriter(w)}
 		}},
-		{formatSARIF, func(w io.Writer, _ bool, version string) formatter {
-			return &sarifFormatter{w: w, version: version}
-		}},
+		{name: formatSARIF, doc: "a SARIF 2.1.0 log with fixes", fixes: true, fixRegions: true, document: true,
+			new: func(w io.Writer, _ bool, version string) formatter {
+				return &sarifFormatter{w: w, version: version}
+			}},
 	}
 }
 
+// newFormatter makes the formatter of the format called name.
 func newFormatter(name string, w io.Writer, color bool, version string) (formatter, error) {
-	var names []string
+	f, err := formatNamed(name)
+	if err != nil {
+		return nil, err
+	}
+	return f.new(w, color, version), nil
+}
+
+// formatNamed is the format called name, or a usage error naming them all.
+func formatNamed(name string) (outputFormat, error) {
 	for _, f := range outputFormats() {
 		if f.name == name {
-			return f.new(w, color, version), nil
+			return f, nil
 		}
+	}
+	return outputFormat{}, usagef("unknown --format %q (want %s)", name, formatNames())
+}
+
+// formatNames is "text, json, github or sarif".
+func formatNames() string {
+	var names []string
+	for _, f := range outputFormats() {
 		names = append(names, f.name)
 	}
-	return nil, usagef("unknown --format %q (want %s or %s)", name, strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// formatFlagHelp is --format's help: every format and what it prints.
+func formatFlagHelp() string {
+	var parts []string
+	for _, f := range outputFormats() {
+		parts = append(parts, f.name+" ("+f.doc+")")
+	}
+	return "output `FORMAT`: " + strings.Join(parts, ", ")
 }
 
 // Positions: every format prints 1-based lines and 1-based columns counted
