@@ -69,19 +69,13 @@ func runTrim(ctx context.Context, e *env, file, out string, budget int64, opts a
 		return ioFailed(e, file, err)
 	}
 	defer f.Close()
-	rep, err := e.analyze(ctx, f, opts)
+	first, err := firstKeptLine(ctx, e, file, f, budget, opts)
 	if err != nil {
-		return ioFailed(e, file, err)
-	}
-	o := outcome(rep, budget, opts)
-	if o.err != nil {
-		fmt.Fprintf(e.stderr, "sessionls: cannot trim %s: %s\n", sanitize(file), sanitize(o.errorText()))
-		return exitError{ExitFindings}
+		return err
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return ioFailed(e, file, err)
 	}
-	first := o.cutoff.FirstKeptLine
 	if out == "" || out == "-" {
 		if err := copyFromLine(e.stdout, f, first); err != nil {
 			return copyFailed(e, file, err)
@@ -138,22 +132,32 @@ func trimInPlaceOnce(ctx context.Context, e *env, file string, budget int64, opt
 		return ioFailed(e, file, err)
 	}
 	defer src.Close()
-	rep, err := e.analyze(ctx, src, opts)
+	first, err := firstKeptLine(ctx, e, file, src, budget, opts)
 	if err != nil {
-		return ioFailed(e, file, err)
+		return err
 	}
-	o := outcome(rep, budget, opts)
-	if o.err != nil {
-		fmt.Fprintf(e.stderr, "sessionls: cannot trim %s: %s\n", sanitize(file), sanitize(o.errorText()))
-		return exitError{ExitFindings}
-	}
-	first := o.cutoff.FirstKeptLine
 	_, err = src.Replace(func(w io.Writer) error { return copyFromLine(w, src.Again(), first) })
 	var re readError
 	if errors.As(err, &re) {
 		return fmt.Errorf("cannot read %s: %w", file, re.err)
 	}
 	return err
+}
+
+// firstKeptLine analyses the file read from r and returns the first line
+// the budget keeps; when the file does not load or trimContext throws, it
+// says so and returns exit 1.
+func firstKeptLine(ctx context.Context, e *env, file string, r io.Reader, budget int64, opts analysis.Options) (int, error) {
+	rep, err := e.analyze(ctx, r, opts)
+	if err != nil {
+		return 0, ioFailed(e, file, err)
+	}
+	o := outcome(rep, budget, opts)
+	if o.err != nil {
+		fmt.Fprintf(e.stderr, "sessionls: cannot trim %s: %s\n", sanitize(file), sanitize(o.errorText()))
+		return 0, exitError{ExitFindings}
+	}
+	return o.cutoff.FirstKeptLine, nil
 }
 
 // readError marks an error reading the source, as opposed to writing.
