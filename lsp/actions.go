@@ -25,6 +25,7 @@ func (s *server) CodeAction(ctx context.Context, p *protocol.CodeActionParams) (
 	if f == nil {
 		return out, nil
 	}
+	out = append(out, bomActions(f, p)...)
 	out = append(out, s.fixActions(ctx, f, p)...)
 	if !wantsKind(p.Context.Only, protocol.RefactorRewrite) {
 		return out, nil

@@ -19,7 +19,7 @@ import (
 const commandSetBudget = "sessionls.setBudget"
 
 // commands are the commands the server advertises (features.go).
-func commands() []string { return []string{commandSetBudget} }
+func commands() []string { return []string{commandSetBudget, commandRemoveDiskBOM} }
 
 // ExecuteCommand runs sessionls.setBudget. The router calls
 // executeCommand instead, with the raw params (see there); this serves
@@ -49,6 +49,8 @@ func (s *server) runCommand(ctx context.Context, command string, args []any) err
 	switch command {
 	case commandSetBudget:
 		return s.setBudget(ctx, args)
+	case commandRemoveDiskBOM:
+		return s.removeDiskBOM(ctx, args)
 	}
 	return jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("unknown command %q", command))
 }

@@ -29,6 +29,9 @@ func (s *server) publish(f *file) {
 	var diags []protocol.Diagnostic
 	if f.inSync() {
 		diags = withFixData(f, toDiagnostics(f.uri, f.doc, f.doc.Report(), s.currentCaps().unnecessaryTag))
+		if f.diskBOM {
+			diags = append([]protocol.Diagnostic{bomDiagnostic()}, diags...)
+		}
 	} else {
 		diags = []protocol.Diagnostic{outOfSyncDiagnostic(f.syncErr)}
 	}

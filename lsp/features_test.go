@@ -27,7 +27,7 @@ func TestCapabilities(t *testing.T) {
 		"codeActionProvider": {"codeActionKinds": ["refactor.rewrite", "quickfix", "source.fixAll.sessionls"]},
 		"codeLensProvider": {"resolveProvider": true},
 		"foldingRangeProvider": true,
-		"executeCommandProvider": {"commands": ["sessionls.setBudget"]},
+		"executeCommandProvider": {"commands": ["sessionls.setBudget", "sessionls.removeDiskBOM"]},
 		"positionEncoding": "utf-16"
 	}`, string(b))
 

@@ -23,6 +23,9 @@ type file struct {
 	// brings the document back in step, and nothing computed from our text
 	// may be offered as an edit (see inSync).
 	syncErr error
+	// diskBOM: the file on disk begins with a byte order mark the
+	// editor's text lacks (diskbom.go); checked on open and on save.
+	diskBOM bool
 }
 
 // inSync reports whether f's text is the client's. Out of sync, the

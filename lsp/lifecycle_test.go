@@ -34,7 +34,7 @@ func TestLifecycle(t *testing.T) {
 	caps := init["result"].(map[string]any)["capabilities"].(map[string]any)
 	require.Equal(t, "utf-16", caps["positionEncoding"])
 	require.Equal(t, float64(2), caps["textDocumentSync"].(map[string]any)["change"], "incremental sync")
-	require.Equal(t, []any{"sessionls.setBudget"}, caps["executeCommandProvider"].(map[string]any)["commands"])
+	require.Equal(t, []any{"sessionls.setBudget", "sessionls.removeDiskBOM"}, caps["executeCommandProvider"].(map[string]any)["commands"])
 	for _, p := range []string{"codeLensProvider", "hoverProvider", "definitionProvider", "referencesProvider",
 		"documentSymbolProvider", "foldingRangeProvider", "codeActionProvider"} {
 		require.Contains(t, caps, p)

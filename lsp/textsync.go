@@ -22,6 +22,7 @@ func (s *server) DidOpen(ctx context.Context, p *protocol.DidOpenTextDocumentPar
 		return nil
 	}
 	f := s.files.open(doc.URI, string(doc.LanguageID), doc.Version, doc.Text, s.optionsFor(doc.URI))
+	f.diskBOM = diskHasHiddenBOM(doc.URI, doc.Text)
 	s.stampConfigFiles(stampNew) // its configuration as just read (configwatch.go)
 	s.logger.Debug("opened", zap.String("uri", string(doc.URI)), zap.Int("bytes", len(doc.Text)))
 	s.publish(f)
@@ -71,5 +72,12 @@ func (s *server) DidClose(ctx context.Context, p *protocol.DidCloseTextDocumentP
 // configuration file saved in the editor is re-read (see configSaved).
 func (s *server) DidSave(_ context.Context, p *protocol.DidSaveTextDocumentParams) error {
 	s.configSaved(p.TextDocument.URI)
+	// The editor may have written the file with or without a BOM.
+	if f := s.files.get(p.TextDocument.URI); f != nil && f.inSync() {
+		if bom := diskHasHiddenBOM(f.uri, f.doc.Text()); bom != f.diskBOM {
+			f.diskBOM = bom
+			s.publish(f)
+		}
+	}
 	return nil
 }

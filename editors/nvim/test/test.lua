@@ -1054,6 +1054,44 @@ local function run()
   local after = wait_diags(fbuf, "diagnostics after the quick fix (none expected)", n2)
   ok(first_invalid_line(after) == nil, "fixme.jsonl still has an invalid line after the quick fix")
 
+  -- 14b. A byte order mark Neovim hides ('bomb'): the server reads the
+  -- file's first bytes and reports what the runtime will say; the quick fix
+  -- writes the file without it (and Neovim will not put it back).
+  local bompath = tmp .. "/bom.jsonl"
+  local bf = assert(io.open(bompath, "wb"))
+  bf:write("\239\187\191" .. table.concat(broken_text, "\n"):gsub(",}", "}") .. "\n")
+  bf:close()
+  vim.cmd("edit " .. vim.fn.fnameescape(bompath))
+  local bbuf = vim.api.nvim_get_current_buf()
+  ok(vim.bo[bbuf].bomb, "Neovim did not read the BOM as 'bomb': the test proves nothing")
+  ok(vim.wait(WAIT, function()
+    for _, d in ipairs(vim.diagnostic.get(bbuf)) do
+      if d.message:find("byte order mark", 1, true) and d.lnum == 0 then
+        return true
+      end
+    end
+    return false
+  end, 20), "no diagnostic for the BOM Neovim hides: %s", vim.inspect(vim.diagnostic.get(bbuf)))
+  vim.api.nvim_win_set_cursor(0, { 1, 0 })
+  vim.lsp.buf.code_action()
+  ok(vim.wait(WAIT, function()
+    local fh = io.open(bompath, "rb")
+    local head = fh and fh:read(3) or ""
+    if fh then
+      fh:close()
+    end
+    return head ~= "\239\187\191" and not vim.bo[bbuf].bomb
+  end, 20), "the quick fix left the BOM (bomb=%s)", tostring(vim.bo[bbuf].bomb))
+  ok(vim.wait(WAIT, function()
+    for _, d in ipairs(vim.diagnostic.get(bbuf)) do
+      if d.message:find("byte order mark", 1, true) then
+        return false
+      end
+    end
+    return true
+  end, 20), "the BOM diagnostic stayed after the fix")
+  log("ok   a BOM Neovim hides is reported on line 1, and the quick fix writes the file without it")
+
   -- 15. setup{ tokens = true }: each unit lens (resolved by the server)
   -- adds its token count, equal to `sessionls budget --tokens`'s.
   for _, c in ipairs(sessionls.clients()) do

@@ -736,6 +736,21 @@ function M.budget_text(bufnr)
   return string.format("budget %s (from %s)", M.thousands(st.budget), src)
 end
 
+-- The server's quick fix for a byte order mark Neovim hides ('bomb'): the
+-- server could remove it from the file on disk, but Neovim would write it
+-- back on the next :write. Here the buffer drops it and is written; the
+-- server checks the file again on didSave.
+local COMMAND_REMOVE_DISK_BOM = "sessionls.removeDiskBOM"
+
+local function remove_disk_bom(_, ctx)
+  local bufnr = ctx and ctx.bufnr or vim.api.nvim_get_current_buf()
+  vim.bo[bufnr].bomb = false
+  vim.api.nvim_buf_call(bufnr, function()
+    vim.cmd("silent write")
+  end)
+  notify("removed the byte order mark: the file is written without it")
+end
+
 local function define_command()
   vim.api.nvim_create_user_command("SessionlsFixAll", function()
     M.fix_all(0)
@@ -798,6 +813,7 @@ function M.setup(opts)
     callback = define_highlights,
   })
   vim.lsp.commands[COMMAND_SET_BUDGET] = lens_set_budget
+  vim.lsp.commands[COMMAND_REMOVE_DISK_BOM] = remove_disk_bom
   hook_lens_display()
 
   local builtin = vim.lsp.config ~= nil and vim.lsp.enable ~= nil
