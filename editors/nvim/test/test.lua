@@ -306,6 +306,21 @@ function check_drawn(buf)
     ok(view.topline ~= 1 or (view.topfill or 0) >= 1, "line 1's lens is hidden: the window at line 1 has topfill %s", tostring(view.topfill))
   end
   log("ok   %d lens lines drawn on virtual lines above their line (line 1's shown as top filler)", n)
+  -- Scrolled away and back with gg: line 1's lens is shown again (the
+  -- window came back with no filler before the plugin watched WinScrolled).
+  if titles[1] and vim.api.nvim_win_get_buf(0) == buf and vim.api.nvim_buf_line_count(buf) > 3 then
+    vim.cmd("normal! G")
+    vim.fn.winrestview({ topline = vim.api.nvim_buf_line_count(buf), topfill = 0 })
+    vim.cmd("redraw")
+    vim.cmd("normal! gg")
+    vim.cmd("redraw")
+    local shown = vim.wait(2000, function()
+      local v = vim.fn.winsaveview()
+      return v.topline == 1 and (v.topfill or 0) >= 1
+    end, 20)
+    ok(shown, "after G and gg line 1's lens is hidden: %s", vim.inspect(vim.fn.winsaveview()))
+    log("ok   line 1's lens is shown again after scrolling away and gg")
+  end
 end
 
 -- Wait until a codeLens answer newer than `since` has arrived and the

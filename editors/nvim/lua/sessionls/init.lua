@@ -651,6 +651,25 @@ local function show_top_lenses(bufnr)
   end
 end
 
+-- A window scrolled back to line 1 (gg after scrolling away) shows no
+-- filler, so line 1's lenses vanished: show them again whenever a window
+-- showing a session buffer with lenses comes back to the top.
+local function watch_top_lenses()
+  vim.api.nvim_create_autocmd("WinScrolled", {
+    group = vim.api.nvim_create_augroup(augroup_name .. "_top_lenses", { clear = true }),
+    callback = function()
+      local bufnr = vim.api.nvim_get_current_buf()
+      for _, c in ipairs(M.clients(bufnr)) do
+        local ns = lens_namespace(c.id)
+        if #vim.api.nvim_buf_get_extmarks(bufnr, ns, { 0, 0 }, { 0, -1 }, {}) > 0 then
+          show_top_lenses(bufnr)
+          return
+        end
+      end
+    end,
+  })
+end
+
 -- Route the drawing of sessionls's lenses (only theirs) to
 -- draw_lenses_above when lens_position is "above".
 local function hook_lens_display()
@@ -815,6 +834,7 @@ function M.setup(opts)
   vim.lsp.commands[COMMAND_SET_BUDGET] = lens_set_budget
   vim.lsp.commands[COMMAND_REMOVE_DISK_BOM] = remove_disk_bom
   hook_lens_display()
+  watch_top_lenses()
 
   local builtin = vim.lsp.config ~= nil and vim.lsp.enable ~= nil
   if builtin then
