@@ -27,6 +27,9 @@ func (s *server) CodeAction(ctx context.Context, p *protocol.CodeActionParams) (
 	}
 	out = append(out, bomActions(f, p)...)
 	out = append(out, s.fixActions(ctx, f, p)...)
+	if a, ok := s.fixAllQuickFix(ctx, f, p); ok {
+		out = append(out, a)
+	}
 	if !wantsKind(p.Context.Only, protocol.RefactorRewrite) {
 		return out, nil
 	}

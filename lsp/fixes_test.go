@@ -158,7 +158,14 @@ func TestQuickFixesMatchCheckFix(t *testing.T) {
 					if next == nil {
 						break
 					}
-					acts := d.actions(next.Range, []protocol.Diagnostic{*next}, protocol.QuickFix)
+					var acts []protocol.CodeAction
+					for _, a := range d.actions(next.Range, []protocol.Diagnostic{*next}, protocol.QuickFix) {
+						// Fix-all rides along in the menu (fixallquick.go);
+						// this test goes one finding at a time.
+						if !strings.HasPrefix(a.Title, "Fix all safe sessionls findings") {
+							acts = append(acts, a)
+						}
+					}
 					require.Len(t, acts, 1, "one quick fix for %+v", next)
 					a := acts[0]
 					require.Equal(t, protocol.QuickFix, a.Kind)
