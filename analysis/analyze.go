@@ -127,7 +127,7 @@ func parseLines(parse func([]byte) line.Result, counter TokenCounter, buf []byte
 		if r.Verdict != line.Valid {
 			t.invalid = append(t.invalid, invalidLine{
 				line: t.lines, runtimeLine: t.nonEmpty, verdict: r.Verdict,
-				reason: detach(r.Reason, buf), span: r.Span,
+				reason: detach(r.Reason, buf), span: r.Span, damage: classify(l, &r),
 			})
 			continue
 		}

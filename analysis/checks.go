@@ -222,9 +222,16 @@ type invalidLine struct {
 	// omitted: past Options.MaxFindingsPerCode, kept only for the first
 	// line's Related; it makes no finding.
 	omitted bool
+	damage            damage // what the line's bytes say about its cause
+	// cause is the code naming the cause (causes sets it; "" when none is
+	// recognised) and why the clause saying it.
+	cause, why string
 }
 
 func (v *invalidLine) code() string {
+	if v.cause != "" {
+		return v.cause
+	}
 	if v.verdict == line.InvalidJSON {
 		return CodeInvalidJSON
 	}
@@ -243,19 +250,32 @@ func (v *invalidLine) message(first bool) string {
 		where += fmt.Sprintf(" (the runtime's line %d)", v.runtimeLine)
 	}
 	msg := fmt.Sprintf("invalid session %s at line %s: %s", kind, where, v.reason)
+	if v.cause != "" {
+		msg = fmt.Sprintf("%s at line %s: %s (the runtime refuses it: %s)", causeTitles[v.cause], where, v.why, v.reason)
+	}
 	if first {
 		msg += "; the runtime refuses to load the file here"
 	}
 	return msg
 }
 
+// causeTitles start the message of a refused line whose cause is known.
+var causeTitles = map[string]string{
+	CodeTruncatedRecord:   "record cut short",
+	CodeInterleavedRecord: "interleaved appends",
+	CodeZeroFilled:        "zero-filled data",
+	CodeSplitRecord:       "record split over lines",
+}
+
 // loadMessage is what loadSession throws for the invalid lines inv, or ""
-// when there are none.
+// when there are none: the runtime's words, whatever the cause.
 func loadMessage(inv []invalidLine) string {
 	if len(inv) == 0 {
 		return ""
 	}
-	return inv[0].message(true)
+	v := inv[0]
+	v.cause = ""
+	return v.message(true)
 }
 
 // maxRelated caps the Related list of the first invalid line.
@@ -264,6 +284,7 @@ const maxRelated = 100
 // invalidFindings reports every invalid line, the first as the place where
 // loadSession throws.
 func invalidFindings(inv []invalidLine, out *[]Finding, disabled map[string]bool) {
+	causes(inv)
 	for k := range inv {
 		v := &inv[k]
 		if disabled[v.code()] || v.omitted {

@@ -167,7 +167,7 @@ func budgets(r *rand.Rand, units []oracle.Unit) []int64 {
 // compareFile returns the disagreements between our analysis of data and
 // the oracle's answer.
 // invalidLines lists the invalid lines as "line:kind", ours (from the
-// report's invalid-json/invalid-record findings) and node's.
+// report's refusals, a named cause counting as invalid-json) and node's.
 func invalidLines(rep *analysis.Report, want oracle.File) (got, node []string) {
 	for _, l := range want.Lines {
 		if l.Verdict != "valid" {
@@ -175,8 +175,13 @@ func invalidLines(rep *analysis.Report, want oracle.File) (got, node []string) {
 		}
 	}
 	for _, f := range rep.Findings {
-		if f.Code == analysis.CodeInvalidJSON || f.Code == analysis.CodeInvalidRecord {
-			got = append(got, fmt.Sprintf("%d:%s", f.Line, f.Code))
+		if analysis.IsRefusal(f.Code) {
+			// A cause of damage is only named for a line JSON.parse refuses.
+			code := f.Code
+			if code != analysis.CodeInvalidRecord {
+				code = analysis.CodeInvalidJSON
+			}
+			got = append(got, fmt.Sprintf("%d:%s", f.Line, code))
 		}
 	}
 	return got, node

@@ -476,11 +476,13 @@ func (d *Document) patch() (*Report, bool) {
 	for _, f := range b.Findings {
 		switch f.Code {
 		case CodeFileTooLarge, CodeBudgetCutoff, CodeBudgetExceeded:
-		case CodeInvalidJSON, CodeInvalidRecord:
-			if !invalidChanged {
-				fs = append(fs, f)
-			}
 		default:
+			if IsRefusal(f.Code) {
+				if !invalidChanged {
+					fs = append(fs, f)
+				}
+				continue
+			}
 			fs = append(fs, f)
 		}
 	}
@@ -498,6 +500,9 @@ func (d *Document) patch() (*Report, bool) {
 	return &r, true
 }
 
+// stringBytes is s's bytes, shared, for reading only.
+func stringBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
 // invalidLines lists the invalid lines, numbered as the report numbers them.
 func (d *Document) invalidLines() []invalidLine {
 	var inv []invalidLine
@@ -508,7 +513,7 @@ func (d *Document) invalidLines() []invalidLine {
 		}
 		nonEmpty++
 		if r := &d.results[i]; r.Verdict != line.Valid {
-			inv = append(inv, invalidLine{line: i + 1, runtimeLine: nonEmpty, verdict: r.Verdict, reason: r.Reason, span: r.Span})
+			inv = append(inv, invalidLine{line: i + 1, runtimeLine: nonEmpty, verdict: r.Verdict, reason: r.Reason, span: r.Span, damage: classify(stringBytes(l), r)})
 		}
 	}
 	return inv
@@ -556,7 +561,7 @@ func (d *Document) analyze() *Report {
 		r := &d.results[i]
 		width += int64(r.Width16)
 		if r.Verdict != line.Valid {
-			c.invalid = append(c.invalid, invalidLine{line: i + 1, runtimeLine: nonEmpty, verdict: r.Verdict, reason: r.Reason, span: r.Span})
+			c.invalid = append(c.invalid, invalidLine{line: i + 1, runtimeLine: nonEmpty, verdict: r.Verdict, reason: r.Reason, span: r.Span, damage: classify(stringBytes(l), r)})
 			continue
 		}
 		m := message(r, i+1, nil)

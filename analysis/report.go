@@ -95,7 +95,7 @@ func (r *Report) LoadFailure() *LoadFailure {
 		// A report built by hand: the finding, if there is one.
 		f.Message = fmt.Sprintf("invalid session at line %d", f.Line)
 		for _, fd := range r.Findings {
-			if fd.Line == f.Line && (fd.Code == CodeInvalidJSON || fd.Code == CodeInvalidRecord) {
+			if fd.Line == f.Line && IsRefusal(fd.Code) {
 				f.Message = fd.Message
 				break
 			}

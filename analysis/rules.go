@@ -181,6 +181,73 @@ var registry = [...]Rule{
 			"trimming. The message is the runtime's, verbatim, with the budget and the newest " +
 			"unit's cost. Example: a budget of 500 and a newest unit of 2,400 characters.",
 	},
+	{
+		Code: CodeTruncatedRecord, Severity: SeverityError, Fix: FixSometimes,
+		Summary: "A record cut short by an interrupted append: the runtime refuses the whole file.",
+		Fixes: []Fix{
+			{"delete the partial record, keeping every complete record on its line (each provably whole: written by one write() call)", false},
+		},
+		Doc: "The runtime appends each message with `appendFile(path, JSON.stringify(m) + \"\\n\")`: no " +
+			"lock, no fsync. When the writer is killed mid-append, or the disk fills (ENOSPC, EFBIG), " +
+			"the record stops short and its line break is never written, so the next append continues " +
+			"on the same line. The message says whether another record follows on the line and at " +
+			"which byte. The unsafe fix deletes the partial record (its bytes are lost) and keeps the " +
+			"complete records after it; it is not offered when a kept record is longer than one " +
+			"524,288-byte write, since it could then be the head of one record glued to the tail of " +
+			"another (spliced). Example: `{\"role\":\"tool\",\"content\":\"par` followed by " +
+			"`{\"role\":\"user\",\"content\":\"next\"}` on one line.",
+	},
+	{
+		Code: CodeInterleavedRecord, Severity: SeverityError, Fix: FixSometimes,
+		Summary: "Pieces of appends made at the same time, interleaved at node's 524,288-byte write boundaries: the runtime refuses the whole file.",
+		Fixes: []Fix{
+			{"rejoin the interleaved records, byte for byte, when the pieces determine one way (UTF-8 and JSON validity); each record goes on the line where its last piece was", true},
+			{"the same, deleting pieces whose record cannot be completed (a head whose rest is lost, or a tail without its head)", false},
+		},
+		Doc: "node's `fs.promises.appendFile` writes a string of more than 512 KiB as successive " +
+			"`write()` calls of exactly 524,288 bytes (`kWriteFileMaxChunkSize`), the last one " +
+			"shorter and ending with the line break. Each lands whole at the end of the file " +
+			"(O_APPEND), but two writers appending at once can interleave between them: the line " +
+			"holding the first piece of a large record then holds another writer's append at byte " +
+			"524,288 (or a multiple), and the rest of the large record begins a later line. The " +
+			"finding is on both: the line where another append begins inside a record, and the line " +
+			"that begins in the middle of one (naming where it likely began). When exactly one way of " +
+			"pairing the pieces makes every record valid, the fix rejoins them losing nothing; when " +
+			"several do, sessionls does not guess: it lists the ways (each an unsafe fix a person can " +
+			"choose) and fixes nothing. Example: a 1.2 MB tool result whose first 524,288 bytes are " +
+			"followed, on the same line, by a short user message.",
+	},
+	{
+		Code: CodeZeroFilled, Severity: SeverityError, Fix: FixSometimes,
+		Summary: "A run of NUL bytes where the file system lost data: the runtime refuses the whole file.",
+		Fixes: []Fix{
+			{"delete the NUL bytes and the partial records they destroyed, keeping every complete record", false},
+		},
+		Doc: "After a crash, a file can read as NUL bytes where its data never reached the disk: " +
+			"ext4's delayed allocation extends the file before writing its blocks, so the last " +
+			"appends read as zeros (a NUL tail), and a lost or zeroed block in the middle of a file " +
+			"reads as a run of NULs (often 4,096 bytes) that can swallow line breaks and merge " +
+			"records. A run of eight or more NULs, or NULs ending a line, is taken for lost data " +
+			"(no writer of text emits them). Escaping the NULs as `\\u0000` would make the damaged " +
+			"record load as if it were whole, so that is never done: the only fix is unsafe, and " +
+			"deletes the run with the partial records it cut, keeping every complete record; the " +
+			"summary says how many bytes and records are lost. Example: a last line of 3,000 NUL " +
+			"bytes after a power loss.",
+	},
+	{
+		Code: CodeSplitRecord, Severity: SeverityError, Fix: FixSometimes,
+		Summary: "A record split over several lines by raw line breaks in a string: the runtime refuses the whole file.",
+		Fixes: []Fix{
+			{"join the lines, writing each line break as the escape `\\n`, when the joined text is exactly one valid record", true},
+		},
+		Doc: "`JSON.stringify` escapes a line break in a string, so the runtime's own writer never " +
+			"splits a record; a writer that builds its JSON by hand and emits a raw line break does, " +
+			"and the runtime, splitting the file on `\\n`, sees pieces that each fail `JSON.parse`. " +
+			"The first piece ends inside a string; the next begins in the middle of the record. The " +
+			"safe fix joins the pieces with `\\n` escapes when that gives exactly one valid record " +
+			"(the string then holds what the writer meant). Example: " +
+			"`{\"role\":\"user\",\"content\":\"line one` and `line two\"}` on consecutive lines.",
+	},
 }
 
 // Rules returns the rule of every code, in the stable order of Codes.

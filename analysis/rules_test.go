@@ -9,7 +9,8 @@ import (
 // the SARIF ruleIndex of published logs depends on it.
 var allCodes = []string{CodeInvalidJSON, CodeInvalidRecord, CodeOrphanToolResult,
 	CodeMissingToolResult, CodeDuplicateCallID, CodeSweptMessage,
-	CodeFileTooLarge, CodeDeepNesting, CodeBudgetCutoff, CodeBudgetExceeded}
+	CodeFileTooLarge, CodeDeepNesting, CodeBudgetCutoff, CodeBudgetExceeded,
+	CodeTruncatedRecord, CodeInterleavedRecord, CodeZeroFilled, CodeSplitRecord}
 
 func TestRegistryCoversEveryCodeInOrder(t *testing.T) {
 	got := Codes()
@@ -58,7 +59,8 @@ func TestRulesHandsOutCopies(t *testing.T) {
 }
 
 func TestFixability(t *testing.T) {
-	want := map[string]Fixability{CodeInvalidJSON: FixSometimes, CodeInvalidRecord: FixSometimes, CodeOrphanToolResult: FixAlways}
+	want := map[string]Fixability{CodeInvalidJSON: FixSometimes, CodeInvalidRecord: FixSometimes, CodeOrphanToolResult: FixAlways,
+		CodeTruncatedRecord: FixSometimes, CodeInterleavedRecord: FixSometimes, CodeZeroFilled: FixSometimes, CodeSplitRecord: FixSometimes}
 	for _, r := range Rules() {
 		if r.Fix != want[r.Code] {
 			t.Errorf("%s: fixability %s, want %s", r.Code, r.Fix, want[r.Code])
@@ -84,8 +86,14 @@ func TestFindingsTakeTheRegistrySeverity(t *testing.T) {
 	deep := `{"role":"assistant","content":"","toolCalls":[{"id":"d","name":"n","input":` +
 		strings.Repeat("[", DeepNestingLimit+5) + strings.Repeat("]", DeepNestingLimit+5) + `}]}`
 	lines := []string{
-		"{",                              // invalid-json
+		"[",                              // invalid-json
 		`{"role":"system","content":""}`, // invalid-record
+		"{",                              // truncated-record
+		// interleaved-record: another append at byte 524,288 of a record, and the rest
+		`{"role":"tool","content":"` + strings.Repeat("x", ChunkSize-26) + `{"role":"user","content":"s"}`,
+		`xx","toolCallId":"a","isError":false}`,
+		"{\"role\":\"user\",\"content\":\"a" + strings.Repeat("\x00", 16) + "\"}", // zero-filled
+		`{"role":"user","content":"split`, `here"}`, // split-record
 	}
 	text := strings.Join(lines, "\n")
 	valid := strings.Join([]string{

@@ -63,7 +63,7 @@ func TestRealParserLines(t *testing.T) {
 		}
 	})
 	t.Run("the runtime's line number", func(t *testing.T) {
-		r := Analyze([]byte("\n\n"+u+"\n\n{\n"), Options{})
+		r := Analyze([]byte("\n\n"+u+"\n\n[\n"), Options{})
 		want := "invalid session JSON at line 5 (the runtime's line 2): "
 		if !strings.HasPrefix(r.Findings[0].Message, want) || !strings.HasSuffix(r.Findings[0].Message, "; the runtime refuses to load the file here") {
 			t.Fatalf("got %q, want it to start with %q", r.Findings[0].Message, want)

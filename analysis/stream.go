@@ -65,6 +65,11 @@ type longLine struct {
 	parsed bool
 	res    line.Result
 	reread bool // to be read again from the source if it can load
+	// scan classifies a line whose prefix settled its verdict (the cause
+	// of its damage) from its bytes as they pass; prefix holds its bytes
+	// up to just past the error.
+	scan   *damageScan
+	prefix []byte
 }
 
 // rereader reads a line again, from a source that can seek (a file): a
@@ -170,9 +175,11 @@ func tallyLong(l *longLine, t *tally) {
 		t.width16++
 	}
 	if l.parsed && l.res.Verdict != line.Valid {
-		t.invalid = append(t.invalid, invalidLine{
-			line: 1, runtimeLine: 1, verdict: l.res.Verdict, reason: l.res.Reason, span: l.res.Span,
-		})
+		v := invalidLine{line: 1, runtimeLine: 1, verdict: l.res.Verdict, reason: l.res.Reason, span: l.res.Span}
+		if l.scan != nil {
+			v.damage = l.scan.finish(&l.res, l.prefix)
+		}
+		t.invalid = append(t.invalid, v)
 	}
 }
 
@@ -435,7 +442,13 @@ func (e *engine) mustDrop(b []byte) (*longLine, bool) {
 			// The reason is the parser's own string, but it must not
 			// share b's memory, which is about to be reused.
 			r.Reason = detach(r.Reason, b)
-			return &longLine{parsed: true, res: r}, true
+			l := &longLine{parsed: true, res: r}
+			if r.Verdict == line.InvalidJSON {
+				sc := newDamageScan()
+				sc.feed(b)
+				l.scan, l.prefix = &sc, bytes.Clone(b[:min(len(b), r.Span.Start+2)])
+			}
+			return l, true
 		}
 	}
 	// A line has at most as many UTF-16 units as bytes.
@@ -468,6 +481,9 @@ func (e *engine) skipLine(ctx context.Context, r io.Reader, buf []byte, long *lo
 		work = work[:from+n]
 		if i := bytes.IndexByte(work[from:], '\n'); i >= 0 {
 			i += from
+			if long.scan != nil {
+				long.scan.feed(work[from:i])
+			}
 			long.width += int64(line.Width16(work[:i]))
 			long.size += int64(i)
 			long.ended = true
@@ -476,6 +492,9 @@ func (e *engine) skipLine(ctx context.Context, r io.Reader, buf []byte, long *lo
 				return nil, fmt.Errorf("analysis: reading the session: %w", gerr)
 			}
 			return append(next, work[i+1:]...), nil
+		}
+		if long.scan != nil {
+			long.scan.feed(work[from:])
 		}
 		if err == io.EOF {
 			long.width += int64(line.Width16(work))

@@ -94,11 +94,12 @@ func TestAnalyzeReaderEndlessLineOfZeros(t *testing.T) {
 	var codes []string
 	for _, f := range rep.Findings {
 		codes = append(codes, f.Code)
-		if f.Code == CodeInvalidJSON && (f.Line != 1 || f.Span.StartCol != 0 || !strings.Contains(f.Message, "U+0000")) {
-			t.Errorf("invalid-json finding %+v, want line 1 column 0 about U+0000", f)
+		if f.Code == CodeZeroFilled && (f.Line != 1 || f.Span.StartCol != 0 || !strings.Contains(f.Message, "U+0000")) {
+			t.Errorf("zero-filled finding %+v, want line 1 column 0 about U+0000", f)
 		}
 	}
-	want := []string{CodeInvalidJSON, CodeFileTooLarge}
+	// A line of NULs is what a file system leaves where it lost data.
+	want := []string{CodeZeroFilled, CodeFileTooLarge}
 	if n <= MaxStringLength {
 		want = want[:1]
 	}

@@ -73,7 +73,11 @@ Change it in a running server with `sessionls-set-budget'."
     ("file-too-large" . "A file longer than the runtime can read into one string.")
     ("deep-nesting" . "A message nested so deeply that node's JSON.stringify may overflow its stack, and trimContext would throw.")
     ("budget-cutoff" . "Where the character budget cuts the session.")
-    ("budget-exceeded" . "A budget for which trimContext throws: the newest unit does not fit, or the session is empty."))
+    ("budget-exceeded" . "A budget for which trimContext throws: the newest unit does not fit, or the session is empty.")
+    ("truncated-record" . "A record cut short by an interrupted append: the runtime refuses the whole file.")
+    ("interleaved-record" . "Pieces of appends made at the same time, interleaved at node's 524,288-byte write boundaries: the runtime refuses the whole file.")
+    ("zero-filled" . "A run of NUL bytes where the file system lost data: the runtime refuses the whole file.")
+    ("split-record" . "A record split over several lines by raw line breaks in a string: the runtime refuses the whole file."))
   "The finding codes of sessionls, each with what it means.
 Any of them can go in `sessionls-checks'.")
 ;; END GENERATED: finding codes

@@ -1,0 +1,290 @@
+package analysis
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/sessionls/sessionls/analysis/line"
+	"github.com/sessionls/sessionls/internal/textfmt"
+)
+
+// The causes of a refused line. The runtime refuses a line for what
+// JSON.parse or the record rules say; a session file written by the
+// runtime's own appendFile gets refused lines only from damage, and the
+// damage leaves marks that name its cause (docs/semantics.md, "Damage").
+
+// ChunkSize is node's kWriteFileMaxChunkSize: fs.promises.appendFile writes
+// a string longer than this as successive write() calls of exactly this
+// many bytes (the last one shorter), each landing whole under O_APPEND, so
+// two writers' appends interleave only at these boundaries.
+const ChunkSize = 524288
+
+// MinZeroRun is the shortest run of NUL bytes taken for lost data when it
+// does not reach the end of its line: no writer of text emits eight NULs in
+// a row, and a file system loses data in blocks. A run that ends the line
+// (a crash tail) counts whatever its length.
+const MinZeroRun = 8
+
+// ZeroRuns calls fn for each run of NUL bytes in l that marks lost data
+// (see MinZeroRun), with its offsets l[start:end]; fn returns false to stop.
+func ZeroRuns(l []byte, fn func(start, end int) bool) {
+	for i := 0; i < len(l); {
+		j := bytes.IndexByte(l[i:], 0)
+		if j < 0 {
+			return
+		}
+		s := i + j
+		e := s
+		for e < len(l) && l[e] == 0 {
+			e++
+		}
+		if e-s >= MinZeroRun || e == len(l) {
+			if !fn(s, e) {
+				return
+			}
+		}
+		i = e
+	}
+}
+
+// damage is what a refused line's bytes say about its cause, found once
+// when the line is parsed (only refused lines pay for it). Offsets are
+// clamped to 32 bits, like spans.
+type damage struct {
+	zeros, zeroAt int32 // NUL bytes of lost data, and the first run's offset
+	// headAt is the first offset k·ChunkSize (k ≥ 1) where a record begins
+	// ('{"') on a line that itself begins with a record: another append
+	// landed there, between two writes of the one before it.
+	headAt int32
+	// nextAt is where the next append begins on a line whose record is cut
+	// short before it (0: none found).
+	nextAt int32
+	starts bool // the line begins (after whitespace) with '{': a record's first byte
+	long   bool // the line is longer than one write (ChunkSize bytes)
+	blank  bool // the line holds only whitespace
+	open   bool // JSON.parse fails only because the line ends: a record cut short
+	inStr  bool // … inside a string
+}
+
+// damageScan finds a line's damage from its bytes fed in order, so that a
+// line the stream does not hold is classified as one it holds.
+type damageScan struct {
+	d        damage
+	n        int  // bytes fed
+	first    int  // offset of the first byte that is not whitespace; -1 before it
+	run      int  // length of the run of NULs that ends at n
+	wantQuot bool // the byte at n must be '"' for a head at n-1
+}
+
+func newDamageScan() damageScan { return damageScan{first: -1} }
+
+func (s *damageScan) feed(p []byte) {
+	if s.first < 0 {
+		if i := skipSpace(p, 0); i < len(p) {
+			s.first = s.n + i
+			s.d.starts = p[i] == '{'
+		}
+	}
+	for i := 0; i < len(p); {
+		if p[i] != 0 {
+			if s.run > 0 {
+				s.endRun(s.n+i, false)
+			}
+			j := bytes.IndexByte(p[i:], 0)
+			if j < 0 {
+				break
+			}
+			i += j
+			continue
+		}
+		e := i
+		for e < len(p) && p[e] == 0 {
+			e++
+		}
+		s.run += e - i
+		i = e
+	}
+	if s.d.starts && s.d.headAt == 0 {
+		if s.wantQuot && len(p) > 0 {
+			s.wantQuot = false
+			if p[0] == '"' {
+				s.d.headAt = clamp32(s.n - 1)
+			}
+		}
+		k := max(ChunkSize, (s.n+ChunkSize-1)/ChunkSize*ChunkSize)
+		for ; s.d.headAt == 0 && k < s.n+len(p); k += ChunkSize {
+			o := k - s.n
+			if p[o] != '{' {
+				continue
+			}
+			if o+1 < len(p) {
+				if p[o+1] == '"' {
+					s.d.headAt = clamp32(k)
+				}
+			} else {
+				s.wantQuot = true
+			}
+		}
+	}
+	s.n += len(p)
+}
+
+// endRun ends the run of NULs before offset end: lost data when long
+// enough (or, at the end of the line, whatever its length).
+func (s *damageScan) endRun(end int, tail bool) {
+	if s.run >= MinZeroRun || tail {
+		if s.d.zeros == 0 {
+			s.d.zeroAt = clamp32(end - s.run)
+		}
+		s.d.zeros = clamp32(int(s.d.zeros) + s.run)
+	}
+	s.run = 0
+}
+
+// finish returns the damage of the line fed, whose verdict is r; prefix
+// holds the line's first bytes (all of them, or as many as the stream held:
+// r's error lies within them).
+func (s *damageScan) finish(r *line.Result, prefix []byte) damage {
+	if r.Verdict != line.InvalidJSON {
+		return damage{} // a text JSON.parse accepts is no damaged append
+	}
+	// A run that ends the line is a crash tail, whatever its length.
+	if s.run > 0 {
+		s.endRun(s.n, true)
+	}
+	d := s.d
+	d.long = s.n > ChunkSize
+	d.blank = s.first < 0
+	if d.zeros > 0 {
+		return damage{zeros: d.zeros, zeroAt: d.zeroAt, long: d.long}
+	}
+	if strings.HasPrefix(r.Reason, "unexpected end of line") {
+		d.open = true
+		d.inStr = strings.Contains(r.Reason, "unterminated string")
+	}
+	if !d.starts || d.headAt > 0 || d.open || r.Span.Start <= s.first || r.Span.Start > len(prefix) {
+		return d
+	}
+	// A record cut short and the next append on the same line: the error
+	// is at or just after the next record's '{"', and what precedes it is
+	// a record cut short.
+	end := min(r.Span.Start+2, len(prefix))
+	q := bytes.LastIndex(prefix[s.first+1:end], []byte(`{"`))
+	if q < 0 {
+		return d
+	}
+	q += s.first + 1
+	head := line.Parse(bytes.TrimRight(prefix[s.first:q], " \t\r"))
+	if head.Verdict == line.InvalidJSON && strings.HasPrefix(head.Reason, "unexpected end of line") {
+		d.nextAt = clamp32(q)
+	}
+	return d
+}
+
+// classify reads the cause of a refused line from its bytes and verdict.
+func classify(l []byte, r *line.Result) damage {
+	if r.Verdict != line.InvalidJSON {
+		return damage{}
+	}
+	s := newDamageScan()
+	s.feed(l)
+	return s.finish(r, l)
+}
+
+func skipSpace(l []byte, i int) int {
+	for i < len(l) && (l[i] == ' ' || l[i] == '\t' || l[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// Codes of the causes (besides invalid-json and invalid-record, the
+// runtime's own words for a refused line whose cause is none of these).
+const (
+	CodeTruncatedRecord   = "truncated-record"   // an append cut short
+	CodeInterleavedRecord = "interleaved-record" // pieces of concurrent appends on one line
+	CodeZeroFilled        = "zero-filled"        // NUL bytes where the file system lost data
+	CodeSplitRecord       = "split-record"       // a record split by raw line breaks in a string
+)
+
+// IsRefusal reports whether code is one the runtime refuses the file for:
+// invalid-json, invalid-record, or one of the causes of damage that make a
+// line invalid.
+func IsRefusal(code string) bool {
+	switch code {
+	case CodeInvalidJSON, CodeInvalidRecord, CodeTruncatedRecord, CodeInterleavedRecord, CodeZeroFilled, CodeSplitRecord:
+		return true
+	}
+	return false
+}
+
+// causes names the cause of each refused line of inv (in line order): its
+// code and the message's first clause. A cause that needs the lines around
+// (a continuation names where its record began) is read here, from the
+// facts classify kept.
+func causes(inv []invalidLine) {
+	lastHead := 0  // the latest refused line that begins a record cut short or interleaved
+	splitFrom := 0 // the line a record split by raw line breaks began on (while continuing)
+	for k := range inv {
+		v := &inv[k]
+		d := &v.damage
+		if v.verdict != line.InvalidJSON {
+			splitFrom = 0
+			continue
+		}
+		prev := (*invalidLine)(nil)
+		if k > 0 && inv[k-1].line == v.line-1 {
+			prev = &inv[k-1]
+		}
+		var next *invalidLine
+		if k+1 < len(inv) && inv[k+1].line == v.line+1 {
+			next = &inv[k+1]
+		}
+		switch {
+		case d.zeros > 0:
+			v.cause = CodeZeroFilled
+			v.why = fmt.Sprintf("%s NUL bytes from byte %s: the file system lost the data written here (a crash before it reached the disk, such as ext4's delayed allocation, or a zeroed block)",
+				textfmt.Thousands(int64(d.zeros)), textfmt.Thousands(int64(d.zeroAt)))
+			splitFrom = 0
+		case d.starts && d.inStr && next != nil && !next.damage.starts && next.damage.zeros == 0:
+			v.cause = CodeSplitRecord
+			v.why = "a raw line break inside a string ends this line in the middle of its record (the writer did not escape it); the record continues on the next line"
+			splitFrom = v.line
+		case !d.starts && splitFrom > 0 && prev != nil && (prev.cause == CodeSplitRecord):
+			v.cause = CodeSplitRecord
+			v.why = fmt.Sprintf("this line continues the record begun on line %d, split by a raw line break inside a string", splitFrom)
+			if !d.inStr {
+				splitFrom = 0
+			}
+		case d.starts && d.headAt > 0:
+			v.cause = CodeInterleavedRecord
+			v.why = fmt.Sprintf("another append begins at byte %s, a %s-byte boundary inside the record before it: node writes an append of more than 512 KiB as %s-byte writes, and another writer's append landed between two of them",
+				textfmt.Thousands(int64(d.headAt)), textfmt.Thousands(ChunkSize), textfmt.Thousands(ChunkSize))
+			lastHead = v.line
+			splitFrom = 0
+		case !d.starts && !d.blank && lastHead > 0:
+			// The rest of a record longer than one write whose first
+			// piece is on a line before.
+			v.cause = CodeInterleavedRecord
+			v.why = fmt.Sprintf("this line begins in the middle of a record, the rest of one begun on an earlier line (likely line %d): concurrent appends interleaved at %s-byte write boundaries", lastHead, textfmt.Thousands(ChunkSize))
+			splitFrom = 0
+		case d.starts && d.open:
+			v.cause = CodeTruncatedRecord
+			v.why = "the record is cut short at the end of the line (an append interrupted: the writer was killed or the disk was full); nothing follows it"
+			if d.long {
+				lastHead = v.line
+			}
+			splitFrom = 0
+		case d.starts && d.nextAt > 0:
+			v.cause = CodeTruncatedRecord
+			v.why = fmt.Sprintf("the record is cut short at byte %s, where the next append continues on the same line (an append interrupted before its line break: the writer was killed or the disk was full)", textfmt.Thousands(int64(d.nextAt)))
+			if d.long {
+				lastHead = v.line
+			}
+			splitFrom = 0
+		default:
+			splitFrom = 0
+		}
+	}
+}
