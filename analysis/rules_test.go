@@ -93,7 +93,7 @@ func TestFindingsTakeTheRegistrySeverity(t *testing.T) {
 		`{"role":"tool","content":"` + strings.Repeat("x", ChunkSize-26) + `{"role":"user","content":"s"}`,
 		`xx","toolCallId":"a","isError":false}`,
 		"{\"role\":\"user\",\"content\":\"a" + strings.Repeat("\x00", 16) + "\"}", // zero-filled
-		`{"role":"user","content":"split`, `here"}`, // split-record
+		`{"role":"user","content":"split`, `here"}`,                               // split-record
 	}
 	text := strings.Join(lines, "\n")
 	valid := strings.Join([]string{
