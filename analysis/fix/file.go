@@ -11,11 +11,7 @@ import (
 
 // Fixable reports whether findings with this code can have a fix.
 func Fixable(code string) bool {
-	switch code {
-	case analysis.CodeInvalidJSON, analysis.CodeInvalidRecord, analysis.CodeOrphanToolResult:
-		return true
-	}
-	return false
+	return code == analysis.CodeOrphanToolResult || analysis.IsRefusal(code)
 }
 
 // Compute returns the fix of every finding in findings that has one, in

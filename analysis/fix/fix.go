@@ -51,6 +51,7 @@
 package fix
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -91,6 +92,18 @@ const (
 	MissingIsError
 	MissingToolCalls
 	OrphanToolResult
+	// SplitRecord joins the lines of a record split by raw line breaks in
+	// a string, writing each break as the escape \n (safe).
+	SplitRecord
+	// Rejoin puts the pieces of interleaved appends back together, byte
+	// for byte, each record on the line where its last piece was (safe).
+	Rejoin
+	// DropFragment deletes pieces of a record that cannot be completed: a
+	// head whose rest is not in the file, or a tail without its head.
+	DropFragment
+	// ZeroFilled deletes a run of NULs where the file system lost data,
+	// with the partial records it cut.
+	ZeroFilled
 )
 
 var kindNames = [...]string{
@@ -103,6 +116,10 @@ var kindNames = [...]string{
 	MissingIsError:   "missing-is-error",
 	MissingToolCalls: "missing-tool-calls",
 	OrphanToolResult: "orphan-tool-result",
+	SplitRecord:      "split-record",
+	Rejoin:           "rejoin",
+	DropFragment:     "drop-fragment",
+	ZeroFilled:       "zero-filled",
 }
 
 func (k Kind) String() string {
@@ -115,7 +132,7 @@ func (k Kind) String() string {
 // Safety of one kind of repair.
 func (k Kind) Safety() Safety {
 	switch k {
-	case BOM, BlankLine, JoinedRecords, TrailingComma, ControlCharacter:
+	case BOM, BlankLine, JoinedRecords, TrailingComma, ControlCharacter, SplitRecord, Rejoin:
 		return Safe
 	}
 	return Unsafe
@@ -127,6 +144,17 @@ type Edit struct {
 	Start, End int
 	New        string
 }
+
+// Loss is what an unsafe fix deletes from the file: bytes, and the records
+// (whole or partial) those bytes held, as far as they can be counted (a run
+// of NULs counts as one record, though it may have swallowed more).
+type Loss struct {
+	Bytes   int64
+	Records int
+}
+
+// Add returns the sum of two losses.
+func (l Loss) Add(o Loss) Loss { return Loss{l.Bytes + o.Bytes, l.Records + o.Records} }
 
 // LineFix is the repair of one physical line, in that line's terms.
 type LineFix struct {
@@ -142,6 +170,8 @@ type LineFix struct {
 	// Edits are offsets into the line's bytes (without its '\n'), sorted
 	// and not touching one another.
 	Edits []Edit
+	// Lost is what the fix deletes (zero for a safe fix).
+	Lost Loss
 	// Counts of trailing commas removed, control characters escaped and
 	// records the line becomes (for the title).
 	commas, controls, records int
@@ -150,24 +180,33 @@ type LineFix struct {
 // Fix is the repair of one finding, in the file's terms.
 type Fix struct {
 	// Line is the finding's physical line (1-based) and Code its code
-	// (invalid-json, invalid-record or orphan-tool-result): together they
-	// name the finding, which is one per line and code.
+	// (a refusal, see analysis.IsRefusal, or orphan-tool-result):
+	// together they name the finding, which is one per line and code.
 	Line   int
 	Code   string
 	Kinds  []Kind
 	Safety Safety
 	Title  string
 	// Edits are byte offsets into the file, sorted and not overlapping;
-	// all of them lie within the line, its line break included.
+	// all of them lie within the lines Line to EndLine, their line breaks
+	// included.
 	Edits []Edit
 	// LineStart is the offset in the file of the line's first byte.
 	LineStart int
+	// EndLine is the last line the fix owns: Line for the fix of one line;
+	// later for a record split over lines or rejoined from interleaved
+	// pieces, whose edits span every line from Line to EndLine.
+	EndLine int
+	// Lost is what the fix deletes (zero for a safe fix).
+	Lost Loss
 }
 
 // Position says where file offset off, within the fix's line or just past
 // its line break, is in editor terms: a 1-based line and a 0-based column
 // in UTF-16 code units of the line as node decodes it (an invalid UTF-8
 // sequence is one U+FFFD). l is the line's bytes without its '\n'.
+//
+// For a fix of several lines (EndLine > Line), use PositionIn.
 func (f Fix) Position(l []byte, off int) (ln, col16 int) {
 	o := off - f.LineStart
 	switch {
@@ -177,6 +216,22 @@ func (f Fix) Position(l []byte, off int) (ln, col16 int) {
 		return f.Line + 1, 0 // past the line break
 	}
 	return f.Line, line.Parse(l[:o]).Width16
+}
+
+// PositionIn is Position for any offset of the fix's lines, given the
+// file data the fix was computed on.
+func (f Fix) PositionIn(data []byte, off int) (ln, col16 int) {
+	ln, start := f.Line, f.LineStart
+	off = min(max(off, start), len(data))
+	for {
+		i := bytes.IndexByte(data[start:off], '\n')
+		if i < 0 {
+			break
+		}
+		ln++
+		start += i + 1
+	}
+	return ln, line.Parse(data[start:off]).Width16
 }
 
 // title words what a fix does.
@@ -201,6 +256,10 @@ func title(kinds []Kind, commas, controls, records int) string {
 			return `Add "toolCalls":[] (invents that the assistant called no tools)`
 		case OrphanToolResult:
 			return "Delete the orphan tool result (its content is lost)"
+		case SplitRecord:
+			return "Join the record split over lines, writing each raw line break as \\n"
+		case Rejoin:
+			return "Rejoin the interleaved records, byte for byte"
 		}
 	}
 	return composeTitle(kinds, commas, controls, records)
@@ -242,6 +301,16 @@ func composeTitle(kinds []Kind, commas, controls, records int) string {
 		case OrphanToolResult:
 			parts = append(parts, "delete the orphan tool result")
 			lost = append(lost, "its content is lost")
+		case SplitRecord:
+			parts = append(parts, "join the record split over lines, writing each raw line break as \\n")
+		case Rejoin:
+			parts = append(parts, "rejoin the interleaved records, byte for byte")
+		case DropFragment:
+			parts = append(parts, "delete the pieces of records that cannot be completed")
+			lost = append(lost, "those pieces are lost")
+		case ZeroFilled:
+			parts = append(parts, "delete the NUL bytes and the partial records they cut")
+			lost = append(lost, "the file system lost that data; the partial records are lost")
 		}
 	}
 	s := joinAnd(parts)

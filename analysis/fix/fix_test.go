@@ -323,7 +323,7 @@ func TestFixAllContextCancelled(t *testing.T) {
 
 // TestTitlesReady: the titles title has ready are the ones it would compose.
 func TestTitlesReady(t *testing.T) {
-	for k := BOM; k <= OrphanToolResult; k++ {
+	for k := BOM; k <= ZeroFilled; k++ {
 		if got, want := title([]Kind{k}, 1, 1, 1), composeTitle([]Kind{k}, 1, 1, 1); got != want {
 			t.Errorf("%v: %q, composed %q", k, got, want)
 		}
@@ -335,22 +335,33 @@ func TestTitlesReady(t *testing.T) {
 // package has kinds of repair for it, and calls exactly the codes it
 // repairs fixable.
 func TestRegistryListsTheFixes(t *testing.T) {
-	home := map[Kind]string{
-		BOM: analysis.CodeInvalidJSON, BlankLine: analysis.CodeInvalidJSON, JoinedRecords: analysis.CodeInvalidJSON,
-		TrailingComma: analysis.CodeInvalidJSON, ControlCharacter: analysis.CodeInvalidJSON, TruncatedRecord: analysis.CodeInvalidJSON,
-		MissingIsError: analysis.CodeInvalidRecord, MissingToolCalls: analysis.CodeInvalidRecord,
-		OrphanToolResult: analysis.CodeOrphanToolResult,
+	// The codes whose rule lists each kind (a record cut short is both
+	// the runtime's invalid-json and its cause's truncated-record).
+	home := map[Kind][]string{
+		BOM: {analysis.CodeInvalidJSON}, BlankLine: {analysis.CodeInvalidJSON}, JoinedRecords: {analysis.CodeInvalidJSON},
+		TrailingComma: {analysis.CodeInvalidJSON}, ControlCharacter: {analysis.CodeInvalidJSON},
+		TruncatedRecord: {analysis.CodeInvalidJSON, analysis.CodeTruncatedRecord},
+		MissingIsError:  {analysis.CodeInvalidRecord}, MissingToolCalls: {analysis.CodeInvalidRecord},
+		OrphanToolResult: {analysis.CodeOrphanToolResult},
+		SplitRecord:      {analysis.CodeSplitRecord},
+		Rejoin:           {analysis.CodeInterleavedRecord}, DropFragment: {analysis.CodeInterleavedRecord},
+		ZeroFilled: {analysis.CodeZeroFilled},
 	}
 	type counts struct{ safe, unsafe int }
 	want := map[string]counts{}
-	for k := BOM; k <= OrphanToolResult; k++ {
-		c := want[home[k]]
-		if k.Safety() == Safe {
-			c.safe++
-		} else {
-			c.unsafe++
+	for k := BOM; k <= ZeroFilled; k++ {
+		if len(home[k]) == 0 {
+			t.Errorf("kind %v has no rule listing it", k)
 		}
-		want[home[k]] = c
+		for _, code := range home[k] {
+			c := want[code]
+			if k.Safety() == Safe {
+				c.safe++
+			} else {
+				c.unsafe++
+			}
+			want[code] = c
+		}
 	}
 	for _, r := range analysis.Rules() {
 		var got counts

@@ -45,8 +45,11 @@ func ForLine(l []byte, code string) (LineFix, bool) {
 		if r := line.Parse(l); r.Verdict != line.Valid || r.Role != line.RoleTool {
 			return LineFix{}, false
 		}
-		return finish(LineFix{Kinds: []Kind{OrphanToolResult}, DeleteLine: true}), true
-	case analysis.CodeInvalidJSON, analysis.CodeInvalidRecord:
+		return finish(LineFix{Kinds: []Kind{OrphanToolResult}, DeleteLine: true, Lost: Loss{int64(len(l)), 1}}), true
+	default:
+		if !analysis.IsRefusal(code) {
+			return LineFix{}, false
+		}
 		if len(l) == 0 {
 			return LineFix{}, false // skipped by the runtime: nothing to fix
 		}
@@ -56,7 +59,6 @@ func ForLine(l []byte, code string) (LineFix, bool) {
 		}
 		return finish(lf), true
 	}
-	return LineFix{}, false
 }
 
 // finish sets the safety and title from the kinds.
@@ -118,6 +120,12 @@ func repair(l []byte) (LineFix, bool) {
 	if skipWS(l, 0) == n {
 		return LineFix{Kinds: []Kind{BlankLine}, DeleteLine: true}, true
 	}
+	if zeroFilled(l) {
+		// Never the safe escape of control characters: the NULs stand
+		// for lost data, and escaping them would make a damaged record
+		// load as if it were whole.
+		return zeroRepair(l)
+	}
 	var lf LineFix
 	// Byte order marks before the value (a file that starts with one, or
 	// one concatenated after another).
@@ -173,8 +181,20 @@ func repair(l []byte) (LineFix, bool) {
 		lf.Kinds = append(lf.Kinds, TruncatedRecord)
 		if len(pieces) == 0 {
 			// The line held nothing else (its marks go with it).
-			return LineFix{Kinds: []Kind{TruncatedRecord}, DeleteLine: true}, true
+			return LineFix{Kinds: []Kind{TruncatedRecord}, DeleteLine: true, Lost: Loss{int64(n), 1}}, true
 		}
+		// A record kept beside a truncated one must be whole from its
+		// own first byte: one write() of node's appendFile, which lands
+		// whole. A longer record was several writes, and the bytes past
+		// its first 524,288 could be another record's tail (a splice of
+		// two records that both parse); the fix of the file's
+		// interleaved pieces decides those, not this one.
+		for _, p := range pieces {
+			if p.end-p.start >= analysis.ChunkSize {
+				return LineFix{}, false
+			}
+		}
+		lf.Lost = Loss{int64(truncTo - truncFrom), 1}
 	}
 	sep := "\n"
 	if l[n-1] == '\r' {
@@ -520,4 +540,96 @@ func applyEdits(b []byte, es []Edit) []byte {
 		prev = e.End
 	}
 	return append(out, b[prev:]...)
+}
+
+// zeroFilled reports whether l holds a run of NULs that marks lost data
+// (analysis.ZeroRuns).
+func zeroFilled(l []byte) bool {
+	found := false
+	analysis.ZeroRuns(l, func(_, _ int) bool { found = true; return false })
+	return found
+}
+
+// zeroRepair deletes the runs of NULs of l that mark lost data, with the
+// partial records they cut, and keeps every complete record: those from
+// the line's start up to the first record a run cuts, and after each run
+// the complete records that run to the next run or the line's end (what
+// precedes them after the run is the tail of a record whose head was
+// lost). Each kept record is repaired as a record of a line would be.
+func zeroRepair(l []byte) (LineFix, bool) {
+	type span struct{ s, e int }
+	var runs []span
+	analysis.ZeroRuns(l, func(s, e int) bool { runs = append(runs, span{s, e}); return true })
+	var kept []piece
+	budget := searchFactor*len(l) + searchBase
+	from := 0
+	for i := 0; i <= len(runs); i++ {
+		to := len(l)
+		if i < len(runs) {
+			to = runs[i].s
+		}
+		seg := l[:to] // the records of the segment l[from:to], offsets into l
+		if i == 0 {
+			// From the line's start: complete records while they last.
+			pos := skipWS(seg, from)
+			for pos < to && seg[pos] == '{' {
+				end := scanObject(seg, pos, &budget)
+				if end < 0 {
+					break
+				}
+				p, ok := repairPiece(seg, pos, end)
+				if !ok {
+					break
+				}
+				kept = append(kept, p)
+				pos = skipWS(seg, end)
+			}
+		} else {
+			// After lost data: the first place from which the rest of
+			// the segment is complete records.
+			for k := from; k < to; k++ {
+				j := bytes.Index(seg[k:], []byte(`{"`))
+				if j < 0 || budget <= 0 {
+					break
+				}
+				k += j
+				if ps, ok := completeRecords(seg, k, &budget); ok {
+					kept = append(kept, ps...)
+					break
+				}
+			}
+		}
+		if i < len(runs) {
+			from = runs[i].e
+		}
+	}
+	lf := LineFix{Kinds: []Kind{ZeroFilled}}
+	keptBytes := 0
+	for _, p := range kept {
+		keptBytes += p.end - p.start
+		lf.Kinds = append(lf.Kinds, p.kinds...)
+		lf.commas += p.commas
+		lf.controls += p.controls
+	}
+	lf.Lost = Loss{int64(len(l) - keptBytes), len(runs)}
+	if len(kept) == 0 {
+		lf.DeleteLine = true
+		return lf, true
+	}
+	// The line becomes the kept records, one a line, each byte for byte
+	// but for its own repairs.
+	var out []byte
+	for k, p := range kept {
+		if k > 0 {
+			out = append(out, '\n')
+		}
+		es := make([]Edit, len(p.edits))
+		for i, e := range p.edits {
+			es[i] = Edit{Start: e.Start - p.start, End: e.End - p.start, New: e.New}
+		}
+		out = append(out, applyEdits(l[p.start:p.end], es)...)
+	}
+	lf.records = len(kept)
+	lf.Edits = []Edit{{Start: 0, End: len(l), New: string(out)}}
+	return lf, true
 }
