@@ -5,8 +5,10 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/line"
 )
 
 // Fixable reports whether findings with this code can have a fix.
@@ -17,34 +19,179 @@ func Fixable(code string) bool {
 // Compute returns the fix of every finding in findings that has one, in
 // line order. data is the file the findings are about.
 func Compute(data []byte, findings []analysis.Finding) []Fix {
+	fixes, _ := Plan(data, findings)
+	return fixes
+}
+
+// Plan returns the fix of every finding in findings that has one, in line
+// order, and the runs of lines whose interleaved pieces can be rejoined in
+// more than one way (which get no fix). data is the file the findings are
+// about.
+//
+// Repairs across lines come first: a record split over lines by raw line
+// breaks (safe), then the pairing of interleaved appends' pieces; the fix
+// of such a run of lines is the fix of the finding on its first line, and
+// the other lines get no fix of their own. Every other line gets its own
+// repair. An orphan tool result is deleted only when no refused line holds
+// its id either (the assistant declaring it may be on a line the fixes
+// could not save).
+func Plan(data []byte, findings []analysis.Finding) ([]Fix, []Ambiguity) {
 	type want struct {
 		line int
 		code string
+		span line.Span
 	}
 	var wants []want
+	refused := map[int]string{} // line → the code of its refusal
 	for _, f := range findings {
 		if Fixable(f.Code) {
-			wants = append(wants, want{f.Line, f.Code})
+			wants = append(wants, want{f.Line, f.Code, f.Span})
+		}
+		if analysis.IsRefusal(f.Code) {
+			refused[f.Line] = f.Code
 		}
 	}
 	if len(wants) == 0 {
-		return nil
+		return nil, nil
 	}
 	slices.SortStableFunc(wants, func(a, b want) int { return cmp.Compare(a.line, b.line) })
+	var bad []fileLine // the refused lines, in order
+	if len(refused) > 0 {
+		ForEachLine(data, func(ln, start, end int, nl bool) bool {
+			if _, ok := refused[ln]; ok {
+				bad = append(bad, fileLine{ln: ln, start: start, end: end, nl: nl})
+			}
+			return len(bad) < len(refused)
+		})
+	}
 	var out []Fix
+	var ambs []Ambiguity
+	owned := map[int]bool{} // lines a repair across lines took
+	isRefused := func(ln int) bool { _, ok := refused[ln]; return ok }
+	for i := 0; i < len(bad); i++ {
+		l := bad[i].bytes(data)
+		if r := line.Parse(l); r.Verdict != line.InvalidJSON || !strings.Contains(r.Reason, "unterminated string") {
+			continue
+		}
+		if f, j, ok := splitRecord(data, bad, i, isRefused); ok {
+			f.Code = refused[f.Line]
+			out = append(out, f)
+			for k := i; k <= j; k++ {
+				owned[bad[k].ln] = true
+			}
+			i = j
+		}
+	}
+	var part []fileLine
+	seenHead := false
+	for _, b := range bad {
+		if owned[b.ln] {
+			continue
+		}
+		l := b.bytes(data)
+		if interleavedHead(l) {
+			seenHead = true
+			part = append(part, b)
+		} else if seenHead && continuation(l) {
+			part = append(part, b)
+		}
+	}
+	if len(part) > 0 {
+		fs, as := solveInterleaved(data, part)
+		ownRange := func(from, to int) {
+			for _, p := range part {
+				if p.ln >= from && p.ln <= to {
+					owned[p.ln] = true
+				}
+			}
+		}
+		for _, f := range fs {
+			f.Code = refused[f.Line]
+			out = append(out, f)
+			ownRange(f.Line, f.EndLine)
+		}
+		for _, a := range as {
+			for k := range a.Candidates {
+				a.Candidates[k].Code = refused[a.Line]
+			}
+			ambs = append(ambs, a)
+			ownRange(a.Line, a.EndLine)
+		}
+	}
+	var declared map[string]bool // string literals on refused lines
 	k := 0
 	ForEachLine(data, func(ln, start, end int, nl bool) bool {
 		for ; k < len(wants) && wants[k].line <= ln; k++ {
-			if wants[k].line < ln {
-				continue // not a line of data
+			w := wants[k]
+			if w.line < ln || owned[ln] {
+				continue // not a line of data, or repaired with others
 			}
-			if lf, ok := ForLine(data[start:end], wants[k].code); ok {
-				out = append(out, ToFile(lf, ln, wants[k].code, start, end, nl))
+			l := data[start:end]
+			if w.code == analysis.CodeOrphanToolResult {
+				if declared == nil {
+					declared = literals(data, bad)
+				}
+				if s := w.span; s.Start >= 0 && s.End <= len(l) && s.Start < s.End && declared[string(l[s.Start:s.End])] {
+					continue // a refused line may declare it
+				}
+			}
+			if lf, ok := ForLine(l, w.code); ok {
+				out = append(out, ToFile(lf, ln, w.code, start, end, nl))
 			}
 		}
 		return k < len(wants)
 	})
-	return out
+	slices.SortStableFunc(out, func(a, b Fix) int { return cmp.Compare(a.Line, b.Line) })
+	return out, ambs
+}
+
+// afterIDKey reports whether l[:i] ends with the key "id" and a colon,
+// whitespace allowed around it.
+func afterIDKey(l []byte, i int) bool {
+	j := i - 1
+	for j >= 0 && isWS(l[j]) {
+		j--
+	}
+	if j < 0 || l[j] != ':' {
+		return false
+	}
+	j--
+	for j >= 0 && isWS(l[j]) {
+		j--
+	}
+	return j >= 3 && string(l[j-3:j+1]) == `"id"`
+}
+
+// maxLiteral bounds the string literals literals collects: a call id is
+// short.
+const maxLiteral = 1 << 10
+
+// literals returns the string literals (quotes included) that are the value
+// of an "id" member on the lines ls: the call ids they may declare. A
+// literal is read from every '"' (a refused line may start inside a
+// string, so both readings are taken).
+func literals(data []byte, ls []fileLine) map[string]bool {
+	set := map[string]bool{}
+	for _, fl := range ls {
+		l := fl.bytes(data)
+		for i := bytes.IndexByte(l, '"'); i >= 0 && i < len(l); {
+			j := i + 1
+			for j < len(l) && l[j] != '"' {
+				if l[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(l) {
+				break
+			}
+			if j+1-i <= maxLiteral && afterIDKey(l, i) {
+				set[string(l[i:j+1])] = true
+			}
+			i = j
+		}
+	}
+	return set
 }
 
 // ForEachLine calls fn for each physical line of data: its 1-based number,
@@ -68,10 +215,13 @@ func ForEachLine(data []byte, fn func(ln, start, end int, nl bool) bool) {
 // ToFile turns the repair of a line that occupies data[start:end] (nl: a
 // '\n' follows it) into the fix of the finding (ln, code).
 func ToFile(lf LineFix, ln int, code string, start, end int, nl bool) Fix {
-	f := Fix{Line: ln, Code: code, Kinds: lf.Kinds, Safety: lf.Safety, Title: lf.Title, LineStart: start}
+	f := Fix{Line: ln, EndLine: ln, Code: code, Kinds: lf.Kinds, Safety: lf.Safety, Title: lf.Title, LineStart: start, Lost: lf.Lost}
 	if lf.DeleteLine {
 		if nl {
 			end++
+			if f.Lost.Bytes > 0 {
+				f.Lost.Bytes++
+			}
 		}
 		f.Edits = []Edit{{Start: start, End: end}}
 		return f
@@ -117,6 +267,13 @@ type Result struct {
 	// the input line it is, unchanged; 0 for a line a fix wrote. It is nil
 	// when nothing was fixed (every line is its own origin).
 	Origin []int
+	// Lost is what the applied fixes deleted from the input: bytes, and
+	// records whole or partial (zero unless unsafe fixes were applied).
+	Lost Loss
+	// Ambiguities are the runs of lines of Data whose interleaved pieces
+	// can be rejoined in more than one way: not fixed, each with its
+	// candidate fixes (in Data's terms). A file with one does not load.
+	Ambiguities []Ambiguity
 }
 
 // FixAll applies every safe fix (and with unsafe, every unsafe fix too) to
@@ -146,17 +303,23 @@ func FixAllContext(ctx context.Context, data []byte, opts analysis.Options, unsa
 		if err := analyze(); err != nil {
 			return Result{}, err
 		}
-		fixes := Select(Compute(res.Data, res.Report.Findings), unsafe)
+		all, ambs := Plan(res.Data, res.Report.Findings)
+		fixes := Select(all, unsafe)
 		if len(fixes) == 0 {
+			res.Ambiguities = ambs
 			return res, nil
 		}
 		res.Origin = origins(res.Data, fixes, res.Origin)
 		res.Data = Apply(res.Data, fixes)
 		res.Fixed += len(fixes)
+		for _, f := range fixes {
+			res.Lost = res.Lost.Add(f.Lost)
+		}
 	}
 	if err := analyze(); err != nil {
 		return Result{}, err
 	}
+	_, res.Ambiguities = Plan(res.Data, res.Report.Findings)
 	return res, nil
 }
 
@@ -194,15 +357,16 @@ func CountLines(data []byte) int {
 
 // origins returns, for the lines of Apply(data, fixes), the input line each
 // one is (from prev, the origins of data's lines; nil: data is the input),
-// or 0 for a line a fix wrote.
+// or 0 for a line a fix wrote. fixes are in line order and do not overlap.
 func origins(data []byte, fixes []Fix, prev []int) []int {
 	out := make([]int, 0, CountLines(data))
-	k := 0 // fixes are in line order
+	k := 0
+	spanStart := -1 // start of the lines of fixes[k], once reached
 	ForEachLine(data, func(ln, start, end int, nl bool) bool {
-		for k < len(fixes) && fixes[k].Line < ln {
+		for k < len(fixes) && fixes[k].Line < ln && spanStart < 0 {
 			k++
 		}
-		if k >= len(fixes) || fixes[k].Line != ln {
+		if k >= len(fixes) || fixes[k].Line > ln {
 			o := ln
 			if prev != nil {
 				o = prev[ln-1]
@@ -211,16 +375,24 @@ func origins(data []byte, fixes []Fix, prev []int) []int {
 			return true
 		}
 		f := &fixes[k]
+		if spanStart < 0 {
+			spanStart = start
+		}
+		if ln < max(f.EndLine, f.Line) {
+			return true // the fix's span goes on
+		}
 		if nl {
 			end++
 		}
 		es := make([]Edit, len(f.Edits))
 		for i, e := range f.Edits {
-			es[i] = Edit{Start: e.Start - start, End: e.End - start, New: e.New}
+			es[i] = Edit{Start: e.Start - spanStart, End: e.End - spanStart, New: e.New}
 		}
-		for range CountLines(applyEdits(data[start:end], es)) {
+		for range CountLines(applyEdits(data[spanStart:end], es)) {
 			out = append(out, 0)
 		}
+		spanStart = -1
+		k++
 		return true
 	})
 	return out

@@ -1,0 +1,452 @@
+package fix
+
+import (
+	"bytes"
+	"encoding/binary"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/line"
+)
+
+// Repairs that span lines: a record split over lines by raw line breaks in
+// a string, and records whose pieces interleaved with other appends. Both
+// need the file, not one line.
+
+// fileLine is one physical line of the file: data[start:end], nl when a
+// '\n' ends it.
+type fileLine struct {
+	ln         int
+	start, end int
+	nl         bool
+}
+
+func (l fileLine) bytes(data []byte) []byte { return data[l.start:l.end] }
+
+// withBreak is the end of the line with its '\n'.
+func (l fileLine) withBreak() int {
+	if l.nl {
+		return l.end + 1
+	}
+	return l.end
+}
+
+// Bounds on the repairs across lines.
+const (
+	// maxSplitLines is how many lines one record split by raw line breaks
+	// may span.
+	maxSplitLines = 64
+	// maxStates bounds the ways of pairing interleaved pieces kept at once;
+	// past it the pieces are too tangled to decide and get no fix.
+	maxStates = 64
+	// maxCandidates is how many ways of an ambiguous pairing are offered.
+	maxCandidates = 4
+)
+
+// Ambiguity is a run of lines whose pieces can be rejoined in more than one
+// way that makes every record valid: sessionls does not guess. Each
+// candidate is an unsafe fix a person may choose; none is applied by
+// FixAll.
+type Ambiguity struct {
+	Line, EndLine int // the lines whose pieces are in question (1-based, inclusive)
+	// Candidates are some of the ways (at most maxCandidates), each a fix
+	// of the lines Line to EndLine.
+	Candidates []Fix
+	// Ways counts the ways found (at least len(Candidates); it stops
+	// counting at a bound, and More says so).
+	Ways int
+	More bool
+}
+
+// splitRecord returns the fix joining lines[i] with the lines after it into
+// one record, when line i ends inside a string and the text of the lines
+// from i to some j, joined with the escape \n (and any raw control
+// character escaped), is exactly one valid record. refused says which lines
+// the runtime refuses; only those are joined.
+func splitRecord(data []byte, lines []fileLine, i int, refused func(ln int) bool) (Fix, int, bool) {
+	first := lines[i].bytes(data)
+	if zeroFilled(first) {
+		return Fix{}, 0, false
+	}
+	s := skipWS(first, 0)
+	if s >= len(first) || first[s] != '{' {
+		return Fix{}, 0, false
+	}
+	joined := slices.Clone(first)
+	for j := i + 1; j < len(lines) && j <= i+maxSplitLines && lines[j].ln == lines[j-1].ln+1 && refused(lines[j].ln); j++ {
+		l := lines[j].bytes(data)
+		if zeroFilled(l) {
+			break
+		}
+		joined = append(joined, `\n`...)
+		joined = append(joined, l...)
+		work := applyEdits(joined, escapeControls(joined))
+		r := line.Parse(work)
+		if r.Verdict == line.Valid {
+			f := Fix{
+				Line: lines[i].ln, EndLine: lines[j].ln, Kinds: []Kind{SplitRecord}, Safety: Safe,
+				LineStart: lines[i].start,
+				Edits:     []Edit{{Start: lines[i].start, End: lines[j].end, New: string(work)}},
+			}
+			if len(escapeControls(joined)) > 0 {
+				f.Kinds = append(f.Kinds, ControlCharacter)
+			}
+			slices.Sort(f.Kinds)
+			f.Title = title(f.Kinds, 0, len(escapeControls(joined)), 1)
+			return f, j, true
+		}
+		if r.Verdict != line.InvalidJSON || !strings.HasPrefix(r.Reason, reasonEndOfLine) {
+			break
+		}
+	}
+	return Fix{}, 0, false
+}
+
+// chunk is one write of node's appendFile as it lies in a line: lines are
+// cut every ChunkSize bytes from their start, and the last piece of a line
+// (which ends with the line break) is the last write of a record.
+type chunk struct {
+	line  int // index into the lines being solved
+	start int // data[start:end]
+	end   int
+	final bool // the last piece of its line
+	head  bool // it begins a record ('{"')
+}
+
+// interleaved reports whether a refused line takes part in the rejoining
+// of interleaved pieces: it begins with a record and another record begins
+// at one of its 524,288-byte boundaries, or it begins in the middle of one
+// (after such a line).
+func interleavedHead(l []byte) bool {
+	if len(l) <= analysis.ChunkSize || l[0] != '{' {
+		return false
+	}
+	for k := analysis.ChunkSize; k+1 < len(l); k += analysis.ChunkSize {
+		if l[k] == '{' && l[k+1] == '"' {
+			return true
+		}
+	}
+	return false
+}
+
+func continuation(l []byte) bool {
+	s := skipWS(l, 0)
+	return s < len(l) && l[s] != '{' && !bytes.HasPrefix(l[s:], bom) && !zeroFilled(l)
+}
+
+// action is one step of a way of pairing pieces: a record closed on a line
+// (its chunks), or chunks dropped.
+type action struct {
+	close   []int32 // the chunks of a record, the last one final
+	dropped []int32
+}
+
+// hist is a way of pairing, as a list of actions, newest first (shared
+// between the ways that branch from it).
+type hist struct {
+	prev *hist
+	act  action
+}
+
+// solveState is a set of ways of pairing the pieces so far that leave the
+// same records open, having lost the same bytes.
+type solveState struct {
+	open  [][]int32
+	lost  int64
+	hists []*hist // some of the ways (at most maxCandidates)
+	ways  int     // how many ways (saturating)
+}
+
+func (s *solveState) key() string {
+	var b []byte
+	b = binary.AppendVarint(b, s.lost)
+	for _, o := range s.open {
+		b = binary.AppendUvarint(b, uint64(len(o)))
+		for _, c := range o {
+			b = binary.AppendUvarint(b, uint64(c))
+		}
+	}
+	return string(b)
+}
+
+// solver pairs the pieces of interleaved appends.
+type solver struct {
+	data   []byte
+	chunks []chunk
+	memo   map[string]line.Verdict // a record's chunks → valid, a valid prefix (InvalidJSON), or neither (InvalidRecord)
+	budget int                     // bytes left to parse
+}
+
+const (
+	verdictValid  = line.Valid
+	verdictPrefix = line.InvalidJSON
+	verdictNone   = line.InvalidRecord
+)
+
+// judge says whether the record made of chunks cs is valid, a valid prefix
+// of a record (cut short), or neither.
+func (s *solver) judge(cs []int32) line.Verdict {
+	var kb []byte
+	for _, c := range cs {
+		kb = binary.AppendUvarint(kb, uint64(c))
+	}
+	k := string(kb)
+	if v, ok := s.memo[k]; ok {
+		return v
+	}
+	var b []byte
+	for _, c := range cs {
+		b = append(b, s.data[s.chunks[c].start:s.chunks[c].end]...)
+	}
+	s.budget -= len(b)
+	v := verdictNone
+	if len(b) > 0 && b[0] == '{' {
+		r := line.Parse(b)
+		switch {
+		case r.Verdict == line.Valid:
+			v = verdictValid
+		case r.Verdict == line.InvalidJSON && strings.HasPrefix(r.Reason, reasonEndOfLine):
+			v = verdictPrefix
+		}
+	}
+	s.memo[k] = v
+	return v
+}
+
+// rejoinGroup is the outcome for a run of lines: one way (fix), or several
+// (ambiguity), or none.
+type rejoinGroup struct {
+	first, last int // indexes into the solved lines
+	states      []*solveState
+}
+
+// solveInterleaved pairs the chunks of the lines ls (refused lines taking
+// part, in order) and returns, for each independent run of them, the fix
+// or the ambiguity. It gives up (returns what it decided so far) when the
+// ways multiply past maxStates or the parsing budget runs out.
+func solveInterleaved(data []byte, ls []fileLine) (fixes []Fix, ambs []Ambiguity) {
+	s := &solver{data: data, memo: map[string]line.Verdict{}}
+	total := 0
+	for i, l := range ls {
+		n := l.end - l.start
+		total += n
+		m := n / analysis.ChunkSize
+		for k := 0; k <= m; k++ {
+			c := chunk{line: i, start: l.start + k*analysis.ChunkSize, end: min(l.start+(k+1)*analysis.ChunkSize, l.end), final: k == m}
+			c.head = c.end-c.start >= 2 && data[c.start] == '{' && data[c.start+1] == '"'
+			s.chunks = append(s.chunks, c)
+		}
+	}
+	s.budget = 16*total + 64<<20
+	states := []*solveState{{ways: 1, hists: []*hist{nil}}}
+	groupFirst := 0
+	for ci := 0; ci < len(s.chunks); ci++ {
+		c := s.chunks[ci]
+		next := map[string]*solveState{}
+		var order []string
+		add := func(from *solveState, open [][]int32, lost int64, act action) {
+			ns := &solveState{open: open, lost: lost}
+			k := ns.key()
+			if e, ok := next[k]; ok {
+				ns = e
+			} else {
+				next[k] = ns
+				order = append(order, k)
+			}
+			ns.ways = min(ns.ways+from.ways, 1<<20)
+			for _, h := range from.hists {
+				if len(ns.hists) < maxCandidates {
+					ns.hists = append(ns.hists, &hist{prev: h, act: act})
+				}
+			}
+		}
+		for _, st := range states {
+			moved := false
+			try := func(rec []int32, j int) {
+				v := s.judge(rec)
+				open := slices.Clone(st.open)
+				switch {
+				case c.final && v == verdictValid:
+					if j >= 0 {
+						open = slices.Delete(open, j, j+1)
+					}
+					add(st, open, st.lost, action{close: rec})
+					moved = true
+				case !c.final && v == verdictPrefix:
+					if j >= 0 {
+						open[j] = rec
+					} else {
+						open = append(open, rec)
+					}
+					add(st, open, st.lost, action{})
+					moved = true
+				}
+			}
+			if c.head {
+				try([]int32{int32(ci)}, -1)
+			}
+			for j, o := range st.open {
+				try(append(slices.Clone(o), int32(ci)), j)
+			}
+			if !moved {
+				// Nothing can take this piece: the tail of a record whose
+				// head is not here, or a head that is no record.
+				add(st, slices.Clone(st.open), st.lost+int64(c.end-c.start), action{dropped: []int32{int32(ci)}})
+			}
+		}
+		states = states[:0]
+		for _, k := range order {
+			states = append(states, next[k])
+		}
+		if len(states) > maxStates || s.budget < 0 {
+			return fixes, ambs // too tangled to decide
+		}
+		if !c.final {
+			continue
+		}
+		// At the end of a line: when no way leaves a record open, the
+		// lines so far are decided independently of the rest.
+		last := ci == len(s.chunks)-1
+		closed := true
+		for _, st := range states {
+			if len(st.open) > 0 {
+				closed = false
+			}
+		}
+		if !closed && !last {
+			continue
+		}
+		if last && !closed {
+			// Heads whose rest is not in the file are lost.
+			for _, st := range states {
+				for _, o := range st.open {
+					for _, c := range o {
+						st.lost += int64(s.chunks[c].end - s.chunks[c].start)
+					}
+					for k, h := range st.hists {
+						st.hists[k] = &hist{prev: h, act: action{dropped: o}}
+					}
+				}
+				st.open = nil
+			}
+		}
+		f, a, ok := s.decide(ls, groupFirst, c.line, states)
+		if ok {
+			if a != nil {
+				ambs = append(ambs, *a)
+			} else {
+				fixes = append(fixes, f)
+			}
+		}
+		groupFirst = c.line + 1
+		states = []*solveState{{ways: 1, hists: []*hist{nil}}}
+	}
+	return fixes, ambs
+}
+
+// decide turns the ways of pairing the lines ls[first..last] into a fix
+// (one way, or the only way that loses nothing) or an ambiguity.
+func (s *solver) decide(ls []fileLine, first, last int, states []*solveState) (Fix, *Ambiguity, bool) {
+	// Ways that lose nothing are the valid pairings; only when there are
+	// none are the lossy ways candidates.
+	var pick []*solveState
+	for _, st := range states {
+		if st.lost == 0 {
+			pick = append(pick, st)
+		}
+	}
+	if len(pick) == 0 {
+		pick = states
+	}
+	ways := 0
+	var hs []*hist
+	for _, st := range pick {
+		ways += st.ways
+		for _, h := range st.hists {
+			if len(hs) < maxCandidates {
+				hs = append(hs, h)
+			}
+		}
+	}
+	if ways == 0 || len(hs) == 0 {
+		return Fix{}, nil, false
+	}
+	if ways == 1 {
+		f := s.fixOf(ls, first, last, hs[0])
+		if len(f.Edits) == 0 {
+			return Fix{}, nil, false
+		}
+		return f, nil, true
+	}
+	a := &Ambiguity{Line: ls[first].ln, EndLine: ls[last].ln, Ways: ways, More: ways > len(hs) || ways >= 1<<20}
+	for _, h := range hs {
+		f := s.fixOf(ls, first, last, h)
+		f.Safety = Unsafe
+		f.Title = "Rejoin one way of " + waysText(ways) + " (not chosen automatically): " + f.Title
+		a.Candidates = append(a.Candidates, f)
+	}
+	return Fix{}, a, true
+}
+
+func waysText(n int) string {
+	if n >= 1<<20 {
+		return "many"
+	}
+	return strconv.Itoa(n)
+}
+
+// fixOf is the fix that rewrites the lines ls[first..last] as the way h
+// pairs their pieces: each line becomes the record whose last piece ends
+// it (or is deleted when its last piece was dropped).
+func (s *solver) fixOf(ls []fileLine, first, last int, h *hist) Fix {
+	recOf := map[int][]int32{} // line index → chunks of the record closed there
+	var lost Loss
+	for ; h != nil; h = h.prev {
+		if h.act.close != nil {
+			recOf[s.chunks[h.act.close[len(h.act.close)-1]].line] = h.act.close
+		}
+		if len(h.act.dropped) > 0 {
+			lost.Records++
+			for _, c := range h.act.dropped {
+				lost.Bytes += int64(s.chunks[c].end - s.chunks[c].start)
+			}
+		}
+	}
+	f := Fix{Line: ls[first].ln, EndLine: ls[last].ln, LineStart: ls[first].start, Lost: lost}
+	changed := false
+	for i := first; i <= last; i++ {
+		l := ls[i]
+		rec, ok := recOf[i]
+		if !ok {
+			f.Edits = append(f.Edits, Edit{Start: l.start, End: l.withBreak()})
+			changed = true
+			continue
+		}
+		var b []byte
+		for _, c := range rec {
+			b = append(b, s.data[s.chunks[c].start:s.chunks[c].end]...)
+		}
+		if !bytes.Equal(b, l.bytes(s.data)) {
+			f.Edits = append(f.Edits, Edit{Start: l.start, End: l.end, New: string(b)})
+			changed = true
+		}
+	}
+	if !changed {
+		f.Edits = nil
+		return f
+	}
+	f.Kinds = []Kind{Rejoin}
+	if lost.Bytes > 0 {
+		f.Kinds = append(f.Kinds, DropFragment)
+	}
+	f.Safety = Safe
+	for _, k := range f.Kinds {
+		if k.Safety() == Unsafe {
+			f.Safety = Unsafe
+		}
+	}
+	f.Title = title(f.Kinds, 0, 0, 0)
+	return f
+}
