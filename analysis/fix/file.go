@@ -89,10 +89,17 @@ func Plan(data []byte, findings []analysis.Finding) ([]Fix, []Ambiguity) {
 			continue
 		}
 		l := b.bytes(data)
-		if interleavedHead(l) {
+		switch {
+		case len(l) > analysis.ChunkSize && l[0] == '{':
+			// A line of several writes that begins a record: it may hold
+			// other appends' pieces, unless a safe repair of its own
+			// explains it (a long record with a trailing comma).
+			if lf, ok := ForLine(l, refused[b.ln]); ok && lf.Safety == Safe && !interleavedHead(l) {
+				continue
+			}
 			seenHead = true
 			part = append(part, b)
-		} else if seenHead && continuation(l) {
+		case seenHead && continuation(l):
 			part = append(part, b)
 		}
 	}

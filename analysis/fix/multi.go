@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/line"
@@ -202,10 +203,14 @@ func (s *solver) judge(cs []int32) line.Verdict {
 	}
 	s.budget -= len(b)
 	v := verdictNone
-	if len(b) > 0 && b[0] == '{' {
+	// A writer wrote valid UTF-8 (JSON.stringify's text, encoded): pieces
+	// that split a character must pair so that it is whole again. The
+	// parser would read a broken sequence as U+FFFD, so this is checked
+	// here.
+	if len(b) > 0 && b[0] == '{' && utf8Prefix(b) {
 		r := line.Parse(b)
 		switch {
-		case r.Verdict == line.Valid:
+		case r.Verdict == line.Valid && utf8.Valid(b):
 			v = verdictValid
 		case r.Verdict == line.InvalidJSON && strings.HasPrefix(r.Reason, reasonEndOfLine):
 			v = verdictPrefix
@@ -213,6 +218,24 @@ func (s *solver) judge(cs []int32) line.Verdict {
 	}
 	s.memo[k] = v
 	return v
+}
+
+// utf8Prefix reports whether b is valid UTF-8 or valid UTF-8 followed by
+// the start of a character that the next piece may complete.
+func utf8Prefix(b []byte) bool {
+	if utf8.Valid(b) {
+		return true
+	}
+	for k := 1; k <= 3 && k <= len(b); k++ {
+		c := b[len(b)-k]
+		if c < 0x80 {
+			return false
+		}
+		if c >= 0xC0 {
+			return !utf8.FullRune(b[len(b)-k:]) && utf8.Valid(b[:len(b)-k])
+		}
+	}
+	return false
 }
 
 // rejoinGroup is the outcome for a run of lines: one way (fix), or several
