@@ -83,7 +83,7 @@ func Plan(data []byte, findings []analysis.Finding) ([]Fix, []Ambiguity) {
 		}
 	}
 	var part []fileLine
-	seenHead := false
+	evidence := false // a refused line shows appends interleaved
 	for _, b := range bad {
 		if owned[b.ln] {
 			continue
@@ -97,14 +97,34 @@ func Plan(data []byte, findings []analysis.Finding) ([]Fix, []Ambiguity) {
 			if lf, ok := ForLine(l, refused[b.ln]); ok && lf.Safety == Safe && !interleavedHead(l) {
 				continue
 			}
-			seenHead = true
+			evidence = evidence || interleavedHead(l)
 			part = append(part, b)
-		case seenHead && continuation(l):
+		case continuation(l):
+			evidence = true
 			part = append(part, b)
 		}
 	}
-	if len(part) > 0 {
-		fs, as := solveInterleaved(data, part)
+	if evidence {
+		// Where appends interleaved, a line the runtime accepts may be a
+		// splice too (the head of one record and the tail of another,
+		// both parsing): every line of several writes takes part.
+		var all []fileLine
+		k := 0
+		ForEachLine(data, func(ln, start, end int, nl bool) bool {
+			for k < len(part) && part[k].ln < ln {
+				all = append(all, part[k])
+				k++
+			}
+			if k < len(part) && part[k].ln == ln {
+				return true
+			}
+			if _, bad := refused[ln]; !bad && end-start > analysis.ChunkSize && data[start] == '{' {
+				all = append(all, fileLine{ln: ln, start: start, end: end, nl: nl})
+			}
+			return true
+		})
+		part = append(all, part[k:]...)
+		fs, as, lossy := solveInterleaved(data, part)
 		ownRange := func(from, to int) {
 			for _, p := range part {
 				if p.ln >= from && p.ln <= to {
@@ -112,17 +132,54 @@ func Plan(data []byte, findings []analysis.Finding) ([]Fix, []Ambiguity) {
 				}
 			}
 		}
+		firstRefused := func(from, to int) string {
+			for _, p := range part {
+				if c, ok := refused[p.ln]; ok && p.ln >= from && p.ln <= to {
+					return c
+				}
+			}
+			return ""
+		}
 		for _, f := range fs {
-			f.Code = refused[f.Line]
+			f.Code = firstRefused(f.Line, f.EndLine)
 			out = append(out, f)
 			ownRange(f.Line, f.EndLine)
 		}
 		for _, a := range as {
 			for k := range a.Candidates {
-				a.Candidates[k].Code = refused[a.Line]
+				a.Candidates[k].Code = firstRefused(a.Line, a.EndLine)
 			}
 			ambs = append(ambs, a)
 			ownRange(a.Line, a.EndLine)
+		}
+		// One way that loses pieces: a line whose own repair exists keeps
+		// it (it may keep a record the pairing drops); the others take
+		// the pairing's edit.
+		starts := map[int]int{}
+		for _, p := range part {
+			starts[p.ln] = p.start
+		}
+		for _, les := range lossy {
+			var rest []lineEdit
+			for _, le := range les {
+				owned[le.ln] = true
+				code, isBad := refused[le.ln]
+				if isBad {
+					l := data[starts[le.ln]:]
+					if i := bytes.IndexByte(l, '\n'); i >= 0 {
+						l = l[:i]
+					}
+					if _, ok := ForLine(l, code); ok {
+						owned[le.ln] = false
+						continue
+					}
+				}
+				rest = append(rest, le)
+			}
+			if f := fixOfLines(rest, func(ln int) int { return starts[ln] }); len(f.Edits) > 0 {
+				f.Code = firstRefused(f.Line, f.EndLine)
+				out = append(out, f)
+			}
 		}
 	}
 	var declared map[string]bool // string literals on refused lines

@@ -249,7 +249,7 @@ type rejoinGroup struct {
 // part, in order) and returns, for each independent run of them, the fix
 // or the ambiguity. It gives up (returns what it decided so far) when the
 // ways multiply past maxStates or the parsing budget runs out.
-func solveInterleaved(data []byte, ls []fileLine) (fixes []Fix, ambs []Ambiguity) {
+func solveInterleaved(data []byte, ls []fileLine) (fixes []Fix, ambs []Ambiguity, lossy [][]lineEdit) {
 	s := &solver{data: data, memo: map[string]line.Verdict{}}
 	total := 0
 	for i, l := range ls {
@@ -324,7 +324,7 @@ func solveInterleaved(data []byte, ls []fileLine) (fixes []Fix, ambs []Ambiguity
 			states = append(states, next[k])
 		}
 		if len(states) > maxStates || s.budget < 0 {
-			return fixes, ambs // too tangled to decide
+			return fixes, ambs, lossy // too tangled to decide
 		}
 		if !c.final {
 			continue
@@ -355,23 +355,25 @@ func solveInterleaved(data []byte, ls []fileLine) (fixes []Fix, ambs []Ambiguity
 				st.open = nil
 			}
 		}
-		f, a, ok := s.decide(ls, groupFirst, c.line, states)
-		if ok {
-			if a != nil {
-				ambs = append(ambs, *a)
-			} else {
-				fixes = append(fixes, f)
-			}
+		f, a, les, ok := s.decide(ls, groupFirst, c.line, states)
+		switch {
+		case !ok:
+		case a != nil:
+			ambs = append(ambs, *a)
+		case les != nil:
+			lossy = append(lossy, les)
+		default:
+			fixes = append(fixes, f)
 		}
 		groupFirst = c.line + 1
 		states = []*solveState{{ways: 1, hists: []*hist{nil}}}
 	}
-	return fixes, ambs
+	return fixes, ambs, lossy
 }
 
 // decide turns the ways of pairing the lines ls[first..last] into a fix
 // (one way, or the only way that loses nothing) or an ambiguity.
-func (s *solver) decide(ls []fileLine, first, last int, states []*solveState) (Fix, *Ambiguity, bool) {
+func (s *solver) decide(ls []fileLine, first, last int, states []*solveState) (Fix, *Ambiguity, []lineEdit, bool) {
 	// Ways that lose nothing are the valid pairings; only when there are
 	// none are the lossy ways candidates.
 	var pick []*solveState
@@ -394,14 +396,20 @@ func (s *solver) decide(ls []fileLine, first, last int, states []*solveState) (F
 		}
 	}
 	if ways == 0 || len(hs) == 0 {
-		return Fix{}, nil, false
+		return Fix{}, nil, nil, false
 	}
 	if ways == 1 {
+		if pick[0].lost > 0 {
+			// One way, but it loses pieces: the lines' own repairs may
+			// keep more (a record after a partial write that is not on a
+			// write boundary); the caller decides line by line.
+			return Fix{}, nil, s.lineEdits(ls, first, last, hs[0]), true
+		}
 		f := s.fixOf(ls, first, last, hs[0])
 		if len(f.Edits) == 0 {
-			return Fix{}, nil, false
+			return Fix{}, nil, nil, false
 		}
-		return f, nil, true
+		return f, nil, nil, true
 	}
 	a := &Ambiguity{Line: ls[first].ln, EndLine: ls[last].ln, Ways: ways, More: ways > len(hs) || ways >= 1<<20}
 	for _, h := range hs {
@@ -410,7 +418,7 @@ func (s *solver) decide(ls []fileLine, first, last int, states []*solveState) (F
 		f.Title = "Rejoin one way of " + waysText(ways) + " (not chosen automatically): " + f.Title
 		a.Candidates = append(a.Candidates, f)
 	}
-	return Fix{}, a, true
+	return Fix{}, a, nil, true
 }
 
 func waysText(n int) string {
@@ -420,48 +428,72 @@ func waysText(n int) string {
 	return strconv.Itoa(n)
 }
 
-// fixOf is the fix that rewrites the lines ls[first..last] as the way h
-// pairs their pieces: each line becomes the record whose last piece ends
-// it (or is deleted when its last piece was dropped).
-func (s *solver) fixOf(ls []fileLine, first, last int, h *hist) Fix {
+// lineEdit is what a way of pairing does to one line: its edit (none when
+// the line stays as it is) and what it deletes.
+type lineEdit struct {
+	ln   int
+	edit *Edit
+	lost Loss
+}
+
+// lineEdits is, line by line, what the way h does to the lines
+// ls[first..last]: each line becomes the record whose last piece ends it
+// (or is deleted when no record ends there); pieces dropped count as lost
+// on the line they were on.
+func (s *solver) lineEdits(ls []fileLine, first, last int, h *hist) []lineEdit {
 	recOf := map[int][]int32{} // line index → chunks of the record closed there
-	var lost Loss
+	lost := map[int]Loss{}
 	for ; h != nil; h = h.prev {
 		if h.act.close != nil {
 			recOf[s.chunks[h.act.close[len(h.act.close)-1]].line] = h.act.close
 		}
 		if len(h.act.dropped) > 0 {
-			lost.Records++
+			at := s.chunks[h.act.dropped[0]].line
+			l := lost[at]
+			l.Records++
 			for _, c := range h.act.dropped {
-				lost.Bytes += int64(s.chunks[c].end - s.chunks[c].start)
+				l.Bytes += int64(s.chunks[c].end - s.chunks[c].start)
 			}
+			lost[at] = l
 		}
 	}
-	f := Fix{Line: ls[first].ln, EndLine: ls[last].ln, LineStart: ls[first].start, Lost: lost}
-	changed := false
+	var out []lineEdit
 	for i := first; i <= last; i++ {
 		l := ls[i]
+		le := lineEdit{ln: l.ln, lost: lost[i]}
 		rec, ok := recOf[i]
 		if !ok {
-			f.Edits = append(f.Edits, Edit{Start: l.start, End: l.withBreak()})
-			changed = true
+			le.edit = &Edit{Start: l.start, End: l.withBreak()}
+		} else {
+			var b []byte
+			for _, c := range rec {
+				b = append(b, s.data[s.chunks[c].start:s.chunks[c].end]...)
+			}
+			if !bytes.Equal(b, l.bytes(s.data)) {
+				le.edit = &Edit{Start: l.start, End: l.end, New: string(b)}
+			}
+		}
+		out = append(out, le)
+	}
+	return out
+}
+
+// fixOfLines makes the fix of some lines' edits (those with one).
+func fixOfLines(ls []lineEdit, lineStart func(ln int) int) Fix {
+	var f Fix
+	for _, le := range ls {
+		if le.edit == nil {
 			continue
 		}
-		var b []byte
-		for _, c := range rec {
-			b = append(b, s.data[s.chunks[c].start:s.chunks[c].end]...)
+		if len(f.Edits) == 0 {
+			f.Line, f.LineStart = le.ln, lineStart(le.ln)
 		}
-		if !bytes.Equal(b, l.bytes(s.data)) {
-			f.Edits = append(f.Edits, Edit{Start: l.start, End: l.end, New: string(b)})
-			changed = true
-		}
-	}
-	if !changed {
-		f.Edits = nil
-		return f
+		f.EndLine = le.ln
+		f.Edits = append(f.Edits, *le.edit)
+		f.Lost = f.Lost.Add(le.lost)
 	}
 	f.Kinds = []Kind{Rejoin}
-	if lost.Bytes > 0 {
+	if f.Lost.Bytes > 0 {
 		f.Kinds = append(f.Kinds, DropFragment)
 	}
 	f.Safety = Safe
@@ -472,4 +504,14 @@ func (s *solver) fixOf(ls []fileLine, first, last int, h *hist) Fix {
 	}
 	f.Title = title(f.Kinds, 0, 0, 0)
 	return f
+}
+
+// fixOf is the fix that rewrites the lines ls[first..last] as the way h
+// pairs their pieces.
+func (s *solver) fixOf(ls []fileLine, first, last int, h *hist) Fix {
+	starts := map[int]int{}
+	for _, l := range ls[first : last+1] {
+		starts[l.ln] = l.start
+	}
+	return fixOfLines(s.lineEdits(ls, first, last, h), func(ln int) int { return starts[ln] })
 }
