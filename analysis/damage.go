@@ -175,6 +175,9 @@ func (s *damageScan) finish(r *line.Result, prefix []byte) damage {
 		return d
 	}
 	q += s.first + 1
+	if r.Span.Start > q+2 {
+		return d // the error is not where the next record begins
+	}
 	head := line.Parse(bytes.TrimRight(prefix[s.first:q], " \t\r"))
 	if head.Verdict == line.InvalidJSON && strings.HasPrefix(head.Reason, "unexpected end of line") {
 		d.nextAt = clamp32(q)
@@ -254,9 +257,6 @@ func causes(inv []invalidLine) {
 		case !d.starts && splitFrom > 0 && prev != nil && (prev.cause == CodeSplitRecord):
 			v.cause = CodeSplitRecord
 			v.why = fmt.Sprintf("this line continues the record begun on line %d, split by a raw line break inside a string", splitFrom)
-			if !d.inStr {
-				splitFrom = 0
-			}
 		case d.starts && d.headAt > 0:
 			v.cause = CodeInterleavedRecord
 			v.why = fmt.Sprintf("another append begins at byte %s, a %s-byte boundary inside the record before it: node writes an append of more than 512 KiB as %s-byte writes, and another writer's append landed between two of them",
