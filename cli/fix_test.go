@@ -149,7 +149,7 @@ func TestCheckFixStdin(t *testing.T) {
 	assert.Equal(t, string(want.Data), r.stdout, "the fixed text on stdout")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "bad.jsonl:3:2: error[invalid-json] invalid session JSON")
-	assert.Contains(t, r.stderr, "Fixed 3 findings in 1 file; 31 remain (4 more fixable with --unsafe-fixes).\n")
+	assert.Contains(t, r.stderr, "Fixed 3 findings in 1 file; 31 remain (3 more fixable with --unsafe-fixes).\n")
 
 	// A clean stdin comes back unchanged.
 	clean, _ := os.ReadFile(sessionPath("clean"))

@@ -47,9 +47,10 @@ func withFixData(f *file, diags []protocol.Diagnostic) []protocol.Diagnostic {
 	for i := range diags {
 		code, _ := diags[i].Code.(string)
 		switch {
-		case code == analysis.CodeOrphanToolResult:
+		case code == analysis.CodeOrphanToolResult && f.doc.Report().InvalidLines == 0:
 			// Always the line deleted (the engine found a valid tool
-			// result there): no need to read the line on every publish.
+			// result there, and no refused line may declare its id): no
+			// need to read the line on every publish.
 			diags[i].Data = diagnosticData{Fix: fix.Unsafe.String(), Version: f.version}
 		case fix.Fixable(code):
 			if lf, ok := findingFix(f.doc, diagnosticLine(f.doc, diags[i]), code); ok {
@@ -76,7 +77,33 @@ func findingFix(doc *analysis.Document, line1 int, code string) (fix.LineFix, bo
 	if !fix.Fixable(code) || line1 < 1 || line1 > doc.LineCount() {
 		return fix.LineFix{}, false
 	}
-	return fix.ForLine([]byte(doc.Line(line1-1)), code)
+	l := []byte(doc.Line(line1 - 1))
+	if code == analysis.CodeOrphanToolResult && orphanHeld(doc, line1, l) {
+		return fix.LineFix{}, false
+	}
+	return fix.ForLine(l, code)
+}
+
+// orphanHeld reports whether the orphan tool result on line1 (its bytes l)
+// is kept, as check --fix keeps it: a refused line before it may declare
+// its id (fix.OrphanHeld).
+func orphanHeld(doc *analysis.Document, line1 int, l []byte) bool {
+	rep := doc.Report()
+	if rep.InvalidLines == 0 {
+		return false
+	}
+	var span line.Span
+	found := false
+	declared := map[string]bool{}
+	for _, f := range rep.Findings {
+		switch {
+		case f.Line == line1 && f.Code == analysis.CodeOrphanToolResult:
+			span, found = f.Span, true
+		case f.Line < line1 && analysis.IsRefusal(f.Code):
+			fix.DeclaredIDs([]byte(doc.Line(f.Line-1)), declared)
+		}
+	}
+	return found && fix.OrphanHeld(l, span, declared)
 }
 
 // fixActions returns the quick fixes for p and, when asked for, the fix-all

@@ -565,7 +565,7 @@ func TestBadEdits(t *testing.T) {
 	pub := h.client.lastDiagnostics(uri)
 	require.Equal(t, uint32(4), pub.Version)
 	require.Len(t, pub.Diagnostics, 1)
-	require.Equal(t, analysis.CodeInvalidJSON, pub.Diagnostics[0].Code)
+	require.Equal(t, analysis.CodeTruncatedRecord, pub.Diagnostics[0].Code, "a lone { is a record cut short")
 }
 
 // TestFileSelection: language id, .jsonl and the configurable globs.

@@ -32,9 +32,9 @@ func Compute(data []byte, findings []analysis.Finding) []Fix {
 // breaks (safe), then the pairing of interleaved appends' pieces; the fix
 // of such a run of lines is the fix of the finding on its first line, and
 // the other lines get no fix of their own. Every other line gets its own
-// repair. An orphan tool result is deleted only when no refused line holds
-// its id either (the assistant declaring it may be on a line the fixes
-// could not save).
+// repair. An orphan tool result is deleted only when no refused line before
+// it holds its id as an "id" member either (the assistant declaring it may
+// be on a line the fixes could not save): see OrphanHeld.
 func Plan(data []byte, findings []analysis.Finding) ([]Fix, []Ambiguity) {
 	type want struct {
 		line int
@@ -84,6 +84,7 @@ func Plan(data []byte, findings []analysis.Finding) ([]Fix, []Ambiguity) {
 	}
 	var part []fileLine
 	evidence := false // a refused line shows appends interleaved
+	seenLong := false // a refused line of several writes came before
 	for _, b := range bad {
 		if owned[b.ln] {
 			continue
@@ -98,8 +99,10 @@ func Plan(data []byte, findings []analysis.Finding) ([]Fix, []Ambiguity) {
 				continue
 			}
 			evidence = evidence || interleavedHead(l)
+			seenLong = true
 			part = append(part, b)
-		case continuation(l):
+		case seenLong && continuation(l):
+			// The rest of a record whose first writes are on a line before.
 			evidence = true
 			part = append(part, b)
 		}
@@ -182,26 +185,24 @@ func Plan(data []byte, findings []analysis.Finding) ([]Fix, []Ambiguity) {
 			}
 		}
 	}
-	var declared map[string]bool // string literals on refused lines
+	declared := map[string]bool{} // call ids on refused lines so far
 	k := 0
 	ForEachLine(data, func(ln, start, end int, nl bool) bool {
+		l := data[start:end]
 		for ; k < len(wants) && wants[k].line <= ln; k++ {
 			w := wants[k]
 			if w.line < ln || owned[ln] {
 				continue // not a line of data, or repaired with others
 			}
-			l := data[start:end]
-			if w.code == analysis.CodeOrphanToolResult {
-				if declared == nil {
-					declared = literals(data, bad)
-				}
-				if s := w.span; s.Start >= 0 && s.End <= len(l) && s.Start < s.End && declared[string(l[s.Start:s.End])] {
-					continue // a refused line may declare it
-				}
+			if w.code == analysis.CodeOrphanToolResult && OrphanHeld(l, w.span, declared) {
+				continue
 			}
 			if lf, ok := ForLine(l, w.code); ok {
 				out = append(out, ToFile(lf, ln, w.code, start, end, nl))
 			}
+		}
+		if _, ok := refused[ln]; ok {
+			DeclaredIDs(l, declared)
 		}
 		return k < len(wants)
 	})
@@ -230,32 +231,37 @@ func afterIDKey(l []byte, i int) bool {
 // short.
 const maxLiteral = 1 << 10
 
-// literals returns the string literals (quotes included) that are the value
-// of an "id" member on the lines ls: the call ids they may declare. A
-// literal is read from every '"' (a refused line may start inside a
-// string, so both readings are taken).
-func literals(data []byte, ls []fileLine) map[string]bool {
-	set := map[string]bool{}
-	for _, fl := range ls {
-		l := fl.bytes(data)
-		for i := bytes.IndexByte(l, '"'); i >= 0 && i < len(l); {
-			j := i + 1
-			for j < len(l) && l[j] != '"' {
-				if l[j] == '\\' {
-					j++
-				}
+// DeclaredIDs adds to set the string literals (quotes included) that are
+// the value of an "id" member on l, a line the runtime refuses: the call
+// ids it may declare. A literal is read from every '"' (a refused line may
+// start inside a string, so both readings are taken).
+func DeclaredIDs(l []byte, set map[string]bool) {
+	for i := bytes.IndexByte(l, '"'); i >= 0 && i < len(l); {
+		j := i + 1
+		for j < len(l) && l[j] != '"' {
+			if l[j] == '\\' {
 				j++
 			}
-			if j >= len(l) {
-				break
-			}
-			if j+1-i <= maxLiteral && afterIDKey(l, i) {
-				set[string(l[i:j+1])] = true
-			}
-			i = j
+			j++
 		}
+		if j >= len(l) {
+			break
+		}
+		if j+1-i <= maxLiteral && afterIDKey(l, i) {
+			set[string(l[i:j+1])] = true
+		}
+		i = j
 	}
-	return set
+}
+
+// OrphanHeld reports whether the orphan tool result on line l, whose
+// toolCallId literal is at span, must be kept: a refused line before it
+// (whose ids DeclaredIDs put in declared) may declare its id, and fixing
+// or rejoining that line would make it no orphan. Deleting it then could
+// lose an intact result.
+func OrphanHeld(l []byte, span line.Span, declared map[string]bool) bool {
+	s := span
+	return s.Start >= 0 && s.End <= len(l) && s.Start < s.End && declared[string(l[s.Start:s.End])]
 }
 
 // ForEachLine calls fn for each physical line of data: its 1-based number,
