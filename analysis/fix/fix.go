@@ -1,6 +1,9 @@
 // Package fix computes exact repairs for the findings of a session file:
-// byte ranges to replace, each confined to the line of its finding, such
-// that after the repair the runtime accepts what the line became.
+// byte ranges to replace, confined to the line of their finding (or, for a
+// record split over lines or interleaved appends, to the run of lines the
+// repair owns, Fix.Line to Fix.EndLine), such that after the repair the
+// runtime accepts what the lines became. docs/semantics.md ("Damage") says
+// how each damage arises and what each fix keeps and loses.
 //
 // A session file is an append-only log, so its breakages are few and
 // recognisable. This package repairs only those with one right repair:
@@ -18,6 +21,14 @@
 //     JSON.parse refuses, from a writer that did not escape it: written as
 //     JSON.stringify escapes it (`\t`, `\u0001`), so the string holds what
 //     was written. Recorded sessions show it (a raw tab in a tool output).
+//     Never a run of NULs that marks lost data (see ZeroFilled below);
+//   - a record split over lines by raw line breaks in a string: the lines
+//     joined with the escape \n, when that is exactly one valid record;
+//   - interleaved appends (node writes a long record as 524,288-byte
+//     writes; another writer's can land between them): the pieces
+//     rejoined byte for byte when exactly one pairing makes every record
+//     valid JSON and valid UTF-8, each record on the line of its last
+//     piece. Several valid pairings are an Ambiguity: no fix, candidates.
 //
 // Unsafe (data is lost or invented; the title says which):
 //   - a truncated record (its value runs into the end of the line, the mark
@@ -28,8 +39,18 @@
 //   - a tool result without isError: `"isError":false` is added; an
 //     assistant without toolCalls: `"toolCalls":[]` is added (after the
 //     last member);
-//   - an orphan tool result (no earlier assistant declares its id): the
-//     line is deleted.
+//   - an orphan tool result (no earlier assistant declares its id, and no
+//     refused line before it holds the id as an "id" member): the line is
+//     deleted;
+//   - a zero-filled region (NULs where the file system lost data): the NULs
+//     and the partial records they cut are deleted, every complete record
+//     kept;
+//   - interleaved pieces whose record cannot be completed: deleted.
+//
+// A record kept beside a deleted part is whole from its own first byte:
+// one write of node's appendFile (under 524,288 bytes); a longer one could
+// be a splice of two records, and only the pairing of pieces keeps it.
+// Every fix says what it deletes (Loss).
 //
 // Several repairs of one line make one fix (a BOM and a trailing comma, or
 // joined records of which one lacks isError), which is unsafe when any of
