@@ -21,9 +21,10 @@ import (
 const ChunkSize = 524288
 
 // MinZeroRun is the shortest run of NUL bytes taken for lost data when it
-// does not reach the end of its line: no writer of text emits eight NULs in
-// a row, and a file system loses data in blocks. A run that ends the line
-// (a crash tail) counts whatever its length.
+// neither ends its line nor is followed by '{': no writer of text emits
+// eight NULs in a row, and a file system loses data in blocks. A run that
+// ends the line (a crash tail), or after which a record begins (a crash
+// tail the restarted writer appended after), counts whatever its length.
 const MinZeroRun = 8
 
 // ZeroRuns calls fn for each run of NUL bytes in l that marks lost data
@@ -39,7 +40,7 @@ func ZeroRuns(l []byte, fn func(start, end int) bool) {
 		for e < len(l) && l[e] == 0 {
 			e++
 		}
-		if e-s >= MinZeroRun || e == len(l) {
+		if e-s >= MinZeroRun || e == len(l) || l[e] == '{' {
 			if !fn(s, e) {
 				return
 			}
@@ -89,7 +90,7 @@ func (s *damageScan) feed(p []byte) {
 	for i := 0; i < len(p); {
 		if p[i] != 0 {
 			if s.run > 0 {
-				s.endRun(s.n+i, false)
+				s.endRun(s.n+i, p[i] == '{')
 			}
 			j := bytes.IndexByte(p[i:], 0)
 			if j < 0 {
@@ -236,12 +237,15 @@ func causes(inv []invalidLine) {
 			splitFrom = 0
 			continue
 		}
+		// The refused lines just before and after, exactly empty lines
+		// between them aside (the runtime skips those; a raw "\n\n" in a
+		// string makes one).
 		prev := (*invalidLine)(nil)
-		if k > 0 && inv[k-1].line == v.line-1 {
+		if k > 0 && inv[k-1].runtimeLine == v.runtimeLine-1 {
 			prev = &inv[k-1]
 		}
 		var next *invalidLine
-		if k+1 < len(inv) && inv[k+1].line == v.line+1 {
+		if k+1 < len(inv) && inv[k+1].runtimeLine == v.runtimeLine+1 {
 			next = &inv[k+1]
 		}
 		switch {

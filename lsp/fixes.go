@@ -85,8 +85,8 @@ func findingFix(doc *analysis.Document, line1 int, code string) (fix.LineFix, bo
 }
 
 // orphanHeld reports whether the orphan tool result on line1 (its bytes l)
-// is kept, as check --fix keeps it: a refused line before it may declare
-// its id (fix.OrphanHeld).
+// is kept, as check --fix keeps it: a refused line may declare its id
+// (fix.OrphanHeld).
 func orphanHeld(doc *analysis.Document, line1 int, l []byte) bool {
 	rep := doc.Report()
 	if rep.InvalidLines == 0 {
@@ -99,7 +99,7 @@ func orphanHeld(doc *analysis.Document, line1 int, l []byte) bool {
 		switch {
 		case f.Line == line1 && f.Code == analysis.CodeOrphanToolResult:
 			span, found = f.Span, true
-		case f.Line < line1 && analysis.IsRefusal(f.Code):
+		case analysis.IsRefusal(f.Code):
 			fix.DeclaredIDs([]byte(doc.Line(f.Line-1)), declared)
 		}
 	}

@@ -32,9 +32,10 @@ func Compute(data []byte, findings []analysis.Finding) []Fix {
 // breaks (safe), then the pairing of interleaved appends' pieces; the fix
 // of such a run of lines is the fix of the finding on its first line, and
 // the other lines get no fix of their own. Every other line gets its own
-// repair. An orphan tool result is deleted only when no refused line before
-// it holds its id as an "id" member either (the assistant declaring it may
-// be on a line the fixes could not save): see OrphanHeld.
+// repair. An orphan tool result is deleted only when no refused line holds
+// its id as an "id" member and none holds a damaged assistant record (the
+// assistant declaring it may be on a line the fixes could not save, or in
+// the part of it the damage lost): see OrphanHeld.
 func Plan(data []byte, findings []analysis.Finding) ([]Fix, []Ambiguity) {
 	type want struct {
 		line int
@@ -73,13 +74,14 @@ func Plan(data []byte, findings []analysis.Finding) ([]Fix, []Ambiguity) {
 		if r := line.Parse(l); r.Verdict != line.InvalidJSON || !strings.Contains(r.Reason, "unterminated string") {
 			continue
 		}
-		if f, j, ok := splitRecord(data, bad, i, isRefused); ok {
+		if f, last, ok := splitRecord(data, bad[i], isRefused); ok {
 			f.Code = refused[f.Line]
 			out = append(out, f)
-			for k := i; k <= j; k++ {
-				owned[bad[k].ln] = true
+			for i < len(bad) && bad[i].ln <= last {
+				owned[bad[i].ln] = true
+				i++
 			}
-			i = j
+			i--
 		}
 	}
 	var part []fileLine
@@ -185,7 +187,10 @@ func Plan(data []byte, findings []analysis.Finding) ([]Fix, []Ambiguity) {
 			}
 		}
 	}
-	declared := map[string]bool{} // call ids on refused lines so far
+	declared := map[string]bool{} // call ids the refused lines may declare
+	for _, b := range bad {
+		DeclaredIDs(b.bytes(data), declared)
+	}
 	k := 0
 	ForEachLine(data, func(ln, start, end int, nl bool) bool {
 		l := data[start:end]
@@ -200,9 +205,6 @@ func Plan(data []byte, findings []analysis.Finding) ([]Fix, []Ambiguity) {
 			if lf, ok := ForLine(l, w.code); ok {
 				out = append(out, ToFile(lf, ln, w.code, start, end, nl))
 			}
-		}
-		if _, ok := refused[ln]; ok {
-			DeclaredIDs(l, declared)
 		}
 		return k < len(wants)
 	})
@@ -231,11 +233,20 @@ func afterIDKey(l []byte, i int) bool {
 // short.
 const maxLiteral = 1 << 10
 
+// anyID is the key DeclaredIDs sets for a refused line that holds an
+// assistant record: it may have declared any id in a part that is lost.
+const anyID = "*"
+
 // DeclaredIDs adds to set the string literals (quotes included) that are
 // the value of an "id" member on l, a line the runtime refuses: the call
 // ids it may declare. A literal is read from every '"' (a refused line may
-// start inside a string, so both readings are taken).
+// start inside a string, so both readings are taken). A refused line that
+// holds an assistant record may have declared more ids in a part the
+// damage cut off: then every id counts as declared.
 func DeclaredIDs(l []byte, set map[string]bool) {
+	if bytes.Contains(l, []byte(`"role":"assistant"`)) {
+		set[anyID] = true
+	}
 	for i := bytes.IndexByte(l, '"'); i >= 0 && i < len(l); {
 		j := i + 1
 		for j < len(l) && l[j] != '"' {
@@ -255,11 +266,15 @@ func DeclaredIDs(l []byte, set map[string]bool) {
 }
 
 // OrphanHeld reports whether the orphan tool result on line l, whose
-// toolCallId literal is at span, must be kept: a refused line before it
+// toolCallId literal is at span, must be kept: a refused line of the file
 // (whose ids DeclaredIDs put in declared) may declare its id, and fixing
-// or rejoining that line would make it no orphan. Deleting it then could
-// lose an intact result.
+// or rejoining that line would make it no orphan, or its assistant was
+// damaged. Deleting it then could lose an intact result; keeping it costs
+// nothing (the runtime loads an orphan).
 func OrphanHeld(l []byte, span line.Span, declared map[string]bool) bool {
+	if declared[anyID] {
+		return true
+	}
 	s := span
 	return s.Start >= 0 && s.End <= len(l) && s.Start < s.End && declared[string(l[s.Start:s.End])]
 }

@@ -61,46 +61,59 @@ type Ambiguity struct {
 	More bool
 }
 
-// splitRecord returns the fix joining lines[i] with the lines after it into
-// one record, when line i ends inside a string and the text of the lines
-// from i to some j, joined with the escape \n (and any raw control
-// character escaped), is exactly one valid record. refused says which lines
-// the runtime refuses; only those are joined.
-func splitRecord(data []byte, lines []fileLine, i int, refused func(ln int) bool) (Fix, int, bool) {
-	first := lines[i].bytes(data)
+// splitRecord returns the fix joining the line hd with the lines after it
+// into one record, when hd ends inside a string and the text of the lines
+// from hd to some later line, joined with the escape \n (and any raw
+// control character escaped), is exactly one valid record; and the number
+// of that last line. Only lines the runtime refuses (refused) or skips
+// (exactly empty: a raw "\n\n") are joined.
+func splitRecord(data []byte, hd fileLine, refused func(ln int) bool) (Fix, int, bool) {
+	first := hd.bytes(data)
 	if zeroFilled(first) {
 		return Fix{}, 0, false
 	}
 	s := skipWS(first, 0)
-	if s >= len(first) || first[s] != '{' {
+	if s >= len(first) || first[s] != '{' || !hd.nl {
 		return Fix{}, 0, false
 	}
 	joined := slices.Clone(first)
-	for j := i + 1; j < len(lines) && j <= i+maxSplitLines && lines[j].ln == lines[j-1].ln+1 && refused(lines[j].ln); j++ {
-		l := lines[j].bytes(data)
-		if zeroFilled(l) {
+	ln, start := hd.ln, hd.end+1
+	for n := 0; n < maxSplitLines && start < len(data); n++ {
+		ln++
+		end, nl := len(data), false
+		if i := bytes.IndexByte(data[start:], '\n'); i >= 0 {
+			end, nl = start+i, true
+		}
+		l := data[start:end]
+		if (len(l) > 0 && !refused(ln)) || zeroFilled(l) {
 			break
 		}
 		joined = append(joined, `\n`...)
 		joined = append(joined, l...)
-		work := applyEdits(joined, escapeControls(joined))
-		r := line.Parse(work)
-		if r.Verdict == line.Valid {
-			f := Fix{
-				Line: lines[i].ln, EndLine: lines[j].ln, Kinds: []Kind{SplitRecord}, Safety: Safe,
-				LineStart: lines[i].start,
-				Edits:     []Edit{{Start: lines[i].start, End: lines[j].end, New: string(work)}},
+		if len(l) > 0 {
+			controls := escapeControls(joined)
+			work := applyEdits(joined, controls)
+			r := line.Parse(work)
+			if r.Verdict == line.Valid {
+				f := Fix{
+					Line: hd.ln, EndLine: ln, Kinds: []Kind{SplitRecord}, Safety: Safe,
+					LineStart: hd.start,
+					Edits:     []Edit{{Start: hd.start, End: end, New: string(work)}},
+				}
+				if len(controls) > 0 {
+					f.Kinds = append(f.Kinds, ControlCharacter)
+				}
+				f.Title = title(f.Kinds, 0, len(controls), 1)
+				return f, ln, true
 			}
-			if len(escapeControls(joined)) > 0 {
-				f.Kinds = append(f.Kinds, ControlCharacter)
+			if r.Verdict != line.InvalidJSON || !strings.HasPrefix(r.Reason, reasonEndOfLine) {
+				break
 			}
-			slices.Sort(f.Kinds)
-			f.Title = title(f.Kinds, 0, len(escapeControls(joined)), 1)
-			return f, j, true
 		}
-		if r.Verdict != line.InvalidJSON || !strings.HasPrefix(r.Reason, reasonEndOfLine) {
+		if !nl {
 			break
 		}
+		start = end + 1
 	}
 	return Fix{}, 0, false
 }
