@@ -37,6 +37,14 @@ func Compute(data []byte, findings []analysis.Finding) []Fix {
 // assistant declaring it may be on a line the fixes could not save, or in
 // the part of it the damage lost): see OrphanHeld.
 func Plan(data []byte, findings []analysis.Finding) ([]Fix, []Ambiguity) {
+	return plan(data, findings, map[string]bool{})
+}
+
+// plan is Plan with the call ids that refused lines declared, adding those
+// of data's refused lines to it: FixAll keeps them from round to round, so
+// that an orphan whose damaged assistant an earlier round repaired or
+// deleted stays held.
+func plan(data []byte, findings []analysis.Finding, declared map[string]bool) ([]Fix, []Ambiguity) {
 	type want struct {
 		line int
 		code string
@@ -187,7 +195,6 @@ func Plan(data []byte, findings []analysis.Finding) ([]Fix, []Ambiguity) {
 			}
 		}
 	}
-	declared := map[string]bool{} // call ids the refused lines may declare
 	for _, b := range bad {
 		DeclaredIDs(b.bytes(data), declared)
 	}
@@ -244,7 +251,7 @@ const anyID = "*"
 // holds an assistant record may have declared more ids in a part the
 // damage cut off: then every id counts as declared.
 func DeclaredIDs(l []byte, set map[string]bool) {
-	if bytes.Contains(l, []byte(`"role":"assistant"`)) {
+	if damagedAssistant(l) {
 		set[anyID] = true
 	}
 	for i := bytes.IndexByte(l, '"'); i >= 0 && i < len(l); {
@@ -263,6 +270,21 @@ func DeclaredIDs(l []byte, set map[string]bool) {
 		}
 		i = j
 	}
+}
+
+// damagedAssistant reports whether the refused line l may have lost an
+// assistant's declarations: NULs where the file system lost data (they may
+// have held one), or an assistant record that JSON.parse refuses and no
+// safe repair explains (cut short, or interleaved).
+func damagedAssistant(l []byte) bool {
+	if zeroFilled(l) {
+		return true
+	}
+	if !bytes.Contains(l, []byte(`"role":"assistant"`)) || line.Parse(l).Verdict != line.InvalidJSON {
+		return false
+	}
+	lf, ok := ForLine(l, analysis.CodeInvalidJSON)
+	return !ok || lf.Safety != Safe
 }
 
 // OrphanHeld reports whether the orphan tool result on line l, whose
@@ -355,6 +377,12 @@ type Result struct {
 	// Lost is what the applied fixes deleted from the input: bytes, and
 	// records whole or partial (zero unless unsafe fixes were applied).
 	Lost Loss
+	// HeldOrphans counts the orphan tool results of Data that an unsafe
+	// run did not delete because a refused line of the input (in any
+	// round) may declare their id or held a damaged assistant (see
+	// OrphanHeld). Fixing Data again cannot know that, and would delete
+	// them: FixAll is idempotent but for these.
+	HeldOrphans int
 	// Ambiguities are the runs of lines of Data whose interleaved pieces
 	// can be rejoined in more than one way: not fixed, each with its
 	// candidate fixes (in Data's terms). A file with one does not load.
@@ -370,7 +398,13 @@ type Result struct {
 // or one missing toolCalls) may declare the result's id, and then the
 // result is no orphan.
 //
-// Applying FixAll's output to FixAll again changes nothing.
+// An orphan tool result is kept while a refused line of the input (in any
+// round) may declare its id, or held an assistant the damage cut
+// (Result.HeldOrphans counts them): deleting it could lose an intact
+// result.
+//
+// Applying FixAll's output to FixAll again changes nothing, but for the
+// held orphans with unsafe (the second run cannot know why they were held).
 func FixAll(data []byte, opts analysis.Options, unsafe bool) Result {
 	res, _ := FixAllContext(context.Background(), data, opts, unsafe)
 	return res
@@ -384,14 +418,18 @@ func FixAllContext(ctx context.Context, data []byte, opts analysis.Options, unsa
 		res.Report = rep
 		return err
 	}
+	declared := map[string]bool{} // call ids refused lines declared, over the rounds
 	for range maxRounds {
 		if err := analyze(); err != nil {
 			return Result{}, err
 		}
-		all, ambs := Plan(res.Data, res.Report.Findings)
+		all, ambs := plan(res.Data, res.Report.Findings, declared)
 		fixes := Select(all, unsafe)
 		if len(fixes) == 0 {
 			res.Ambiguities = ambs
+			if unsafe {
+				res.HeldOrphans = heldOrphans(res.Data, res.Report.Findings, declared)
+			}
 			return res, nil
 		}
 		res.Origin = origins(res.Data, fixes, res.Origin)
@@ -404,8 +442,34 @@ func FixAllContext(ctx context.Context, data []byte, opts analysis.Options, unsa
 	if err := analyze(); err != nil {
 		return Result{}, err
 	}
-	_, res.Ambiguities = Plan(res.Data, res.Report.Findings)
+	_, res.Ambiguities = plan(res.Data, res.Report.Findings, declared)
+	if unsafe {
+		res.HeldOrphans = heldOrphans(res.Data, res.Report.Findings, declared)
+	}
 	return res, nil
+}
+
+// heldOrphans counts the orphan findings of data that declared holds.
+func heldOrphans(data []byte, findings []analysis.Finding, declared map[string]bool) int {
+	if len(declared) == 0 {
+		return 0
+	}
+	lines := map[int]line.Span{}
+	for _, f := range findings {
+		if f.Code == analysis.CodeOrphanToolResult {
+			lines[f.Line] = f.Span
+		}
+	}
+	n := 0
+	if len(lines) > 0 {
+		ForEachLine(data, func(ln, start, end int, _ bool) bool {
+			if sp, ok := lines[ln]; ok && OrphanHeld(data[start:end], sp, declared) {
+				n++
+			}
+			return true
+		})
+	}
+	return n
 }
 
 // Select returns the fixes FixAll applies in one round: the safe ones, with

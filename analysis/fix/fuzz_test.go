@@ -97,8 +97,10 @@ func TestFixAllRandomFiles(t *testing.T) {
 		in := splitLines(data)
 		for _, unsafe := range []bool{false, true} {
 			res := FixAll(data, analysis.Options{}, unsafe)
-			if again := FixAll(res.Data, analysis.Options{}, unsafe); again.Fixed != 0 || !bytes.Equal(again.Data, res.Data) {
-				t.Fatalf("second pass (unsafe=%v) fixed %d in %q", unsafe, again.Fixed, res.Data)
+			// A second pass changes nothing, but may delete the orphans
+			// the first held (see FixAll).
+			if again := FixAll(res.Data, analysis.Options{}, unsafe); again.Fixed > res.HeldOrphans || (res.HeldOrphans == 0 && !bytes.Equal(again.Data, res.Data)) {
+				t.Fatalf("second pass (unsafe=%v) fixed %d (%d held) in %q", unsafe, again.Fixed, res.HeldOrphans, res.Data)
 			}
 			if res.Fixed == 0 {
 				continue
@@ -113,7 +115,12 @@ func TestFixAllRandomFiles(t *testing.T) {
 					t.Fatalf("kept line %d (input line %d) changed: %q -> %q", j+1, o, in[o-1], out[j])
 				}
 			}
+			held := 0
 			for _, f := range Compute(res.Data, res.Report.Findings) {
+				if f.Code == analysis.CodeOrphanToolResult && unsafe && held < res.HeldOrphans {
+					held++ // held by FixAll (see FixAll)
+					continue
+				}
 				if unsafe || f.Safety == Safe {
 					t.Fatalf("a fix left after FixAll (unsafe=%v): line %d %s %q", unsafe, f.Line, f.Code, f.Title)
 				}

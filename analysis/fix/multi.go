@@ -125,7 +125,8 @@ type chunk struct {
 	line  int // index into the lines being solved
 	start int // data[start:end]
 	end   int
-	final bool // the last piece of its line
+	final bool // the last piece of its line, which a '\n' ends: the last write of a record
+	end0  bool // the last piece of its line (final, or the file's end)
 	head  bool // it begins a record ('{"')
 }
 
@@ -270,7 +271,9 @@ func solveInterleaved(data []byte, ls []fileLine) (fixes []Fix, ambs []Ambiguity
 		total += n
 		m := n / analysis.ChunkSize
 		for k := 0; k <= m; k++ {
-			c := chunk{line: i, start: l.start + k*analysis.ChunkSize, end: min(l.start+(k+1)*analysis.ChunkSize, l.end), final: k == m}
+			// Without a '\n' the file ended inside the line: its last
+			// piece ends no record.
+			c := chunk{line: i, start: l.start + k*analysis.ChunkSize, end: min(l.start+(k+1)*analysis.ChunkSize, l.end), final: k == m && l.nl, end0: k == m}
 			c.head = c.end-c.start >= 2 && data[c.start] == '{' && data[c.start+1] == '"'
 			s.chunks = append(s.chunks, c)
 		}
@@ -339,7 +342,7 @@ func solveInterleaved(data []byte, ls []fileLine) (fixes []Fix, ambs []Ambiguity
 		if len(states) > maxStates || s.budget < 0 {
 			return fixes, ambs, lossy // too tangled to decide
 		}
-		if !c.final {
+		if !c.end0 {
 			continue
 		}
 		// At the end of a line: when no way leaves a record open, the
