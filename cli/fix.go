@@ -98,9 +98,19 @@ func fixesOf(data []byte, findings []analysis.Finding, regions bool) fileFixes {
 		}
 		for k := j; k < len(findings) && findings[k].Line == f.Line; k++ {
 			if findings[k].Code == f.Code {
-				end := len(data)
-				if i := bytes.IndexByte(data[f.LineStart:], '\n'); i >= 0 {
-					end = f.LineStart + i
+				// The fix's lines (one, or several for a repair across
+				// lines), without the last one's '\n'.
+				end := f.LineStart
+				for ln := f.Line; ln <= max(f.EndLine, f.Line); ln++ {
+					if ln > f.Line {
+						end++ // past the '\n' before this line
+					}
+					if i := bytes.IndexByte(data[end:], '\n'); i >= 0 {
+						end += i
+					} else {
+						end = len(data)
+						break
+					}
 				}
 				m.set(k, f, data[f.LineStart:end], regions)
 				break

@@ -195,6 +195,30 @@ func TestDamageFixes(t *testing.T) {
 					}
 				}
 			}
+			// A fix's edits are located alike from its lines and from the
+			// file.
+			for _, f := range fix.Compute(in, analysis.Analyze(in, analysis.Options{}).Findings) {
+				end := f.LineStart
+				for ln := f.Line; ln <= f.EndLine; ln++ {
+					if ln > f.Line {
+						end++
+					}
+					if i := bytes.IndexByte(in[end:], '\n'); i >= 0 {
+						end += i
+					} else {
+						end = len(in)
+					}
+				}
+				for _, e := range f.Edits {
+					for _, off := range []int{e.Start, e.End} {
+						l1, c1 := f.Position(in[f.LineStart:end], off)
+						l2, c2 := f.PositionIn(in, off)
+						if l1 != l2 || c1 != c2 {
+							t.Errorf("offset %d of the fix of lines %d-%d: Position %d:%d, PositionIn %d:%d", off, f.Line, f.EndLine, l1, c1, l2, c2)
+						}
+					}
+				}
+			}
 			// The diff of a fix across lines applies.
 			if got := applyChanges(in, fix.Changes(in, res.Data, res.Origin)); !bytes.Equal(got, res.Data) {
 				t.Errorf("Changes do not rebuild the output")

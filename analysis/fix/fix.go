@@ -225,22 +225,26 @@ type Fix struct {
 // Position says where file offset off, within the fix's line or just past
 // its line break, is in editor terms: a 1-based line and a 0-based column
 // in UTF-16 code units of the line as node decodes it (an invalid UTF-8
-// sequence is one U+FFFD). l is the line's bytes without its '\n'.
-//
-// For a fix of several lines (EndLine > Line), use PositionIn.
+// sequence is one U+FFFD). l is the line's bytes without its '\n'; for a
+// fix of several lines (EndLine > Line), the bytes of its lines, from
+// LineStart to the end of EndLine without its '\n'.
 func (f Fix) Position(l []byte, off int) (ln, col16 int) {
 	o := off - f.LineStart
 	switch {
 	case o <= 0:
 		return f.Line, 0
 	case o > len(l):
-		return f.Line + 1, 0 // past the line break
+		return f.Line + bytes.Count(l, []byte{'\n'}) + 1, 0 // past the last line break
 	}
-	return f.Line, line.Parse(l[:o]).Width16
+	ln, start := f.Line, 0
+	if i := bytes.LastIndexByte(l[:o], '\n'); i >= 0 {
+		ln += bytes.Count(l[:i+1], []byte{'\n'})
+		start = i + 1
+	}
+	return ln, line.Parse(l[start:o]).Width16
 }
 
-// PositionIn is Position for any offset of the fix's lines, given the
-// file data the fix was computed on.
+// PositionIn is Position given the whole file data the fix was computed on.
 func (f Fix) PositionIn(data []byte, off int) (ln, col16 int) {
 	ln, start := f.Line, f.LineStart
 	off = min(max(off, start), len(data))

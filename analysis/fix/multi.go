@@ -61,6 +61,20 @@ type Ambiguity struct {
 	More bool
 }
 
+// Message says what the ambiguity is, for a finding or a summary line.
+func (a Ambiguity) Message() string {
+	ways := waysText(a.Ways)
+	if a.More && a.Ways < 1<<20 {
+		ways = "at least " + ways
+	}
+	where := "line " + strconv.Itoa(a.Line)
+	if a.EndLine > a.Line {
+		where = "lines " + strconv.Itoa(a.Line) + "–" + strconv.Itoa(a.EndLine)
+	}
+	return "ambiguous: the interleaved pieces on " + where + " pair into valid records in " + ways +
+		" ways; sessionls does not guess and fixes none of them (each way is an unsafe candidate fix)"
+}
+
 // splitRecord returns the fix joining the line hd with the lines after it
 // into one record, when hd ends inside a string and the text of the lines
 // from hd to some later line, joined with the escape \n (and any raw
