@@ -266,13 +266,6 @@ func utf8Prefix(b []byte) bool {
 	return false
 }
 
-// rejoinGroup is the outcome for a run of lines: one way (fix), or several
-// (ambiguity), or none.
-type rejoinGroup struct {
-	first, last int // indexes into the solved lines
-	states      []*solveState
-}
-
 // solveInterleaved pairs the chunks of the lines ls (refused lines taking
 // part, in order) and returns, for each independent run of them, the fix
 // or the ambiguity. It gives up (returns what it decided so far) when the
