@@ -73,6 +73,13 @@ func TestDamageFixes(t *testing.T) {
 			wantCodes: []string{analysis.CodeInterleavedRecord, analysis.CodeInterleavedRecord},
 		},
 		{
+			name:      "the first write of a large append, its writer killed, then another append",
+			in:        dAsstA + "\n" + pa[0] + dUserX + "\n",
+			unsafe:    dAsstA + "\n" + dUserX + "\n",
+			lostBytes: C, lostRecs: 1,
+			wantCodes: []string{analysis.CodeInterleavedRecord},
+		},
+		{
 			name:      "two large appends interleaved, characters decide",
 			in:        dAsstAB + "\n" + pa[0] + pb[0] + pa[1] + pb[1],
 			safe:      dAsstAB + "\n" + a + "\n" + b + "\n",

@@ -194,6 +194,13 @@ func repair(l []byte) (LineFix, bool) {
 				return LineFix{}, false
 			}
 		}
+		// A part cut at a 524,288-byte boundary of the line, right where
+		// another append begins, is the first writes of a record whose
+		// rest may be on a later line (interleaved): not this line's to
+		// delete; the fix of the file's interleaved pieces decides.
+		if k := truncTo - truncFrom; truncFrom == 0 && truncTo < n && k%analysis.ChunkSize == 0 {
+			return LineFix{}, false
+		}
 		lf.Lost = Loss{int64(truncTo - truncFrom), 1}
 	}
 	sep := "\n"
