@@ -271,6 +271,13 @@ func utf8Prefix(b []byte) bool {
 // or the ambiguity. It gives up (returns what it decided so far) when the
 // ways multiply past maxStates or the parsing budget runs out.
 func solveInterleaved(data []byte, ls []fileLine) (fixes []Fix, ambs []Ambiguity, lossy [][]lineEdit) {
+	fixes, ambs, lossy, _ = solveCounting(data, ls)
+	return fixes, ambs, lossy
+}
+
+// solveCounting is solveInterleaved that also says how many bytes it
+// parsed (its work).
+func solveCounting(data []byte, ls []fileLine) (fixes []Fix, ambs []Ambiguity, lossy [][]lineEdit, parsed int) {
 	s := &solver{data: data, memo: map[string]line.Verdict{}}
 	total := 0
 	for i, l := range ls {
@@ -286,6 +293,7 @@ func solveInterleaved(data []byte, ls []fileLine) (fixes []Fix, ambs []Ambiguity
 		}
 	}
 	s.budget = 16*total + 64<<20
+	defer func() { parsed = 16*total + 64<<20 - s.budget }()
 	states := []*solveState{{ways: 1, hists: []*hist{nil}}}
 	groupFirst := 0
 	for ci := 0; ci < len(s.chunks); ci++ {
@@ -347,7 +355,7 @@ func solveInterleaved(data []byte, ls []fileLine) (fixes []Fix, ambs []Ambiguity
 			states = append(states, next[k])
 		}
 		if len(states) > maxStates || s.budget < 0 {
-			return fixes, ambs, lossy // too tangled to decide
+			return fixes, ambs, lossy, 0 // too tangled to decide
 		}
 		if !c.end0 {
 			continue
@@ -391,7 +399,7 @@ func solveInterleaved(data []byte, ls []fileLine) (fixes []Fix, ambs []Ambiguity
 		groupFirst = c.line + 1
 		states = []*solveState{{ways: 1, hists: []*hist{nil}}}
 	}
-	return fixes, ambs, lossy
+	return fixes, ambs, lossy, 0
 }
 
 // decide turns the ways of pairing the lines ls[first..last] into a fix
