@@ -16,7 +16,7 @@ func TestPlanHostileInterleaving(t *testing.T) {
 	var b strings.Builder
 	for range 12 {
 		b.WriteString(head + `{"role":"user","content":"` + strings.Repeat("y", 1000) + "\n") // a head, another append cut short
-		b.WriteString(strings.Repeat("z", 5000) + "\n")                                          // the rest of something
+		b.WriteString(strings.Repeat("z", 5000) + "\n")                                       // the rest of something
 	}
 	data := []byte(b.String())
 	var ls []fileLine
