@@ -3,6 +3,8 @@ package fix
 import (
 	"bytes"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sessionls/sessionls/analysis"
@@ -130,4 +132,50 @@ func TestFixAllRandomFiles(t *testing.T) {
 	if changed < 100 {
 		t.Errorf("only %d fix runs changed a file", changed)
 	}
+}
+
+// FuzzPlan: on any file, the fixes Plan makes (across lines too) and its
+// ambiguities' candidates keep their edits, sorted and disjoint, within the
+// lines they name, and FixAll ends with every line it kept unchanged.
+func FuzzPlan(f *testing.F) {
+	for _, s := range []string{
+		userX + "\n" + `{"role":"user","content":"one` + "\n\n" + `two"}` + "\n",
+		userX + "\n" + `{"role":"user","content":"lo` + "\x00\x00\x00" + userY + "\n",
+		`{"role":"user","content":"ab` + strings.Repeat("\x00", 40) + `cd"}` + toolA + "\n",
+		asstA + "\n" + toolA + "\n" + `{"role":"tool","content":"r","toolCallId":"a"}` + "\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rep := analysis.Analyze(data, analysis.Options{})
+		fixes, ambs := Plan(data, rep.Findings)
+		all := slices.Clone(fixes)
+		for _, a := range ambs {
+			all = append(all, a.Candidates...)
+		}
+		for _, fx := range all {
+			end := fx.LineStart
+			for ln := fx.Line; ln <= max(fx.EndLine, fx.Line); ln++ {
+				if i := bytes.IndexByte(data[end:], '\n'); i >= 0 {
+					end += i + 1
+				} else {
+					end = len(data)
+				}
+			}
+			prev := fx.LineStart
+			for _, e := range fx.Edits {
+				if e.Start < prev || e.End < e.Start || e.End > end {
+					t.Fatalf("fix of lines %d-%d %q: edit %+v outside [%d,%d) or out of order", fx.Line, fx.EndLine, fx.Title, e, fx.LineStart, end)
+				}
+				prev = e.End
+			}
+		}
+		res := FixAll(data, analysis.Options{}, true)
+		in, out := splitLines(data), splitLines(res.Data)
+		for j, o := range res.Origin {
+			if o > 0 && !bytes.Equal(bytes.TrimSuffix(out[j], []byte("\n")), bytes.TrimSuffix(in[o-1], []byte("\n"))) {
+				t.Fatalf("kept line %d (input line %d) changed", j+1, o)
+			}
+		}
+	})
 }
