@@ -254,11 +254,11 @@ func causes(inv []invalidLine) {
 			v.why = fmt.Sprintf("%s NUL bytes from byte %s: the file system lost the data written here (a crash before it reached the disk, such as ext4's delayed allocation, or a zeroed block)",
 				textfmt.Thousands(int64(d.zeros)), textfmt.Thousands(int64(d.zeroAt)))
 			splitFrom = 0
-		case d.starts && d.inStr && next != nil && !next.damage.starts && next.damage.zeros == 0:
+		case d.starts && d.inStr && next != nil && !next.damage.starts && !next.damage.blank && next.damage.zeros == 0:
 			v.cause = CodeSplitRecord
 			v.why = "a raw line break inside a string ends this line in the middle of its record (the writer did not escape it); the record continues on the next line"
 			splitFrom = v.line
-		case !d.starts && splitFrom > 0 && prev != nil && (prev.cause == CodeSplitRecord):
+		case !d.starts && !d.blank && splitFrom > 0 && prev != nil && (prev.cause == CodeSplitRecord):
 			v.cause = CodeSplitRecord
 			v.why = fmt.Sprintf("this line continues the record begun on line %d, split by a raw line break inside a string", splitFrom)
 		case d.starts && d.headAt > 0:

@@ -77,6 +77,11 @@ func findingFix(doc *analysis.Document, line1 int, code string) (fix.LineFix, bo
 	if !fix.Fixable(code) || line1 < 1 || line1 > doc.LineCount() {
 		return fix.LineFix{}, false
 	}
+	if code == analysis.CodeSplitRecord {
+		// Only joining the lines repairs a record split over them (the
+		// fix-all action does): a line's own repair would delete a piece.
+		return fix.LineFix{}, false
+	}
 	l := []byte(doc.Line(line1 - 1))
 	if code == analysis.CodeOrphanToolResult && orphanHeld(doc, line1, l) {
 		return fix.LineFix{}, false

@@ -75,61 +75,115 @@ func (a Ambiguity) Message() string {
 		" ways; sessionls does not guess and fixes none of them (each way is an unsafe candidate fix)"
 }
 
-// splitRecord returns the fix joining the line hd with the lines after it
-// into one record, when hd ends inside a string and the text of the lines
-// from hd to some later line, joined with the escape \n (and any raw
-// control character escaped), is exactly one valid record; and the number
-// of that last line. Only lines the runtime refuses (refused) or skips
-// (exactly empty: a raw "\n\n") are joined.
-func splitRecord(data []byte, hd fileLine, refused func(ln int) bool) (Fix, int, bool) {
-	first := hd.bytes(data)
-	if zeroFilled(first) {
-		return Fix{}, 0, false
+// joinSplit joins head, a line that begins a record and ends inside a
+// string, with the lines after it (more(k) is the k-th, k from 1, and false
+// when there is none or it may not be joined: a line the runtime accepts),
+// writing each line break as the escape \n and any raw control character as
+// JSON.stringify escapes it, up to the first line at which the text is
+// exactly one valid record. It returns that text, the number of lines
+// joined after head, and how many control characters it escaped.
+func joinSplit(head []byte, more func(k int) ([]byte, bool)) (work []byte, k, controls int, ok bool) {
+	if zeroFilled(head) {
+		return nil, 0, 0, false
 	}
-	s := skipWS(first, 0)
-	if s >= len(first) || first[s] != '{' || !hd.nl {
-		return Fix{}, 0, false
+	if s := skipWS(head, 0); s >= len(head) || head[s] != '{' {
+		return nil, 0, 0, false
 	}
-	joined := slices.Clone(first)
-	ln, start := hd.ln, hd.end+1
-	for n := 0; n < maxSplitLines && start < len(data); n++ {
-		ln++
-		end, nl := len(data), false
-		if i := bytes.IndexByte(data[start:], '\n'); i >= 0 {
-			end, nl = start+i, true
-		}
-		l := data[start:end]
-		if (len(l) > 0 && !refused(ln)) || zeroFilled(l) {
+	joined := slices.Clone(head)
+	for k = 1; k <= maxSplitLines; k++ {
+		l, ok := more(k)
+		if !ok || zeroFilled(l) {
 			break
 		}
 		joined = append(joined, `\n`...)
 		joined = append(joined, l...)
-		if len(l) > 0 {
-			controls := escapeControls(joined)
-			work := applyEdits(joined, controls)
-			r := line.Parse(work)
-			if r.Verdict == line.Valid {
-				f := Fix{
-					Line: hd.ln, EndLine: ln, Kinds: []Kind{SplitRecord}, Safety: Safe,
-					LineStart: hd.start,
-					Edits:     []Edit{{Start: hd.start, End: end, New: string(work)}},
-				}
-				if len(controls) > 0 {
-					f.Kinds = append(f.Kinds, ControlCharacter)
-				}
-				f.Title = title(f.Kinds, 0, len(controls), 1)
-				return f, ln, true
-			}
-			if r.Verdict != line.InvalidJSON || !strings.HasPrefix(r.Reason, reasonEndOfLine) {
-				break
-			}
+		if len(l) == 0 {
+			continue // an exactly empty line: a raw "\n\n"
 		}
-		if !nl {
+		es := escapeControls(joined)
+		work = applyEdits(joined, es)
+		r := line.Parse(work)
+		if r.Verdict == line.Valid {
+			return work, k, len(es), true
+		}
+		if r.Verdict != line.InvalidJSON || !strings.HasPrefix(r.Reason, reasonEndOfLine) {
 			break
 		}
-		start = end + 1
 	}
-	return Fix{}, 0, false
+	return nil, 0, 0, false
+}
+
+// splitFix is the fix replacing the lines from firstLine (at file offset
+// lineStart) over k more lines, size bytes without the last '\n', with
+// the joined record work.
+func splitFix(firstLine, k, lineStart, size int, work []byte, controls int) Fix {
+	f := Fix{
+		Line: firstLine, EndLine: firstLine + k, Kinds: []Kind{SplitRecord}, Safety: Safe,
+		LineStart: lineStart,
+		Edits:     []Edit{{Start: lineStart, End: lineStart + size, New: string(work)}},
+	}
+	if controls > 0 {
+		f.Kinds = append(f.Kinds, ControlCharacter)
+	}
+	f.Title = title(f.Kinds, 0, controls, 1)
+	return f
+}
+
+// splitRecord returns the fix joining the line hd with the lines after it
+// into one record (see joinSplit), and the number of its last line. Only
+// lines the runtime refuses (refused) or skips (exactly empty) are joined.
+func splitRecord(data []byte, hd fileLine, refused func(ln int) bool) (Fix, int, bool) {
+	if !hd.nl {
+		return Fix{}, 0, false
+	}
+	ends := []int{hd.end}
+	work, k, controls, ok := joinSplit(hd.bytes(data), func(k int) ([]byte, bool) {
+		start := ends[k-1] + 1
+		if start > len(data) || (k > 1 && ends[k-1] == len(data)) {
+			return nil, false
+		}
+		end := len(data)
+		if i := bytes.IndexByte(data[start:], '\n'); i >= 0 {
+			end = start + i
+		}
+		l := data[start:end]
+		if len(l) > 0 && !refused(hd.ln+k) {
+			return nil, false
+		}
+		ends = append(ends, end)
+		return l, true
+	})
+	if !ok {
+		return Fix{}, 0, false
+	}
+	return splitFix(hd.ln, k, hd.start, ends[k]-hd.start, work, controls), hd.ln + k, true
+}
+
+// SplitFix is the fix of a record split over lines by raw line breaks,
+// for a reader that holds only some lines (check's streamed fixes): lines
+// are consecutive physical lines (without their '\n'), the first one
+// firstLine at file offset lineStart, each after the first either exactly
+// empty or refused by the runtime. It joins lines[0] with the fewest that
+// follow into one valid record (see joinSplit), or returns false. The fix
+// owns lines firstLine to Fix.EndLine.
+func SplitFix(lines [][]byte, firstLine, lineStart int) (Fix, bool) {
+	if len(lines) < 2 {
+		return Fix{}, false
+	}
+	work, k, controls, ok := joinSplit(lines[0], func(k int) ([]byte, bool) {
+		if k >= len(lines) {
+			return nil, false
+		}
+		return lines[k], true
+	})
+	if !ok {
+		return Fix{}, false
+	}
+	size := k // the '\n's between the lines
+	for _, l := range lines[:k+1] {
+		size += len(l)
+	}
+	return splitFix(firstLine, k, lineStart, size, work, controls), true
 }
 
 // chunk is one write of node's appendFile as it lies in a line: lines are

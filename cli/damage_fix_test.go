@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/fix"
+)
+
+// TestCheckStreamedFixesOfDamage: for each damage class, the fix a plain
+// check reports (reading the file again line by line) is the one --fix
+// makes on the whole file: a record split over lines, even with an empty
+// line and a CRLF in it, is joined (safe) on its first line and its other
+// lines get none; an orphan a damaged assistant may have declared is kept.
+func TestCheckStreamedFixesOfDamage(t *testing.T) {
+	user := `{"role":"user","content":"x"}`
+	for name, text := range map[string]string{
+		"split":         user + "\n" + `{"role":"user","content":"one` + "\n\n" + "two\r\n" + `three"}` + "\n" + user + "\n",
+		"split twice":   `{"role":"user","content":"a` + "\n" + `b"}` + "\n" + `{"role":"user","content":"c` + "\n" + `d"}` + "\n",
+		"split, broken": `{"role":"user","content":"a` + "\n" + `b"` + "\n" + user + "\n",
+		"held orphan": `{"role":"assistant","content":"c","toolCalls":[{"id":"a","name":"ls","input":{}}` + "\n" +
+			`{"role":"tool","content":"r","toolCallId":"a","isError":false}` + "\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			data := []byte(text)
+			path := filepath.Join(t.TempDir(), "f.jsonl")
+			require.NoError(t, os.WriteFile(path, data, 0o644))
+			rep := analysis.Analyze(data, analysis.Options{})
+			want := map[fixKey]string{}
+			for _, f := range fix.Compute(data, rep.Findings) {
+				want[fixKey{f.Line, f.Code}] = f.Safety.String()
+			}
+			got := map[fixKey]string{}
+			for _, f := range checkJSON(t, path) {
+				if f.Fix != nil {
+					got[fixKey{f.Line, f.Code}] = *f.Fix
+				}
+			}
+			assert.Equal(t, want, got)
+			if name == "split" {
+				assert.Equal(t, map[fixKey]string{{2, analysis.CodeSplitRecord}: "safe"}, want, "the join, on the first line only")
+			}
+		})
+	}
+}
