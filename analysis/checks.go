@@ -222,7 +222,7 @@ type invalidLine struct {
 	// omitted: past Options.MaxFindingsPerCode, kept only for the first
 	// line's Related; it makes no finding.
 	omitted bool
-	damage            damage // what the line's bytes say about its cause
+	damage  damage // what the line's bytes say about its cause
 	// cause is the code naming the cause (causes sets it; "" when none is
 	// recognised) and why the clause saying it.
 	cause, why string

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -47,4 +49,31 @@ func TestCheckStreamedFixesOfDamage(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCheckCountsFixesOfDamagePastTheCap: past the findings listed per code,
+// check still counts the fixes --fix makes of damage: each record split
+// over lines is one safe fix (its other lines none), and an orphan a
+// refused line may declare is not counted.
+func TestCheckCountsFixesOfDamagePastTheCap(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"role":"assistant","content":"c","toolCalls":[{"id":"a","name":"ls","input":{}}` + "\n") // cut: may declare "a"
+	for i := range maxListedPerCode + 30 {
+		fmt.Fprintf(&b, "{\"role\":\"user\",\"content\":\"one %d\ntwo\n\nthree\"}\n", i)
+		b.WriteString(`{"role":"tool","content":"r","toolCallId":"a","isError":false}` + "\n")
+	}
+	data := []byte(b.String())
+	path := filepath.Join(t.TempDir(), "f.jsonl")
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	safe, unsafe := 0, 0
+	for _, f := range fix.Compute(data, analysis.Analyze(data, analysis.Options{}).Findings) {
+		if f.Safety == fix.Safe {
+			safe++
+		} else {
+			unsafe++
+		}
+	}
+	require.Equal(t, maxListedPerCode+30, safe, "one join per split record")
+	r := sessionls(t, "check", path)
+	assert.Contains(t, r.stdout, fmt.Sprintf("%d fixable with --fix (%d more with --fix --unsafe-fixes).", safe, unsafe))
 }

@@ -149,6 +149,7 @@ func streamFixesCapped(ctx context.Context, r io.Reader, findings []analysis.Fin
 	if j < len(findings) {
 		m = make(fileFixes, len(findings))
 	}
+	d := newDamageFixes(m, &counts, regions)
 	br := bufio.NewReaderSize(r, 64<<10)
 	var buf []byte
 	off := 0
@@ -192,15 +193,29 @@ func streamFixesCapped(ctx context.Context, r io.Reader, findings []analysis.Fin
 			size--
 		}
 		var l []byte
-		if wanted {
+		switch {
+		case wanted:
 			l = buf[:size]
+		case size == 0:
+			l = []byte{} // an empty line (a split record may hold one)
 		}
+		refused := false
+		splitJ, cutSplit := -1, false
+		var splitSafety fix.Safety // of a refusal past the cap
 		for ; j < len(findings) && findings[j].Line == ln; j = next(j + 1) {
 			if !wanted {
 				continue
 			}
-			if lf, ok := fix.ForLine(l, findings[j].Code); ok {
-				m.set(j, fix.ToFile(lf, ln, findings[j].Code, off, off+size, nl), l, regions)
+			code := findings[j].Code
+			if analysis.IsRefusal(code) {
+				refused, splitJ = true, j
+			}
+			lf, ok := fix.ForLine(l, code)
+			switch {
+			case ok && code == analysis.CodeOrphanToolResult:
+				d.orphan(j, fix.ToFile(lf, ln, code, off, off+size, nl), l, findings[j].Span, nl)
+			case ok:
+				m.set(j, fix.ToFile(lf, ln, code, off, off+size, nl), l, regions)
 			}
 		}
 		for i, c := range cut {
@@ -209,20 +224,28 @@ func streamFixesCapped(ctx context.Context, r io.Reader, findings []analysis.Fin
 				if !wanted || int(c.lines[pos[i]]) < ln {
 					continue
 				}
-				if lf, ok := fix.ForLine(l, c.code); ok {
-					switch lf.Safety {
-					case fix.Safe:
-						counts.safe++
-					case fix.Unsafe:
-						counts.unsafe++
-					}
+				lf, ok := fix.ForLine(l, c.code)
+				switch {
+				case analysis.IsRefusal(c.code):
+					// Counted when its run of refused lines ends (it may
+					// be a piece of a record split over lines).
+					refused, cutSplit, splitSafety = true, true, lf.Safety
+				case ok && c.code == analysis.CodeOrphanToolResult:
+					d.cutOrphan(l) // counted unless a refused line may declare it
+				case ok:
+					counts.add(lf.Safety)
 				}
 			}
 		}
+		if refused && wanted {
+			d.refused(l)
+		}
+		d.line(ln, off, l, nl, splitJ, cutSplit, splitSafety)
 		off += n
 		if !nl {
 			break
 		}
 	}
+	d.finish()
 	return m, counts, nil
 }

@@ -89,6 +89,9 @@ func joinSplit(head []byte, more func(k int) ([]byte, bool)) (work []byte, k, co
 	if s := skipWS(head, 0); s >= len(head) || head[s] != '{' {
 		return nil, 0, 0, false
 	}
+	if r := line.Parse(head); r.Verdict != line.InvalidJSON || !strings.Contains(r.Reason, "unterminated string") {
+		return nil, 0, 0, false // not cut inside a string
+	}
 	joined := slices.Clone(head)
 	for k = 1; k <= maxSplitLines; k++ {
 		l, ok := more(k)
