@@ -182,6 +182,12 @@ type collector struct {
 	link    linker
 	nodes   nodeList
 	invalid []invalidLine
+	// pend is the refused line whose cause waits for the next refused
+	// line (hasPend); prevInv the one before it (hasPrev); causer names
+	// their causes in line order.
+	pend, prevInv    invalidLine
+	hasPend, hasPrev bool
+	causer           causer
 	// invalidCut counts the invalid lines not kept in invalid (past the
 	// findings limit and past the first maxRelated+1).
 	invalidCut int
@@ -213,20 +219,43 @@ func (c *collector) add(t *tally) {
 	for _, v := range t.invalid {
 		v.line += off
 		v.runtimeLine += c.nonEmpty
-		if c.limit != nil && !c.opts.Disabled[v.code()] && !c.limit.keep(v.code(), v.line) {
-			// Past the limit: no finding. The first lines are kept all
-			// the same, for the load message and the first's Related.
-			if len(c.invalid) > maxRelated {
-				c.invalidCut++
-				continue
-			}
-			v.omitted = true
+		// A line's cause is known once the refused line after it is
+		// (a record split over lines), so each waits for the next.
+		if c.hasPend {
+			c.settle(&v)
 		}
-		c.invalid = append(c.invalid, v)
+		c.pend, c.hasPend = v, true
 	}
 	c.rep.Lines += t.lines
 	c.nonEmpty += t.nonEmpty
 	c.rep.Width16 += t.width16
+}
+
+// settle names the cause of the refused line waiting (next is the refused
+// line after it, nil at the end) and keeps it, or only counts it past the
+// limit (by its cause's code).
+func (c *collector) settle(next *invalidLine) {
+	v := c.pend
+	c.hasPend = false
+	var prev *invalidLine
+	if c.hasPrev && c.prevInv.runtimeLine == v.runtimeLine-1 {
+		prev = &c.prevInv
+	}
+	if next != nil && next.runtimeLine != v.runtimeLine+1 {
+		next = nil
+	}
+	c.causer.decide(&v, prev, next)
+	c.prevInv, c.hasPrev = v, true
+	if c.limit != nil && !c.opts.Disabled[v.code()] && !c.limit.keep(v.code(), v.line) {
+		// Past the limit: no finding. The first lines are kept all
+		// the same, for the load message and the first's Related.
+		if len(c.invalid) > maxRelated {
+			c.invalidCut++
+			return
+		}
+		v.omitted = true
+	}
+	c.invalid = append(c.invalid, v)
 }
 
 // reserve sizes the collector for msgs more messages declaring calls call
@@ -263,6 +292,9 @@ func (c *collector) addMessage(m *Message) {
 func (c *collector) finish() *Report {
 	r, off := c.rep, c.opts.Disabled
 	c.link.finish()
+	if c.hasPend {
+		c.settle(nil)
+	}
 	r.InvalidLines = len(c.invalid) + c.invalidCut
 	if len(c.invalid) > 0 {
 		r.FirstInvalidLine = c.invalid[0].line

@@ -223,9 +223,11 @@ type invalidLine struct {
 	// line's Related; it makes no finding.
 	omitted bool
 	damage  damage // what the line's bytes say about its cause
-	// cause is the code naming the cause (causes sets it; "" when none is
-	// recognised) and why the clause saying it.
+	// cause is the code naming the cause (causer.decide sets it; "" when
+	// none is recognised) and why the clause saying it; decided says it
+	// was looked for.
 	cause, why string
+	decided    bool
 }
 
 func (v *invalidLine) code() string {

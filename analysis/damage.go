@@ -223,72 +223,86 @@ func IsRefusal(code string) bool {
 	return false
 }
 
-// causes names the cause of each refused line of inv (in line order): its
-// code and the message's first clause. A cause that needs the lines around
-// (a continuation names where its record began) is read here, from the
-// facts classify kept.
+// causer names the causes of refused lines taken in line order, each once
+// the refused lines just before and after it are known.
+type causer struct {
+	lastHead  int // the latest refused line that begins a record cut short or interleaved
+	splitFrom int // the line a record split by raw line breaks began on (while continuing)
+}
+
+// decide names v's cause (code and the message's first clause); prev and
+// next are the refused lines just before and after it, exactly empty
+// lines between them aside (the runtime skips those; a raw "\n\n" in a
+// string makes one), or nil.
+func (c *causer) decide(v, prev, next *invalidLine) {
+	v.decided = true
+	if v.verdict != line.InvalidJSON {
+		c.splitFrom = 0
+		return
+	}
+	d := &v.damage
+	lastHead, splitFrom := c.lastHead, c.splitFrom
+	defer func() { c.lastHead, c.splitFrom = lastHead, splitFrom }()
+	switch {
+	case d.zeros > 0:
+		v.cause = CodeZeroFilled
+		v.why = fmt.Sprintf("%s NUL bytes from byte %s: the file system lost the data written here (a crash before it reached the disk, such as ext4's delayed allocation, or a zeroed block)",
+			textfmt.Thousands(int64(d.zeros)), textfmt.Thousands(int64(d.zeroAt)))
+		splitFrom = 0
+	case d.starts && d.inStr && next != nil && !next.damage.starts && !next.damage.blank && next.damage.zeros == 0:
+		v.cause = CodeSplitRecord
+		v.why = "a raw line break inside a string ends this line in the middle of its record (the writer did not escape it); the record continues on the next line"
+		splitFrom = v.line
+	case !d.starts && !d.blank && splitFrom > 0 && prev != nil && (prev.cause == CodeSplitRecord):
+		v.cause = CodeSplitRecord
+		v.why = fmt.Sprintf("this line continues the record begun on line %d, split by a raw line break inside a string", splitFrom)
+	case d.starts && d.headAt > 0:
+		v.cause = CodeInterleavedRecord
+		v.why = fmt.Sprintf("another append begins at byte %s, a %s-byte boundary inside the record before it: node writes an append of more than 512 KiB as %s-byte writes, and another writer's append landed between two of them",
+			textfmt.Thousands(int64(d.headAt)), textfmt.Thousands(ChunkSize), textfmt.Thousands(ChunkSize))
+		lastHead = v.line
+		splitFrom = 0
+	case !d.starts && !d.blank && lastHead > 0:
+		// The rest of a record longer than one write whose first
+		// piece is on a line before.
+		v.cause = CodeInterleavedRecord
+		v.why = fmt.Sprintf("this line begins in the middle of a record, the rest of one begun on an earlier line (likely line %d): concurrent appends interleaved at %s-byte write boundaries", lastHead, textfmt.Thousands(ChunkSize))
+		splitFrom = 0
+	case d.starts && d.open:
+		v.cause = CodeTruncatedRecord
+		v.why = "the record is cut short at the end of the line (an append interrupted: the writer was killed or the disk was full); nothing follows it"
+		if d.long {
+			lastHead = v.line
+		}
+		splitFrom = 0
+	case d.starts && d.nextAt > 0:
+		v.cause = CodeTruncatedRecord
+		v.why = fmt.Sprintf("the record is cut short at byte %s, where the next append continues on the same line (an append interrupted before its line break: the writer was killed or the disk was full)", textfmt.Thousands(int64(d.nextAt)))
+		if d.long {
+			lastHead = v.line
+		}
+		splitFrom = 0
+	default:
+		splitFrom = 0
+	}
+}
+
+// causes names the cause of each refused line of inv (in line order) that
+// has none decided yet.
 func causes(inv []invalidLine) {
-	lastHead := 0  // the latest refused line that begins a record cut short or interleaved
-	splitFrom := 0 // the line a record split by raw line breaks began on (while continuing)
+	var c causer
 	for k := range inv {
 		v := &inv[k]
-		d := &v.damage
-		if v.verdict != line.InvalidJSON {
-			splitFrom = 0
-			continue
-		}
-		// The refused lines just before and after, exactly empty lines
-		// between them aside (the runtime skips those; a raw "\n\n" in a
-		// string makes one).
-		prev := (*invalidLine)(nil)
+		var prev, next *invalidLine
 		if k > 0 && inv[k-1].runtimeLine == v.runtimeLine-1 {
 			prev = &inv[k-1]
 		}
-		var next *invalidLine
 		if k+1 < len(inv) && inv[k+1].runtimeLine == v.runtimeLine+1 {
 			next = &inv[k+1]
 		}
-		switch {
-		case d.zeros > 0:
-			v.cause = CodeZeroFilled
-			v.why = fmt.Sprintf("%s NUL bytes from byte %s: the file system lost the data written here (a crash before it reached the disk, such as ext4's delayed allocation, or a zeroed block)",
-				textfmt.Thousands(int64(d.zeros)), textfmt.Thousands(int64(d.zeroAt)))
-			splitFrom = 0
-		case d.starts && d.inStr && next != nil && !next.damage.starts && !next.damage.blank && next.damage.zeros == 0:
-			v.cause = CodeSplitRecord
-			v.why = "a raw line break inside a string ends this line in the middle of its record (the writer did not escape it); the record continues on the next line"
-			splitFrom = v.line
-		case !d.starts && !d.blank && splitFrom > 0 && prev != nil && (prev.cause == CodeSplitRecord):
-			v.cause = CodeSplitRecord
-			v.why = fmt.Sprintf("this line continues the record begun on line %d, split by a raw line break inside a string", splitFrom)
-		case d.starts && d.headAt > 0:
-			v.cause = CodeInterleavedRecord
-			v.why = fmt.Sprintf("another append begins at byte %s, a %s-byte boundary inside the record before it: node writes an append of more than 512 KiB as %s-byte writes, and another writer's append landed between two of them",
-				textfmt.Thousands(int64(d.headAt)), textfmt.Thousands(ChunkSize), textfmt.Thousands(ChunkSize))
-			lastHead = v.line
-			splitFrom = 0
-		case !d.starts && !d.blank && lastHead > 0:
-			// The rest of a record longer than one write whose first
-			// piece is on a line before.
-			v.cause = CodeInterleavedRecord
-			v.why = fmt.Sprintf("this line begins in the middle of a record, the rest of one begun on an earlier line (likely line %d): concurrent appends interleaved at %s-byte write boundaries", lastHead, textfmt.Thousands(ChunkSize))
-			splitFrom = 0
-		case d.starts && d.open:
-			v.cause = CodeTruncatedRecord
-			v.why = "the record is cut short at the end of the line (an append interrupted: the writer was killed or the disk was full); nothing follows it"
-			if d.long {
-				lastHead = v.line
-			}
-			splitFrom = 0
-		case d.starts && d.nextAt > 0:
-			v.cause = CodeTruncatedRecord
-			v.why = fmt.Sprintf("the record is cut short at byte %s, where the next append continues on the same line (an append interrupted before its line break: the writer was killed or the disk was full)", textfmt.Thousands(int64(d.nextAt)))
-			if d.long {
-				lastHead = v.line
-			}
-			splitFrom = 0
-		default:
-			splitFrom = 0
+		if v.decided {
+			continue
 		}
+		c.decide(v, prev, next)
 	}
 }
