@@ -26,15 +26,18 @@ import (
 // (and with -short, which judges the shipped samples only, or another
 // seed) a listed criterion that passes is only logged.
 var damageKnownFailures = map[string]string{
-	"efbig":          "df",
-	"enospc":         "df",
-	"interleave-2":   "acf",
-	"interleave-3":   "acf",
+	// The engine reports the interleaved files whose pieces pair more
+	// than one way (fix.Result.Ambiguities), but check --fix does not
+	// print them yet: until it does, those files count as (a) and (f).
+	"efbig":          "",
+	"enospc":         "",
+	"interleave-2":   "af",
+	"interleave-3":   "af",
 	"kill":           "",
-	"lost-assistant": "adf",
-	"nul-hole":       "acde",
-	"nul-tail":       "af",
-	"raw-newline":    "af",
+	"lost-assistant": "",
+	"nul-hole":       "",
+	"nul-tail":       "",
+	"raw-newline":    "",
 }
 
 // damageSeed is the seed damageKnownFailures was measured with: with

@@ -179,3 +179,7 @@ func (c *fixCounts) add(s fix.Safety) {
 		c.unsafe++
 	}
 }
+
+// maxSplitRun bounds the lines of a record split over lines that check
+// holds to find its fix (fix joins at most 64 after the first).
+const maxSplitRun = 130

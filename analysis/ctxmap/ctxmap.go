@@ -136,7 +136,7 @@ type LoadFailure struct {
 // Refused is a line the runtime refuses.
 type Refused struct {
 	Line    int    `json:"line"`
-	Code    string `json:"code"` // invalid-json or invalid-record
+	Code    string `json:"code"` // invalid-json, invalid-record, or the cause of damage (analysis.IsRefusal)
 	Message string `json:"message"`
 	// At is where the line falls in the map: the size of the units that
 	// end before it.
@@ -378,7 +378,7 @@ func (b *Builder) Build(rep *analysis.Report, cfg Config) (*Map, error) {
 		if len(m.Refused) == MaxRefused {
 			break
 		}
-		if f.Code == analysis.CodeInvalidJSON || f.Code == analysis.CodeInvalidRecord {
+		if analysis.IsRefusal(f.Code) { // the runtime's codes and the causes of damage
 			m.Refused = append(m.Refused, Refused{Line: f.Line, Code: f.Code, Message: clip(f.Message, maxMessage), At: before(f.Line)})
 		}
 	}

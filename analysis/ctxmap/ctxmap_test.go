@@ -316,7 +316,7 @@ func TestMapLoadFailure(t *testing.T) {
 	if m.Budget == nil || m.Budget.Error == "" || m.Budget.FirstKeptLine != 0 {
 		t.Errorf("budget %+v on a file that does not load", m.Budget)
 	}
-	if len(m.Refused) != 2 || m.Refused[0].Line != 2 || m.Refused[0].Code != analysis.CodeInvalidJSON || m.Refused[1].Line != 4 || m.Refused[1].Code != analysis.CodeInvalidRecord {
+	if len(m.Refused) != 2 || m.Refused[0].Line != 2 || m.Refused[0].Code != analysis.CodeTruncatedRecord || m.Refused[1].Line != 4 || m.Refused[1].Code != analysis.CodeInvalidRecord {
 		t.Errorf("refused %+v", m.Refused)
 	}
 	// Line 2 falls after unit 1 (line 1), line 4 inside unit 2 (lines 3-5).
