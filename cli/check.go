@@ -401,6 +401,13 @@ func (c *checkRun) fileDone(t target, r *fileResult) error {
 	if r.run != nil {
 		sum.fixed += r.run.fixed
 		sum.moreUnsafe += r.run.more
+		sum.lost = sum.lost.Add(r.run.lost)
+		// An ambiguity is never guessed at: said where it is, with how
+		// many ways its pieces pair (the file does not load: exit 1).
+		for _, a := range r.run.ambiguities {
+			fmt.Fprintf(c.e.stderr, "sessionls: %s:%d: %s\n", sanitize(t.path), a.Line, a.Message())
+			sum.ambiguous++
+		}
 		if r.run.fixed > 0 {
 			sum.filesFixed++
 		}

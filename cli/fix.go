@@ -147,6 +147,10 @@ type fixRun struct {
 	more     int                // findings --unsafe-fixes would fix too (without it)
 	diff     []byte             // --diff: what would change
 	out      []byte             // stdin: the fixed text
+	// lost is what the applied (unsafe) fixes deleted; ambiguities the runs
+	// of interleaved pieces that pair more than one way, not fixed.
+	lost        fix.Loss
+	ambiguities []fix.Ambiguity
 }
 
 // fixFile applies the fixes to one file: in place (or, for stdin, the fixed
@@ -221,7 +225,7 @@ func fixData(ctx context.Context, t target, data []byte, opts analysis.Options, 
 	if err != nil {
 		return nil, res, err
 	}
-	run := &fixRun{fixed: res.Fixed}
+	run := &fixRun{fixed: res.Fixed, lost: res.Lost, ambiguities: res.Ambiguities}
 	run.findings = slices.Clone(res.Report.Findings)
 	sortFindings(run.findings)
 	run.fixes = fixesOf(res.Data, run.findings, o.out.fixRegions)

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/fix"
 	"github.com/sessionls/sessionls/analysis/line"
 )
 
@@ -38,8 +39,12 @@ type summary struct {
 	fixable, unsafeFixable int
 	// omitted counts the findings past maxListedPerCode (in the totals,
 	// not listed).
-	omitted                  int
-	fixed, moreUnsafe        int
+	omitted           int
+	fixed, moreUnsafe int
+	// lost: what the unsafe fixes deleted; ambiguous: runs of interleaved
+	// pieces left unfixed because they pair more than one way.
+	lost                     fix.Loss
+	ambiguous                int
 	filesFixed, filesChanged int
 	fixMode                  bool
 }

@@ -106,7 +106,7 @@ func fixSummary(s summary) string {
 		if s.moreUnsafe > 0 {
 			l += fmt.Sprintf(" (%d more fixable with --unsafe-fixes)", s.moreUnsafe)
 		}
-		return l + "."
+		return l + "." + lossSummary(s)
 	}
 	switch {
 	case s.fixable > 0 && s.unsafeFixable > 0:
@@ -117,6 +117,21 @@ func fixSummary(s summary) string {
 		return fmt.Sprintf("%d fixable with --fix --unsafe-fixes.", s.unsafeFixable)
 	}
 	return ""
+}
+
+// lossSummary says what the unsafe fixes deleted and what was left for a
+// person to decide: "" when nothing.
+func lossSummary(s summary) string {
+	var l string
+	if s.lost.Bytes > 0 {
+		l += fmt.Sprintf("\nThe unsafe fixes deleted %s (%s, whole or partial).",
+			textfmt.Plural(s.lost.Bytes, "byte", "bytes"), textfmt.Plural(s.lost.Records, "record", "records"))
+	}
+	if s.ambiguous > 0 {
+		l += fmt.Sprintf("\n%s of interleaved pieces pair into valid records more than one way: not fixed (see above).",
+			textfmt.Plural(s.ambiguous, "run", "runs"))
+	}
+	return l
 }
 
 // endDiff ends a --diff run: a line on stderr, and exit 1 when a file
@@ -133,7 +148,7 @@ func endDiff(e *env, s summary, interrupted bool) error {
 	if s.moreUnsafe > 0 {
 		l += fmt.Sprintf(" (%d more with --unsafe-fixes)", s.moreUnsafe)
 	}
-	fmt.Fprintln(e.stderr, l+".")
+	fmt.Fprintln(e.stderr, l+"."+strings.ReplaceAll(strings.ReplaceAll(lossSummary(s), "deleted", "would delete"), "not fixed", "would not be fixed"))
 	switch {
 	case len(s.ioErrors) > 0:
 		return exitError{ExitError}
