@@ -111,69 +111,6 @@ func (v *Value[T]) Set(x T, src Source) {
 	v.Source = src
 }
 
-// Settings are the effective settings for one session file.
-type Settings struct {
-	// Budget in characters; 0: none.
-	Budget Value[int64]
-	// Disable lists the finding codes turned off, sorted.
-	Disable Value[[]string]
-	// Strict: warnings fail `check` too.
-	Strict Value[bool]
-	// Tokenizer names the encoding token counts use.
-	Tokenizer Value[string]
-	// MaxTokens is a budget in tokens; 0: none.
-	MaxTokens Value[int64]
-	// Files and Exclude are the globs that say which files are session
-	// files when a directory is searched (relative to Config's directory).
-	Files   Value[[]string]
-	Exclude Value[[]string]
-	// Config is the configuration file that applied ("" for none).
-	Config string
-}
-
-// Defaults are the settings without any configuration.
-func Defaults() Settings {
-	return Settings{
-		Disable:   Value[[]string]{V: []string{}},
-		Tokenizer: Value[string]{V: tokenizers[0]},
-		Files:     Value[[]string]{V: DefaultFiles()},
-		Exclude:   Value[[]string]{V: []string{}},
-	}
-}
-
-// Disabled returns Disable as a set, as analysis.Options wants it (nil
-// when empty).
-func (s Settings) Disabled() map[string]bool {
-	if len(s.Disable.V) == 0 {
-		return nil
-	}
-	m := make(map[string]bool, len(s.Disable.V))
-	for _, c := range s.Disable.V {
-		m[c] = true
-	}
-	return m
-}
-
-// Field is one setting of a Settings, for printing them all.
-type Field struct {
-	Key    string // the TOML key
-	Value  any    // int64, bool, string or []string
-	Source Source
-}
-
-// Fields lists every setting in the order the file documents them.
-func (s Settings) Fields() []Field {
-	return []Field{
-		{"budget", s.Budget.V, s.Budget.Source},
-		{"disable", s.Disable.V, s.Disable.Source},
-		{"strict", s.Strict.V, s.Strict.Source},
-		{"tokenizer", s.Tokenizer.V, s.Tokenizer.Source},
-		{"max-tokens", s.MaxTokens.V, s.MaxTokens.Source},
-		{"files", s.Files.V, s.Files.Source},
-		{"exclude", s.Exclude.V, s.Exclude.Source},
-	}
-}
-
 // FormatValue renders a setting's value the way the TOML file writes it.
 func FormatValue(v any) string {
 	switch x := v.(type) {

@@ -42,49 +42,32 @@ func (es Errors) Error() string {
 // maxErrors bounds how many problems one file reports.
 const maxErrors = 20
 
-type kind int
-
-const (
-	kindInt kind = iota
-	kindBool
-	kindTokenizer
-	kindCodes
-	kindGlobs
-	kindOverrides
-)
-
-// keyDef is one key of the file.
+// keyDef is one key of the file: a setting, or the [[overrides]] tables.
 type keyDef struct {
-	name string
-	kind kind
-	// top: allowed at the top level; override: in [[overrides]] tables.
-	top, override bool
-	doc           string
+	Setting
+	overrides bool
 }
 
-// keyDefs is the file's schema; schema/sessionls.schema.json is checked
-// against it (TestSchemaMatchesKeys).
+// keyDefs are the file's keys: the settings a file can set, then
+// overrides. schema/sessionls.schema.json is generated from the same table.
 func keyDefs() []keyDef {
-	return []keyDef{
-		{"budget", kindInt, true, true, "Character budget: where trimContext cuts (budget-cutoff) or that it throws (budget-exceeded)."},
-		{"disable", kindCodes, true, true, "Finding codes to turn off."},
-		{"strict", kindBool, true, true, "Fail (exit 1) on warnings too, as `check --strict`."},
-		{"files", kindGlobs, true, true, "Globs naming the session files, relative to this file's directory; in [[overrides]], the files the table applies to."},
-		{"exclude", kindGlobs, true, false, "Globs of files and directories that are not session files, relative to this file's directory."},
-		{"tokenizer", kindTokenizer, true, true, "Encoding token counts use."},
-		{"max-tokens", kindInt, true, true, "Budget in tokens, for the commands that pack by tokens."},
-		{"overrides", kindOverrides, true, false, "Tables of settings for parts of the tree: files = [...] plus any of budget, disable, strict, tokenizer, max-tokens; later tables win."},
+	var out []keyDef
+	for _, s := range settingTable() {
+		if s.InFile || s.InOverride {
+			out = append(out, keyDef{Setting: s})
+		}
 	}
+	return append(out, keyDef{Setting: Setting{Key: "overrides", InFile: true}, overrides: true})
 }
 
 // Keys returns the top-level keys and the keys of an [[overrides]] table.
 func Keys() (top, override []string) {
 	for _, k := range keyDefs() {
-		if k.top {
-			top = append(top, k.name)
+		if k.InFile {
+			top = append(top, k.Key)
 		}
-		if k.override {
-			override = append(override, k.name)
+		if k.InOverride {
+			override = append(override, k.Key)
 		}
 	}
 	return top, override
@@ -92,7 +75,7 @@ func Keys() (top, override []string) {
 
 func lookupKey(name string) (keyDef, bool) {
 	for _, k := range keyDefs() {
-		if k.name == name {
+		if k.Key == name {
 			return k, true
 		}
 	}
@@ -107,14 +90,9 @@ type item[T any] struct {
 	pos pos
 }
 
-// layer is the settings one table sets; nil: not set there.
-type layer struct {
-	budget    *item[int64]
-	disable   *item[[]string]
-	strict    *item[bool]
-	tokenizer *item[string]
-	maxTokens *item[int64]
-}
+// layer is the settings one table sets, by key (files and exclude
+// aside, which are compiled: see File).
+type layer map[string]item[any]
 
 // globList is a compiled list of globs and where it was written.
 type globList struct {
@@ -184,7 +162,7 @@ func Parse(path, display, dir string, data []byte) (f *File, err error) {
 		return fail(1, 1, "%s", strings.TrimPrefix(err.Error(), "toml: "))
 	}
 	v := &validator{file: display, idx: idx, at: at}
-	f = &File{Path: path, Display: display, Dir: dir}
+	f = &File{Path: path, Display: display, Dir: dir, top: layer{}}
 	v.file = display
 	v.top(f, doc)
 	if len(v.errs) > 0 {
@@ -253,15 +231,15 @@ func (v *validator) top(f *File, doc map[string]any) {
 	topKeys, _ := Keys()
 	for _, k := range sortedKeys(doc) {
 		def, ok := lookupKey(k)
-		if !ok || !def.top {
+		if !ok || !def.InFile {
 			v.errorf(k, "unknown key %q%s", k, suggest(k, topKeys))
 			continue
 		}
 		val := doc[k]
-		switch def.kind {
-		case kindOverrides:
+		switch {
+		case def.overrides:
 			v.overrides(f, val)
-		case kindGlobs:
+		case def.Kind == KindGlobs:
 			g := v.globs(k, val)
 			if g == nil {
 				continue
@@ -272,46 +250,42 @@ func (v *validator) top(f *File, doc map[string]any) {
 				f.exclude = g
 			}
 		default:
-			v.setting(&f.top, k, k, def, val)
+			v.setting(f.top, k, k, def, val)
 		}
 	}
 }
 
-// setting validates one budget/disable/strict/tokenizer/max-tokens value
-// at key path and stores it in l.
-func (v *validator) setting(l *layer, path, name string, def keyDef, val any) {
+// setting validates one value of a setting at key path and stores it in l.
+func (v *validator) setting(l layer, path, name string, def keyDef, val any) {
 	p := v.pos(path)
-	switch def.kind {
-	case kindInt:
+	switch def.Kind {
+	case KindChars, KindTokens:
 		n, ok := val.(int64)
 		if !ok || n < 1 {
 			v.valueErrorf(path, "%s: want a whole number ≥ 1, got %s", name, describe(val))
 			return
 		}
-		if name == "budget" {
-			l.budget = &item[int64]{n, p}
-		} else {
-			l.maxTokens = &item[int64]{n, p}
-		}
-	case kindBool:
+		l[def.Key] = item[any]{n, p}
+	case KindBool:
 		b, ok := val.(bool)
 		if !ok {
 			v.valueErrorf(path, "%s: want true or false, got %s", name, describe(val))
 			return
 		}
-		l.strict = &item[bool]{b, p}
-	case kindTokenizer:
+		l[def.Key] = item[any]{b, p}
+	case KindEnum:
+		values := def.ValueNames()
 		s, ok := val.(string)
-		if !ok || !slices.Contains(tokenizers, s) {
-			msg := fmt.Sprintf("%s: want one of %s, got %s", name, strings.Join(quoteAll(tokenizers), ", "), describe(val))
+		if !ok || !slices.Contains(values, s) {
+			msg := fmt.Sprintf("%s: want one of %s, got %s", name, strings.Join(quoteAll(values), ", "), describe(val))
 			if ok {
-				msg += suggest(s, tokenizers)
+				msg += suggest(s, values)
 			}
 			v.valueErrorf(path, "%s", msg)
 			return
 		}
-		l.tokenizer = &item[string]{s, p}
-	case kindCodes:
+		l[def.Key] = item[any]{s, p}
+	case KindCodes:
 		arr, ok := val.([]any)
 		if !ok {
 			v.valueErrorf(path, "%s: want an array of finding codes, got %s", name, describe(val))
@@ -339,7 +313,7 @@ func (v *validator) setting(l *layer, path, name string, def keyDef, val any) {
 		}
 		if !bad {
 			sort.Strings(out)
-			l.disable = &item[[]string]{out, p}
+			l[def.Key] = item[any]{out, p}
 		}
 	}
 }
@@ -402,7 +376,7 @@ func (v *validator) overrides(f *File, val any) {
 			v.errorf(path, "overrides: want a table, got %s", describe(e))
 			continue
 		}
-		o := override{index: i + 1, pos: v.pos(path)}
+		o := override{index: i + 1, pos: v.pos(path), layer: layer{}}
 		hasFiles := false
 		for _, k := range sortedKeys(tbl) {
 			kp := path + "." + k
@@ -411,7 +385,7 @@ func (v *validator) overrides(f *File, val any) {
 			case !ok:
 				v.errorf(kp, "unknown key %q in [[overrides]]%s", k, suggest(k, overrideKeys))
 				continue
-			case !def.override:
+			case !def.InOverride:
 				v.errorf(kp, "%q cannot be set in [[overrides]] (keys there: %s)", k, strings.Join(overrideKeys, ", "))
 				continue
 			case k == "files":
@@ -424,7 +398,7 @@ func (v *validator) overrides(f *File, val any) {
 				}
 				continue
 			}
-			v.setting(&o.layer, kp, k, def, tbl[k])
+			v.setting(o.layer, kp, k, def, tbl[k])
 		}
 		if _, ok := tbl["files"]; !ok {
 			v.errorf(path, "[[overrides]] #%d has no files = [...]: say which files it applies to", i+1)

@@ -258,21 +258,11 @@ func (f *File) Apply(s *Settings, abs string) {
 	}
 }
 
-func (l *layer) apply(s *Settings, src func(pos) Source) {
-	if l.budget != nil {
-		s.Budget.Set(l.budget.v, src(l.budget.pos))
-	}
-	if l.disable != nil {
-		s.Disable.Set(l.disable.v, src(l.disable.pos))
-	}
-	if l.strict != nil {
-		s.Strict.Set(l.strict.v, src(l.strict.pos))
-	}
-	if l.tokenizer != nil {
-		s.Tokenizer.Set(l.tokenizer.v, src(l.tokenizer.pos))
-	}
-	if l.maxTokens != nil {
-		s.MaxTokens.Set(l.maxTokens.v, src(l.maxTokens.pos))
+func (l layer) apply(s *Settings, src func(pos) Source) {
+	for _, d := range settingTable() {
+		if it, ok := l[d.Key]; ok {
+			d.field(s).set(it.v, src(it.pos))
+		}
 	}
 }
 
