@@ -3,6 +3,7 @@ package lsp
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/url"
 	"path"
 	"path/filepath"
@@ -127,19 +128,19 @@ func configErrorText(err error) string {
 	return err.Error()
 }
 
-// optionsFor is the analysis options for a document: the editor's settings
-// where the user set them, else its configuration file's, else defaults.
+// optionsFor is the analysis options for a document: its configuration
+// file's settings with the editor's over them, by config's one precedence
+// rule (an editor setting counts where the user set it).
 func (s *server) optionsFor(uri protocol.DocumentURI) analysis.Options {
-	editor := s.currentSettings()
-	cs, _ := s.configFor(uri)
-	opts := analysis.Options{Budget: cs.Budget.V, Disabled: cs.Disabled()}
-	if editor.budget > 0 {
-		opts.Budget = editor.budget
-	}
-	if len(editor.disabled) > 0 {
-		opts.Disabled = editor.disabled
-	}
-	return opts
+	return s.effectiveSettings(uri).Options()
+}
+
+// effectiveSettings are a document's settings: defaults, its configuration
+// file's, then the editor's.
+func (s *server) effectiveSettings(uri protocol.DocumentURI) config.Settings {
+	st, _ := s.configFor(uri)
+	st.Layer(s.currentSettings().editor)
+	return st
 }
 
 // isSessionDoc is isSessionFile plus the configuration's files globs.
@@ -161,7 +162,7 @@ func (s *server) isSessionDoc(uri protocol.DocumentURI, languageID string, globs
 // setOptions gives f new options, re-analysing and publishing only when
 // they differ from its current ones. It reports whether they did.
 func (s *server) setOptions(f *file, opts analysis.Options) bool {
-	if f.opts.Budget == opts.Budget && sameCodes(f.opts.Disabled, opts.Disabled) {
+	if f.opts.Budget == opts.Budget && maps.Equal(f.opts.Disabled, opts.Disabled) {
 		return false
 	}
 	f.opts = opts
@@ -243,16 +244,4 @@ func (s *server) configSaved(uri protocol.DocumentURI) {
 	if isConfigFile(uri) {
 		s.configChanged()
 	}
-}
-
-func sameCodes(a, b map[string]bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }

@@ -84,11 +84,7 @@ func (s *server) status(params any) (*statusResult, error) {
 // precedence rule of optionsFor: the editor's setting where the user set
 // one, else its configuration file's key.
 func (s *server) budgetSource(uri protocol.DocumentURI) string {
-	if s.currentSettings().budget > 0 {
-		return "editor setting sessionls.budget"
-	}
-	cs, _ := s.configFor(uri)
-	return cs.Budget.Source.String()
+	return s.effectiveSettings(uri).Budget.Source.String()
 }
 
 // loadError is what loadSession throws for the file (the engine's wording,
