@@ -229,7 +229,7 @@ func (o budgetOutcome) text(out io.Writer, file string, budget int64) error {
 		}
 	}
 	if budget == 0 && o.loads {
-		fmt.Fprintln(w, "no budget: give --max-chars N (or set budget in sessionls.toml) to see where it cuts")
+		fmt.Fprintln(w, "no budget: give --budget N (or set budget in sessionls.toml) to see where it cuts")
 	}
 	if o.cutoff != nil {
 		c := o.cutoff
@@ -259,12 +259,12 @@ func newBudgetCmd(e *env) *cobra.Command {
 		cf     configFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "budget [--max-chars N | --max-tokens N] [--tokens] [--tokenizer ENC] [--format text|json] FILE",
+		Use:   "budget [--budget N | --max-tokens N] [--tokens] [--tokenizer ENC] [--format text|json] FILE",
 		Short: "Show a session's units, their costs, and where a character budget cuts",
 		Long: `Show what trimContext does with FILE for a budget of N characters: the
 units of messages it keeps or drops together (oldest first, physical line
 numbers), what each costs (JSON.stringify length + 1 per message), and the
-cutoff. N is --max-chars, or else the budget of FILE's configuration (the
+cutoff. N is --budget, or else the budget of FILE's configuration (the
 closest sessionls.toml; see 'sessionls config').
 
 --tokens adds token counts: a message's is the number of tokens of the very
@@ -297,11 +297,11 @@ budget (error is the runtime's message; units are listed, cutoff is null),
 or a message's tokens cannot be counted (error names its line); 2 usage,
 I/O or configuration error.`,
 		Example: `  sessionls budget session.jsonl
-  sessionls budget --max-chars 20000 session.jsonl
-  sessionls budget --max-chars 20000 --tokens session.jsonl
+  sessionls budget --budget 20000 session.jsonl
+  sessionls budget --budget 20000 --tokens session.jsonl
   sessionls budget --max-tokens 8000 --tokenizer cl100k_base session.jsonl
-  sessionls budget --max-chars 20000 --format json session.jsonl | jq .cutoff
-  cat session.jsonl | sessionls budget --max-chars 20000 -`,
+  sessionls budget --budget 20000 --format json session.jsonl | jq .cutoff
+  cat session.jsonl | sessionls budget --budget 20000 -`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != formatText && format != formatJSON {
@@ -351,7 +351,7 @@ func analyzeFile(ctx context.Context, e *env, path string, opts analysis.Options
 	if path == "-" {
 		return e.analyze(ctx, e.stdin, opts)
 	}
-	f, err := openRegular(path, "to read it anyway, give - and redirect it to stdin: sessionls budget --max-chars N - < FILE")
+	f, err := openRegular(path, "to read it anyway, give - and redirect it to stdin: sessionls budget --budget N - < FILE")
 	if err != nil {
 		return nil, err
 	}

@@ -153,7 +153,7 @@ func TestBudgetErrors(t *testing.T) {
 	r = sessionls(t, "budget", sessionPath("clean"))
 	assert.Equal(t, 0, r.code, r.stderr)
 	assert.True(t, strings.HasPrefix(r.stdout, "testdata/sessions/clean.jsonl: 7 messages in 5 units, 719 chars\n"), r.stdout)
-	assert.Contains(t, r.stdout, "no budget: give --max-chars N")
+	assert.Contains(t, r.stdout, "no budget: give --budget N")
 	assert.NotContains(t, r.stdout, "cuts here")
 
 	for _, args := range [][]string{

@@ -137,7 +137,8 @@ With --fix they follow what remains.`,
 	f.StringVar(&o.stdinFilename, "stdin-filename", "-", "`NAME` to report for stdin (\"-\")")
 	f.StringVar(&o.shard, "shard", "", "check only shard `I/N` (1-based) of the files, split by a stable hash of each path")
 	o.cfg.add(f)
-	o.flags = flagSettings{budgetFlag: "--budget", fs: f}
+	aliasFlags(f)
+	o.flags = flagSettings{fs: f}
 	f.BoolVar(&o.fix, "fix", false, "apply the safe fixes in place, then report what remains")
 	f.BoolVar(&o.unsafeFixes, "unsafe-fixes", false, "with --fix or --diff: apply the unsafe fixes too")
 	f.BoolVar(&o.diff, "diff", false, "print a unified diff of what --fix would change and write nothing (exit 1 when something would)")

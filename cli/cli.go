@@ -164,8 +164,8 @@ Exit codes: 0 clean, 1 findings (or a refused file), 2 usage, I/O or
 configuration error.`,
 		Example: `  sessionls check sessions/
   sessionls check --format github --strict sessions/
-  sessionls budget --max-chars 20000 session.jsonl
-  sessionls trim --max-chars 20000 -o trimmed.jsonl session.jsonl
+  sessionls budget --budget 20000 session.jsonl
+  sessionls trim --budget 20000 -o trimmed.jsonl session.jsonl
   sessionls serve --stdio`,
 		SilenceErrors: true,
 		SilenceUsage:  true,

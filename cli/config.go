@@ -81,19 +81,20 @@ func settingsFor(r *config.Resolver, path string, stdin bool) (config.Settings, 
 // flagSettings are the flags that override configuration keys; only those
 // given on the command line count.
 type flagSettings struct {
-	budget     int64
-	budgetFlag string // the flag's name: --budget or --max-chars
-	disable    []string
-	strict     bool
-	fs         *pflag.FlagSet
+	budget  int64
+	disable []string
+	strict  bool
+	fs      *pflag.FlagSet
 }
 
-// apply layers the flags that were given over s.
+// apply layers the flags that were given over s (config's precedence
+// rule: a flag wins over the file).
 func (f *flagSettings) apply(s *config.Settings) error {
-	if f.fs.Changed(strings.TrimPrefix(f.budgetFlag, "--")) {
-		s.Budget.Set(f.budget, config.Flag(f.budgetFlag))
+	l := config.FlagLayer()
+	if givenFlag(f.fs, "budget") != "" {
+		l.Set("budget", f.budget, "--budget")
 	}
-	if f.fs.Lookup("disable") != nil && f.fs.Changed("disable") {
+	if givenFlag(f.fs, "disable") != "" {
 		m, err := parseDisabled(f.disable)
 		if err != nil {
 			return err
@@ -104,12 +105,47 @@ func (f *flagSettings) apply(s *config.Settings) error {
 				codes = append(codes, c)
 			}
 		}
-		s.Disable.Set(codes, config.Flag("--disable"))
+		l.Set("disable", codes, "--disable")
 	}
-	if f.fs.Lookup("strict") != nil && f.fs.Changed("strict") {
-		s.Strict.Set(f.strict, config.Flag("--strict"))
+	if givenFlag(f.fs, "strict") != "" {
+		l.Set("strict", f.strict, "--strict")
 	}
+	s.Layer(l)
 	return nil
+}
+
+// aliasFlags adds the old spellings of the settings' flags registered in
+// fs (config's table: --max-chars for --budget), hidden, sharing their
+// values. Call it after registering the flags.
+func aliasFlags(fs *pflag.FlagSet) {
+	for _, d := range config.SettingTable() {
+		canon := fs.Lookup(strings.TrimPrefix(d.Flag, "--"))
+		if canon == nil {
+			continue
+		}
+		for _, old := range d.FlagAliases {
+			a := *canon
+			a.Name, a.Shorthand, a.Hidden = strings.TrimPrefix(old, "--"), "", true
+			a.Usage = "the old spelling of " + d.Flag + ", still accepted"
+			fs.AddFlag(&a)
+		}
+	}
+}
+
+// givenFlag returns the spelling (with dashes) in which the flag of the
+// setting key was given on the command line: the canonical one when both
+// were, "" when neither was or fs has no such flag.
+func givenFlag(fs *pflag.FlagSet, key string) string {
+	d, ok := config.Lookup(key)
+	if !ok {
+		return ""
+	}
+	for _, name := range d.FlagNames() {
+		if f := fs.Lookup(strings.TrimPrefix(name, "--")); f != nil && f.Changed {
+			return name
+		}
+	}
+	return ""
 }
 
 func newConfigCmd(e *env) *cobra.Command {
@@ -174,7 +210,7 @@ A configuration error names file:line:col and exits 2.`,
 	f.Var((*positiveInt)(&flags.budget), "budget", "show the settings as `check --budget N` would use them")
 	f.StringSliceVar(&flags.disable, "disable", nil, "show the settings as `check --disable CODES` would use them")
 	f.BoolVar(&flags.strict, "strict", false, "show the settings as `check --strict` would use them")
-	flags.budgetFlag = "--budget"
+	aliasFlags(f)
 	flags.fs = f
 	return cmd
 }

@@ -193,7 +193,7 @@ func TestBudgetAndTrimReadConfiguration(t *testing.T) {
 	assert.NotEmpty(t, j.Units)
 	r = sessionls(t, "trim", "--isolated", "clean.jsonl")
 	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, "--max-chars or --max-tokens is required (no budget or max-tokens in a sessionls.toml for clean.jsonl)")
+	assert.Contains(t, r.stderr, "--budget or --max-tokens is required (no budget or max-tokens in a sessionls.toml for clean.jsonl)")
 
 	r = sessionls(t, "budget", "bad/one.jsonl")
 	assert.Equal(t, 2, r.code)
@@ -256,4 +256,40 @@ func TestConfigCommand(t *testing.T) {
 
 	r = sessionls(t, "config", "--format", "xml")
 	assert.Equal(t, 2, r.code)
+}
+
+// TestBudgetFlagSpellings: --budget is the character budget's one name on
+// every command; --max-chars, its old spelling on budget, trim and map, is
+// still accepted everywhere (hidden from help), with the same value, source
+// and errors named as typed.
+func TestBudgetFlagSpellings(t *testing.T) {
+	configTree(t)
+	var j budgetJSON
+	for _, flag := range []string{"--budget", "--max-chars"} {
+		r := sessionls(t, "budget", "--isolated", "--format", "json", flag, "321", "clean.jsonl")
+		require.Equal(t, 0, r.code, "%s: stderr %q", flag, r.stderr)
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &j))
+		assert.Equal(t, int64(321), j.Budget, flag)
+
+		r = sessionls(t, "config", "--format", "json", flag, "7", "clean.jsonl")
+		require.Equal(t, 0, r.code, "%s: stderr %q", flag, r.stderr)
+		var c configJSON
+		require.NoError(t, json.Unmarshal([]byte(r.stdout), &c))
+		assert.Equal(t, float64(7), c.Settings["budget"].Value, flag)
+		assert.Equal(t, "flag --budget", c.Settings["budget"].Source, flag)
+
+		r = sessionls(t, "check", "--isolated", flag, "0", "clean.jsonl")
+		assert.Equal(t, 2, r.code, flag)
+		assert.Contains(t, r.stderr, `invalid argument "0" for "`+flag+`" flag`)
+
+		r = sessionls(t, "trim", "--isolated", flag, "5", "--max-tokens", "5", "clean.jsonl")
+		assert.Equal(t, 2, r.code, flag)
+		assert.Contains(t, r.stderr, flag+" and --max-tokens cannot be used together")
+	}
+	for _, cmd := range []string{"check", "config", "budget", "trim", "map"} {
+		r := sessionls(t, cmd, "--help")
+		require.Equal(t, 0, r.code, cmd)
+		assert.Contains(t, r.stdout, "--budget", cmd)
+		assert.NotContains(t, r.stdout, "--max-chars N", cmd)
+	}
 }

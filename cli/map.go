@@ -41,7 +41,7 @@ func newMapCmd(e *env) *cobra.Command {
 	)
 	flags.optional = true
 	cmd := &cobra.Command{
-		Use:   "map [--max-chars N | --max-tokens N] [--tokens] [--tokenizer ENC] [-o OUT.html] FILE",
+		Use:   "map [--budget N | --max-tokens N] [--tokens] [--tokenizer ENC] [-o OUT.html] FILE",
 		Short: "Draw where a session's context goes, and where the budget cuts, as one HTML page",
 		Long: `Write the context map of FILE: one self-contained HTML page (its CSS and
 script inline, nothing loaded from the network; it works from file://)
@@ -67,7 +67,7 @@ units are drawn together in bins, and every unit above a threshold (the
 total over 2,000) keeps its own. The file is streamed through the engine,
 as check does.
 
-The budget is --max-chars or --max-tokens, else the budget (or max-tokens)
+The budget is --budget or --max-tokens, else the budget (or max-tokens)
 of FILE's configuration (the closest sessionls.toml); without one the map
 has no cutoff. The page goes to OUT (a temporary file renamed over it),
 or to stdout when stdout is not a terminal; on a terminal, without -o, map
@@ -77,7 +77,7 @@ Exit codes: 0 the page is written; 1 it is written, but the file does not
 load or trimContext throws for the budget (the page says so, and so does
 stderr); 2 usage, I/O or configuration error.`,
 		Example: `  sessionls map -o map.html session.jsonl
-  sessionls map --max-chars 20000 -o map.html session.jsonl
+  sessionls map --budget 20000 -o map.html session.jsonl
   sessionls map --max-tokens 8000 session.jsonl > map.html
   sessionls map --tokens -o map.html session.jsonl && xdg-open map.html`,
 		Args: cobra.ExactArgs(1),
@@ -412,7 +412,7 @@ func newMapPage(m *ctxmap.Map, file, tokenizer, version string) *mapPage {
 	esc := html.EscapeString
 	switch bu := m.Budget; {
 	case bu == nil:
-		p.BudgetHTML = "No budget: give --max-chars N or --max-tokens N (or a budget in sessionls.toml) to see where it cuts."
+		p.BudgetHTML = "No budget: give --budget N or --max-tokens N (or a budget in sessionls.toml) to see where it cuts."
 	case bu.Error != "":
 		p.BudgetHTML = template.HTML(fmt.Sprintf("<strong>Budget %s %s:</strong> %s", textfmt.Thousands(bu.Limit), bu.Unit, esc(bu.Error)))
 	default:

@@ -40,12 +40,13 @@ type budgetFlags struct {
 
 func (f *budgetFlags) register(cmd *cobra.Command, withTokens bool) {
 	fs := cmd.Flags()
-	fs.Var((*positiveInt)(&f.maxChars), "max-chars", "the budget `N` in characters (positive; default: the budget of the file's sessionls.toml)")
-	fs.Var((*positiveTokens)(&f.maxTokens), "max-tokens", "the budget `N` in tokens (positive; instead of --max-chars): units are packed by their token counts, with the same rules (default: the max-tokens of the file's sessionls.toml)")
+	fs.Var((*positiveInt)(&f.maxChars), "budget", "the budget `N` in characters (positive; default: the budget of the file's sessionls.toml; --max-chars is its old spelling, still accepted)")
+	fs.Var((*positiveTokens)(&f.maxTokens), "max-tokens", "the budget `N` in tokens (positive; instead of --budget): units are packed by their token counts, with the same rules (default: the max-tokens of the file's sessionls.toml)")
 	if withTokens {
 		fs.BoolVar(&f.tokens, "tokens", false, "count tokens too: per unit and in total (the text counted is JSON.stringify of each message, whose length is its cost)")
 	}
 	fs.StringVar(&f.tokenizer, "tokenizer", string(tokens.Default), "the `ENCODING` tokens are counted with: o200k_base or cl100k_base (implies --tokens; default: the tokenizer of the file's sessionls.toml)")
+	aliasFlags(fs)
 }
 
 // resolve layers the flags over file's configuration and returns the
@@ -54,9 +55,10 @@ func (f *budgetFlags) register(cmd *cobra.Command, withTokens bool) {
 // budget applies, else its max-tokens.
 func (f *budgetFlags) resolve(e *env, cf *configFlags, cmd *cobra.Command, file string) (analysis.Options, int64, error) {
 	fs := cmd.Flags()
-	chars, toks := fs.Changed("max-chars"), fs.Changed("max-tokens")
+	charsFlag := givenFlag(fs, "budget")
+	chars, toks := charsFlag != "", fs.Changed("max-tokens")
 	if chars && toks {
-		return analysis.Options{}, 0, usagef("--max-chars and --max-tokens cannot be used together")
+		return analysis.Options{}, 0, usagef("%s and --max-tokens cannot be used together", charsFlag)
 	}
 	r, err := cf.resolver(e)
 	if err != nil {
@@ -66,21 +68,25 @@ func (f *budgetFlags) resolve(e *env, cf *configFlags, cmd *cobra.Command, file 
 	if err != nil {
 		return analysis.Options{}, 0, configFailed(e, err)
 	}
+	// A budget flag of one kind clears the other kind's configured budget.
+	l := config.FlagLayer()
 	switch {
 	case chars:
-		s.Budget.Set(f.maxChars, config.Flag("--max-chars"))
-		s.MaxTokens.Set(0, config.Flag("--max-chars"))
+		l.Set("budget", f.maxChars, "--budget")
+		l.Set("max-tokens", int64(0), "--budget")
 	case toks:
-		s.MaxTokens.Set(f.maxTokens, config.Flag("--max-tokens"))
-		s.Budget.Set(0, config.Flag("--max-tokens"))
-	case s.Budget.V > 0:
-		s.MaxTokens.V = 0 // the runtime's own budget, characters, wins
+		l.Set("max-tokens", f.maxTokens, "--max-tokens")
+		l.Set("budget", int64(0), "--max-tokens")
 	}
 	if fs.Changed("tokenizer") {
-		s.Tokenizer.Set(f.tokenizer, config.Flag("--tokenizer"))
+		l.Set("tokenizer", f.tokenizer, "--tokenizer")
+	}
+	s.Layer(l)
+	if s.Budget.V > 0 {
+		s.MaxTokens.V = 0 // both from the file: the runtime's own budget, characters, wins
 	}
 	if s.Budget.V == 0 && s.MaxTokens.V == 0 && !f.optional {
-		return analysis.Options{}, 0, usagef("--max-chars or --max-tokens is required (no budget or max-tokens in a sessionls.toml for %s)", file)
+		return analysis.Options{}, 0, usagef("--budget or --max-tokens is required (no budget or max-tokens in a sessionls.toml for %s)", file)
 	}
 	opts := analysis.Options{Budget: s.Budget.V, TokenBudget: s.MaxTokens.V, SkipMessages: true}
 	budget := s.Budget.V

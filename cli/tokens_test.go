@@ -156,7 +156,7 @@ func TestTokenFlagErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"budget", "--max-chars", "5", "--max-tokens", "5"}, "--max-chars and --max-tokens cannot be used together"},
-		{[]string{"trim"}, "--max-chars or --max-tokens is required"},
+		{[]string{"trim"}, "--budget or --max-tokens is required"},
 		{[]string{"budget", "--max-tokens", "0"}, "want a positive whole number of tokens"},
 		{[]string{"budget", "--max-chars", "9", "--tokenizer", "p50k_base"}, `unknown tokenizer "p50k_base" (want o200k_base or cl100k_base)`},
 		{[]string{"trim", "--max-tokens", "9", "--tokenizer", "x"}, `unknown tokenizer "x"`},

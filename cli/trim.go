@@ -22,7 +22,7 @@ func newTrimCmd(e *env) *cobra.Command {
 		cf    configFlags
 	)
 	cmd := &cobra.Command{
-		Use:   "trim [--max-chars N | --max-tokens N] [--tokenizer ENC] [-o OUT] FILE",
+		Use:   "trim [--budget N | --max-tokens N] [--tokenizer ENC] [-o OUT] FILE",
 		Short: "Write the part of a session that a character budget keeps",
 		Long: `Write the lines of FILE that trimContext keeps for a budget of N characters:
 from the first kept line to the end of the file, byte for byte (CRLF line
@@ -30,7 +30,7 @@ ends and blank lines inside the kept part are kept). To stdout, or with -o
 to OUT atomically: a temporary file in OUT's directory, fsynced, then
 renamed over OUT. The rename replaces OUT: it keeps OUT's mode, group and
 (when permitted) owner, and a symlink OUT is followed, but another hard link
-to OUT keeps the old content. OUT may be FILE itself. N is --max-chars, or
+to OUT keeps the old content. OUT may be FILE itself. N is --budget, or
 else the budget of FILE's configuration (the closest sessionls.toml; see
 'sessionls config').
 
@@ -40,8 +40,8 @@ budget of N tokens keeps, with the same unit rules (see budget --help;
 
 A file that does not load, or a budget for which trimContext throws, is
 refused with exit 1 and the runtime's error on stderr; nothing is written.`,
-		Example: `  sessionls trim --max-chars 20000 session.jsonl > trimmed.jsonl
-  sessionls trim --max-chars 20000 -o session.jsonl session.jsonl
+		Example: `  sessionls trim --budget 20000 session.jsonl > trimmed.jsonl
+  sessionls trim --budget 20000 -o session.jsonl session.jsonl
   sessionls trim --max-tokens 8000 session.jsonl > trimmed.jsonl`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
