@@ -1,9 +1,12 @@
-// Command gendocs rewrites the lists of finding codes that the README and
-// the editor packages carry, from the rule registry in package analysis.
-// Only the marked regions change; the rest of every file stays byte for
-// byte. `go generate ./analysis` runs it; with -check it changes nothing
-// and fails when a file is out of date (TestGeneratedFilesUpToDate runs
-// that check in `go test ./...`).
+// Command gendocs rewrites what the README, the JSON schema and the editor
+// packages say about the finding codes and the settings, from the rule
+// registry in package analysis and the settings table in package config:
+// the code lists, schema/sessionls.schema.json (whole), VS Code's
+// contributes.configuration entries for the settings editors may set, and
+// the README's settings table. Only the marked regions change; the rest of
+// every file stays byte for byte. `go generate ./analysis` runs it; with
+// -check it changes nothing and fails when a file is out of date
+// (TestGeneratedFilesUpToDate runs that check in `go test ./...`).
 //
 //	go run ./tools/gendocs [-check] [-root DIR]
 package main
@@ -20,7 +23,22 @@ import (
 	"strings"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/config"
 )
+
+// inputs are what the files are generated from.
+type inputs struct {
+	rules    []analysis.Rule
+	settings []config.Setting
+}
+
+func (in inputs) codes() []string {
+	out := make([]string, len(in.rules))
+	for i, r := range in.rules {
+		out[i] = r.Code
+	}
+	return out
+}
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -42,7 +60,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		*root = r
 	}
-	changed, err := generate(*root, analysis.Rules(), !*check)
+	changed, err := generate(*root, inputs{analysis.Rules(), config.SettingTable()}, !*check)
 	if err != nil {
 		fmt.Fprintf(stderr, "gendocs: %v\n", err)
 		return 2
@@ -81,7 +99,7 @@ func findRoot() (string, error) {
 // target is one generated file: rewrite returns its new contents.
 type target struct {
 	path    string // slash-separated, from the repository root
-	rewrite func(src []byte, rs []analysis.Rule) ([]byte, error)
+	rewrite func(src []byte, in inputs) ([]byte, error)
 }
 
 // Markers of the regions in markdown files (an HTML comment, invisible
@@ -91,6 +109,9 @@ const (
 	mdEnd   = "<!-- END GENERATED: finding codes -->"
 	elBegin = ";; BEGIN GENERATED: finding codes (go generate ./analysis)\n"
 	elEnd   = ";; END GENERATED: finding codes"
+	// The README's settings table.
+	settingsBegin = "<!-- BEGIN GENERATED: settings (go generate ./analysis) -->"
+	settingsEnd   = "<!-- END GENERATED: settings -->"
 	// Vim help has no comments: the region runs from the sentence that
 	// introduces the codes to the blank line before the next option.
 	vimBegin = "(`sessionls rules` explains them):\n"
@@ -99,16 +120,17 @@ const (
 
 func targets() []target {
 	return []target{
-		{"README.md", region(mdBegin, mdEnd, readmeTable)},
-		{"editors/README.md", region(mdBegin, mdEnd, func(rs []analysis.Rule) string {
-			return "\n" + wrap(quoted(rs, "`"), 72, "  ") + "\n  "
+		{"README.md", both(region(mdBegin, mdEnd, readmeTable), region(settingsBegin, settingsEnd, settingsTable))},
+		{"schema/sessionls.schema.json", schemaFile},
+		{"editors/README.md", region(mdBegin, mdEnd, func(in inputs) string {
+			return "\n" + wrap(quoted(in.rules, "`"), 72, "  ") + "\n  "
 		})},
-		{"editors/vscode/README.md", region(mdBegin, mdEnd, func(rs []analysis.Rule) string {
-			return strings.Join(quoted(rs, "`"), ", ")
+		{"editors/vscode/README.md", region(mdBegin, mdEnd, func(in inputs) string {
+			return strings.Join(quoted(in.rules, "`"), ", ")
 		})},
 		{"editors/vscode/package.json", packageJSON},
-		{"editors/nvim/doc/sessionls.txt", region(vimBegin, vimEnd, func(rs []analysis.Rule) string {
-			return wrap(quoted(rs, ""), 72, "    ") + "."
+		{"editors/nvim/doc/sessionls.txt", region(vimBegin, vimEnd, func(in inputs) string {
+			return wrap(quoted(in.rules, ""), 72, "    ") + "."
 		})},
 		{"editors/emacs/sessionls.el", region(elBegin, elEnd, elispCodes)},
 		{"docs/rules.md", rulesDoc},
@@ -118,7 +140,7 @@ func targets() []target {
 // generate brings every target up to date (writing only when write is
 // set) and returns the paths whose contents differ from the generated
 // ones.
-func generate(root string, rs []analysis.Rule, write bool) ([]string, error) {
+func generate(root string, in inputs, write bool) ([]string, error) {
 	var changed []string
 	for _, t := range targets() {
 		path := filepath.Join(root, filepath.FromSlash(t.path))
@@ -126,7 +148,7 @@ func generate(root string, rs []analysis.Rule, write bool) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", t.path, err)
 		}
-		out, err := t.rewrite(src, rs)
+		out, err := t.rewrite(src, in)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", t.path, err)
 		}
@@ -145,8 +167,8 @@ func generate(root string, rs []analysis.Rule, write bool) ([]string, error) {
 
 // region replaces the text between begin and end, which must each occur
 // exactly once, in that order, with what render returns.
-func region(begin, end string, render func([]analysis.Rule) string) func([]byte, []analysis.Rule) ([]byte, error) {
-	return func(src []byte, rs []analysis.Rule) ([]byte, error) {
+func region(begin, end string, render func(inputs) string) func([]byte, inputs) ([]byte, error) {
+	return func(src []byte, in inputs) ([]byte, error) {
 		s := string(src)
 		if n := strings.Count(s, begin); n != 1 {
 			return nil, fmt.Errorf("want the marker %q once, found it %d times", begin, n)
@@ -159,11 +181,23 @@ func region(begin, end string, render func([]analysis.Rule) string) func([]byte,
 		if j < i {
 			return nil, fmt.Errorf("the marker %q comes before %q", end, begin)
 		}
-		return []byte(s[:i] + render(rs) + s[j:]), nil
+		return []byte(s[:i] + render(in) + s[j:]), nil
 	}
 }
 
-func readmeTable(rs []analysis.Rule) string {
+// both applies two rewrites to one file.
+func both(a, b func([]byte, inputs) ([]byte, error)) func([]byte, inputs) ([]byte, error) {
+	return func(src []byte, in inputs) ([]byte, error) {
+		out, err := a(src, in)
+		if err != nil {
+			return nil, err
+		}
+		return b(out, in)
+	}
+}
+
+func readmeTable(in inputs) string {
+	rs := in.rules
 	var b strings.Builder
 	b.WriteString("\n| code | severity | fix | meaning |\n|---|---|---|---|\n")
 	for _, r := range rs {
@@ -173,7 +207,8 @@ func readmeTable(rs []analysis.Rule) string {
 }
 
 // elispCodes is a defconst of (CODE . SUMMARY) pairs.
-func elispCodes(rs []analysis.Rule) string {
+func elispCodes(in inputs) string {
+	rs := in.rules
 	var b strings.Builder
 	b.WriteString("(defconst sessionls-codes\n  '(")
 	for i, r := range rs {
@@ -221,59 +256,6 @@ func wrap(words []string, width int, indent string) string {
 	return b.String()
 }
 
-// packageJSON rewrites the enum and enumDescriptions of the sessionls.checks
-// setting in place. JSON has no comments, so instead of markers the arrays
-// are found by their keys, and the rest of the file keeps its bytes.
-func packageJSON(src []byte, rs []analysis.Rule) ([]byte, error) {
-	if !json.Valid(src) {
-		return nil, errors.New("not valid JSON")
-	}
-	const setting = `"sessionls.checks": {`
-	if n := bytes.Count(src, []byte(setting)); n != 1 {
-		return nil, fmt.Errorf("want %s once, found it %d times", setting, n)
-	}
-	start := bytes.Index(src, []byte(setting))
-	objEnd, err := valueEnd(src, start+len(setting)-1)
-	if err != nil {
-		return nil, fmt.Errorf("the sessionls.checks setting: %w", err)
-	}
-	codes := make([]string, len(rs))
-	descs := make([]string, len(rs))
-	for i, r := range rs {
-		codes[i], descs[i] = r.Code, r.Summary
-	}
-	out := src
-	// enumDescriptions first: replacing it leaves enum's offsets alone.
-	for _, kv := range []struct {
-		key    string
-		values []string
-	}{{"enumDescriptions", descs}, {"enum", codes}} {
-		key := []byte(`"` + kv.key + `": [`)
-		if n := bytes.Count(out[start:objEnd], key); n != 1 {
-			return nil, fmt.Errorf("want %s once in the sessionls.checks setting, found it %d times", key, n)
-		}
-		k := start + bytes.Index(out[start:objEnd], key)
-		open := k + len(key) - 1
-		end, err := valueEnd(out, open)
-		if err != nil {
-			return nil, fmt.Errorf("sessionls.checks %s: %w", kv.key, err)
-		}
-		lineStart := bytes.LastIndexByte(out[:k], '\n') + 1
-		indent := string(out[lineStart:k])
-		arr, err := jsonArray(kv.values, indent)
-		if err != nil {
-			return nil, err
-		}
-		next := append(append(append([]byte{}, out[:open]...), arr...), out[end:]...)
-		objEnd += len(next) - len(out)
-		out = next
-	}
-	if !json.Valid(out) {
-		return nil, errors.New("the rewrite is not valid JSON (a bug in gendocs)")
-	}
-	return out, nil
-}
-
 // valueEnd returns the offset just past the JSON value that starts at
 // src[at].
 func valueEnd(src []byte, at int) (int, error) {
@@ -283,27 +265,4 @@ func valueEnd(src []byte, at int) (int, error) {
 		return 0, err
 	}
 	return at + int(dec.InputOffset()), nil
-}
-
-// jsonArray writes values as an array of strings, one a line, indented as
-// npm writes package.json (two spaces a level); indent is the key's.
-func jsonArray(values []string, indent string) ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteString("[\n")
-	for i, v := range values {
-		var s bytes.Buffer
-		enc := json.NewEncoder(&s)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(v); err != nil {
-			return nil, fmt.Errorf("encoding %q: %w", v, err)
-		}
-		b.WriteString(indent + "  ")
-		b.Write(bytes.TrimSuffix(s.Bytes(), []byte("\n")))
-		if i < len(values)-1 {
-			b.WriteByte(',')
-		}
-		b.WriteByte('\n')
-	}
-	b.WriteString(indent + "]")
-	return b.Bytes(), nil
 }

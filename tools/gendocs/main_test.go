@@ -9,14 +9,17 @@ import (
 	"testing"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/config"
 )
 
 const repoRoot = "../.."
 
+func current() inputs { return inputs{analysis.Rules(), config.SettingTable()} }
+
 // TestGeneratedFilesUpToDate is the drift check CI runs with go test ./...:
 // every generated region must match the rule registry.
 func TestGeneratedFilesUpToDate(t *testing.T) {
-	changed, err := generate(repoRoot, analysis.Rules(), false)
+	changed, err := generate(repoRoot, current(), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +101,7 @@ func TestHandEditIsDrift(t *testing.T) {
 func TestEveryFileFollowsTheRegistry(t *testing.T) {
 	dir := copyTargets(t)
 	rs := append(analysis.Rules(), analysis.Rule{Code: "new-check", Severity: analysis.SeverityInfo, Summary: `A "quoted" | piped \ summary.`})
-	changed, err := generate(dir, rs, true)
+	changed, err := generate(dir, inputs{rs, config.SettingTable()}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,8 +150,8 @@ func TestEveryFileFollowsTheRegistry(t *testing.T) {
 }
 
 func TestMarkersMustBeThere(t *testing.T) {
-	rs := analysis.Rules()
-	f := region("<!-- B -->", "<!-- E -->", func([]analysis.Rule) string { return "x" })
+	rs := current()
+	f := region("<!-- B -->", "<!-- E -->", func(inputs) string { return "x" })
 	for _, tc := range []struct{ in, want string }{
 		{"a<!-- B -->old<!-- E -->b", "a<!-- B -->x<!-- E -->b"},
 		{"a<!-- E -->old<!-- B -->b", ""},
