@@ -255,3 +255,30 @@ func TestConfigFilesPolled(t *testing.T) {
 			"%s: the budget is %d, want %d", st.what, h.budget(doc), st.budget)
 	}
 }
+
+// TestEditorDisableSpellings: turning checks off in the editor is
+// sessionls.disable, as in the file and on the command line; the old
+// sessionls.checks still works, and an unset (empty) list defers to the
+// document's sessionls.toml.
+func TestEditorDisableSpellings(t *testing.T) {
+	clean := readSession(t, "clean.jsonl")
+	h := startConfigHarness(t, map[string]string{"sessionls.toml": "budget = 400\ndisable = [\"budget-cutoff\"]\n"}, false)
+	a := h.openDoc("a.jsonl", "jsonl", clean)
+	codes := func() []string {
+		t.Helper()
+		var out []string
+		for _, d := range h.client.lastDiagnostics(a).Diagnostics {
+			out = append(out, d.Code.(string))
+		}
+		return out
+	}
+	require.NotContains(t, codes(), "budget-cutoff", "off by sessionls.toml")
+	for _, name := range []string{"disable", "checks"} {
+		h.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sessionls": map[string]any{name: []any{"swept-message"}}}})
+		h.sync()
+		require.Contains(t, codes(), "budget-cutoff", "sessionls.%s wins over the file", name)
+		h.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sessionls": map[string]any{name: []any{}}}})
+		h.sync()
+		require.NotContains(t, codes(), "budget-cutoff", "an empty sessionls.%s defers to the file", name)
+	}
+}
