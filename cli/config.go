@@ -148,6 +148,60 @@ func givenFlag(fs *pflag.FlagSet, key string) string {
 	return ""
 }
 
+// configKeysHelp lists the file's keys for `config --help`, from config's
+// settings table.
+func configKeysHelp() string {
+	const indent = "              "
+	var b strings.Builder
+	over := []string{}
+	for _, d := range config.SettingTable() {
+		if !d.InFile {
+			continue
+		}
+		if d.InOverride && d.Key != "files" {
+			over = append(over, d.Key)
+		}
+		text := d.Doc
+		if d.Flag != "" {
+			text += " Flag: " + d.Flag
+			if len(d.FlagAliases) > 0 {
+				text += " (old spelling: " + strings.Join(d.FlagAliases, ", ") + ")"
+			}
+			text += "."
+		}
+		b.WriteString(wrapHelp(fmt.Sprintf("  %-11s ", d.Key), text, 78, indent) + "\n")
+	}
+	b.WriteString(wrapHelp("  [[overrides]]\n"+indent, "files = [...] plus any of "+strings.Join(over, ", ")+
+		", for the files the globs match; later tables win", 78, indent))
+	return b.String()
+}
+
+// wrapHelp writes prefix then the words of text, in lines of at most
+// width columns, the lines after the first starting with indent.
+func wrapHelp(prefix, text string, width int, indent string) string {
+	var b strings.Builder
+	line := prefix
+	if i := strings.LastIndexByte(prefix, '\n'); i >= 0 {
+		b.WriteString(prefix[:i+1])
+		line = prefix[i+1:]
+	}
+	fresh := true
+	for _, w := range strings.Fields(text) {
+		switch {
+		case fresh:
+			line += w
+			fresh = false
+		case len(line)+1+len(w) <= width:
+			line += " " + w
+		default:
+			b.WriteString(line + "\n")
+			line = indent + w
+		}
+	}
+	b.WriteString(line)
+	return b.String()
+}
+
 func newConfigCmd(e *env) *cobra.Command {
 	var (
 		cf     configFlags
@@ -165,19 +219,9 @@ from: the default, a key of a configuration file (file:line:col), an
 Configuration files: sessionls.toml or .sessionls.toml. For a file, the
 closest directory at or above it that holds one applies, whole (parent
 files are not merged; in one directory .sessionls.toml wins, as ruff's
-.ruff.toml does). Keys:
+.ruff.toml does). Keys (with their flags):
 
-  budget      character budget (whole number >= 1)
-  disable     finding codes to turn off
-  strict      fail on warnings too (true/false)
-  files       globs naming session files when a directory is searched
-              (default ["**/*.jsonl"])
-  exclude     globs of files and directories that are not session files
-  tokenizer   "o200k_base" (default) or "cl100k_base"
-  max-tokens  budget in tokens (whole number >= 1)
-  [[overrides]]
-              files = [...] plus any of budget, disable, strict, tokenizer,
-              max-tokens, for the files the globs match; later tables win
+` + configKeysHelp() + `
 
 Globs are relative to the configuration file's directory; one without "/"
 matches a name at any depth. Precedence, lowest first: defaults, the
