@@ -36,6 +36,8 @@ type Settings struct {
 	Tokenizer Value[string]
 	// MaxTokens is a budget in tokens; 0: none.
 	MaxTokens Value[int64]
+	// Dialect names the session format the files are written in.
+	Dialect Value[string]
 	// Config is the configuration file that applied ("" for none).
 	Config string
 }
@@ -107,6 +109,16 @@ func settingTable() []Setting {
 		Flag:  "--max-tokens",
 		Doc:   "A budget in tokens, for the commands that pack by tokens (budget, trim, map).",
 		field: func(s *Settings) slot { return &s.MaxTokens },
+	}, {
+		Key: "dialect", Kind: KindEnum, Default: "seed",
+		Values: []EnumValue{
+			{"seed", "The agent runtime's session files, as docs/semantics.md describes them."},
+		},
+		InFile: true, InOverride: true,
+		Editor: "dialect",
+		Doc:    "The session format the files are written in (docs/semantics.md); `seed` is the only one yet.",
+		EditorDoc: "The session format of the documents. Unset (`null`): the document's `sessionls.toml` (`dialect`), else `seed`.",
+		field: func(s *Settings) slot { return &s.Dialect },
 	}}
 }
 

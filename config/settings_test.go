@@ -175,3 +175,30 @@ budget = 70
 	assert.Equal(t, []string{}, s.Disable.V)
 	assert.Equal(t, analysis.Options{}, s.Options())
 }
+
+// TestDialect is the setting added through the table alone: the file, its
+// [[overrides]] and editors set it, and `sessionls config` lists it.
+func TestDialect(t *testing.T) {
+	f, err := Parse("/p/sessionls.toml", "sessionls.toml", "/p", []byte("dialect = \"seed\"\n[[overrides]]\nfiles = [\"x/**\"]\ndialect = \"seed\"\n"))
+	require.NoError(t, err)
+	s := Defaults()
+	assert.Equal(t, "seed", s.Dialect.V)
+	f.Apply(&s, "/p/x/a.jsonl")
+	assert.Equal(t, "sessionls.toml:4:1 ([[overrides]] #1)", s.Dialect.Source.String())
+
+	_, err = Parse("/p/sessionls.toml", "sessionls.toml", "/p", []byte("dialect = \"seeds\"\n"))
+	assert.EqualError(t, err, `sessionls.toml:1:11: dialect: want one of "seed", got "seeds" (did you mean "seed"?)`)
+
+	l, errs := ParseEditor(map[string]any{"dialect": "seed"})
+	require.Empty(t, errs)
+	s.Layer(l)
+	assert.Equal(t, "editor setting sessionls.dialect", s.Dialect.Source.String())
+	_, errs = ParseEditor(map[string]any{"dialect": "other"})
+	assert.EqualError(t, errs[0], `sessionls.dialect: unknown dialect "other" (want seed)`)
+
+	var keys []string
+	for _, fd := range s.Fields() {
+		keys = append(keys, fd.Key)
+	}
+	assert.Contains(t, keys, "dialect")
+}
