@@ -115,10 +115,10 @@ func settingTable() []Setting {
 			{"seed", "The agent runtime's session files, as docs/semantics.md describes them."},
 		},
 		InFile: true, InOverride: true,
-		Editor: "dialect",
-		Doc:    "The session format the files are written in (docs/semantics.md); `seed` is the only one yet.",
+		Editor:    "dialect",
+		Doc:       "The session format the files are written in (docs/semantics.md); `seed` is the only one yet.",
 		EditorDoc: "The session format of the documents. Unset (`null`): the document's `sessionls.toml` (`dialect`), else `seed`.",
-		field: func(s *Settings) slot { return &s.Dialect },
+		field:     func(s *Settings) slot { return &s.Dialect },
 	}}
 }
 

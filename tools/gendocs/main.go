@@ -13,7 +13,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -254,15 +253,4 @@ func wrap(words []string, width int, indent string) string {
 	}
 	b.WriteString(line)
 	return b.String()
-}
-
-// valueEnd returns the offset just past the JSON value that starts at
-// src[at].
-func valueEnd(src []byte, at int) (int, error) {
-	dec := json.NewDecoder(bytes.NewReader(src[at:]))
-	var v json.RawMessage
-	if err := dec.Decode(&v); err != nil {
-		return 0, err
-	}
-	return at + int(dec.InputOffset()), nil
 }
