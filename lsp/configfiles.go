@@ -20,11 +20,11 @@ import (
 
 // Configuration files (sessionls.toml), as the CLI reads them: for each
 // document, the closest .sessionls.toml or sessionls.toml in its directory
-// or above. The precedence, one rule in every editor, for each key:
+// or above. The precedence, config.Settings.Layer's one rule, for each key:
 //
 //  1. the editor's value, when the user set one: sessionls.budget (or the
-//     sessionls.setBudget command) to a number, sessionls.checks to a
-//     non-empty list;
+//     sessionls.setBudget command) to a number, sessionls.disable (or its
+//     old spelling sessionls.checks) to a non-empty list;
 //  2. the configuration file's value for the document (its matching
 //     [[overrides]], then its top-level keys);
 //  3. the default (no budget, every check on).
