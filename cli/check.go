@@ -833,7 +833,8 @@ func withSettings(t target, r *config.Resolver, flags *flagSettings) target {
 	}
 	// Check needs findings only: without the messages the engine keeps a
 	// few bytes per message, so a huge file is checked in bounded memory.
-	t.opts = analysis.Options{Budget: s.Budget.V, Disabled: s.Disabled(), SkipMessages: true}
+	t.opts = s.Options()
+	t.opts.SkipMessages = true
 	t.strict = s.Strict.V
 	return t
 }
