@@ -132,7 +132,7 @@ func targets() []target {
 			return wrap(quoted(in.rules, ""), 72, "    ") + "."
 		})},
 		{"editors/emacs/sessionls.el", region(elBegin, elEnd, elispCodes)},
-		{"docs/rules.md", rulesDoc},
+		{"docs/rules.md", func(src []byte, in inputs) ([]byte, error) { return rulesDoc(src, in.rules) }},
 	}
 }
 
