@@ -233,3 +233,7 @@ func wholeNumber(s string) (int64, string) {
 	}
 	return n, ""
 }
+
+// describe renders a JSON value for a message to the user
+// (config.DescribeJSON, as the settings' errors word it).
+func describe(v any) string { return config.DescribeJSON(v) }
