@@ -82,18 +82,13 @@ func (f *budgetFlags) resolve(e *env, cf *configFlags, cmd *cobra.Command, file 
 		l.Set("tokenizer", f.tokenizer, "--tokenizer")
 	}
 	s.Layer(l)
-	if s.Budget.V > 0 {
-		s.MaxTokens.V = 0 // both from the file: the runtime's own budget, characters, wins
-	}
-	if s.Budget.V == 0 && s.MaxTokens.V == 0 && !f.optional {
+	opts := s.PackOptions()
+	opts.SkipMessages = true
+	budget := max(opts.Budget, opts.TokenBudget)
+	if budget == 0 && !f.optional {
 		return analysis.Options{}, 0, usagef("--budget or --max-tokens is required (no budget or max-tokens in a sessionls.toml for %s)", file)
 	}
-	opts := analysis.Options{Budget: s.Budget.V, TokenBudget: s.MaxTokens.V, SkipMessages: true}
-	budget := s.Budget.V
-	if s.MaxTokens.V > 0 {
-		budget = s.MaxTokens.V
-	}
-	if s.MaxTokens.V > 0 || f.tokens || fs.Changed("tokenizer") {
+	if opts.TokenBudget > 0 || f.tokens || fs.Changed("tokenizer") {
 		enc, err := tokens.ParseEncoding(s.Tokenizer.V)
 		if err != nil {
 			return opts, 0, usagef("--tokenizer: %v", err)

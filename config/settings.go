@@ -255,6 +255,17 @@ func (s Settings) Options() analysis.Options {
 	return analysis.Options{Budget: s.Budget.V, Disabled: s.Disabled()}
 }
 
+// PackOptions are the engine options of the commands that pack units into
+// a budget (budget, trim, map): the character budget, or else the token
+// budget; set at the same level (the file), characters, the runtime's own
+// measure, win. The front end adds the token counter.
+func (s Settings) PackOptions() analysis.Options {
+	if s.Budget.V > 0 {
+		return analysis.Options{Budget: s.Budget.V}
+	}
+	return analysis.Options{TokenBudget: s.MaxTokens.V}
+}
+
 // Field is one setting of a Settings, for printing them all.
 type Field struct {
 	Key    string // the TOML key

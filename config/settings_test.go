@@ -202,3 +202,17 @@ func TestDialect(t *testing.T) {
 	}
 	assert.Contains(t, keys, "dialect")
 }
+
+// TestPackOptions: characters win over tokens when both are set (in the
+// file); a flag for one kind clears the other, so the flag's kind applies.
+func TestPackOptions(t *testing.T) {
+	s := Defaults()
+	assert.Equal(t, analysis.Options{}, s.PackOptions())
+	s.Budget.V, s.MaxTokens.V = 500, 40
+	assert.Equal(t, analysis.Options{Budget: 500}, s.PackOptions())
+	flags := FlagLayer()
+	flags.Set("max-tokens", int64(30), "--max-tokens")
+	flags.Set("budget", int64(0), "--max-tokens")
+	s.Layer(flags)
+	assert.Equal(t, analysis.Options{TokenBudget: 30}, s.PackOptions())
+}
