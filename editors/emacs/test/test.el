@@ -99,12 +99,17 @@ column; this :before-until advice reports it and moves to the line end."
         ((= n 1) "1 message above is trimmed")
         (t (format "%s above are trimmed" (st-plural n "message")))))
 
+(defconst st-refusals
+  '("invalid-json" "invalid-record" "truncated-record" "interleaved-record" "zero-filled" "split-record")
+  "The codes of a line the runtime refuses: JSON.parse's and the record
+rules' verdicts, and the causes of damage (analysis.IsRefusal).")
+
 (defun st-first-invalid-line (findings)
   "The line where loadSession throws, from check FINDINGS; nil if it loads."
   (let (first)
     (dolist (f findings first)
       (when (and (equal (plist-get f :severity) "error")
-                 (member (plist-get f :code) '("invalid-json" "invalid-record"))
+                 (member (plist-get f :code) st-refusals)
                  (or (null first) (< (plist-get f :line) first)))
         (setq first (plist-get f :line))))))
 
@@ -446,7 +451,8 @@ F's message: \"budget 8,000 keeps …; 11 messages above are trimmed\"."
           (cond ((and (equal (plist-get f :code) "invalid-record")
                       (search-forward "\"role\":\"system\"" eol t))
                  (replace-match "\"role\":\"user\"" t t))
-                ((and (equal (plist-get f :code) "invalid-json")
+                ((and (member (plist-get f :code) st-refusals)
+                      (not (equal (plist-get f :code) "invalid-record"))
                       (/= (char-before eol) ?}))
                  (goto-char eol)
                  (insert "}"))))))
@@ -581,14 +587,14 @@ F's message: \"budget 8,000 keeps …; 11 messages above are trimmed\"."
         (end-of-line)
         (delete-char -1)
         (st-check-diags "diagnostics after deleting the } of line 1" n)
-        (let ((f (cl-find-if (lambda (f) (and (= (plist-get f :line) 1) (equal (plist-get f :code) "invalid-json")))
+        (let ((f (cl-find-if (lambda (f) (and (= (plist-get f :line) 1) (member (plist-get f :code) st-refusals)))
                              (st-check-json n "broken.jsonl")))
               (len16 (cl-loop for c across (st-line-text 1) sum (if (> c #xFFFF) 2 1))))
-          (st-ok f "the CLI reports no invalid-json on line 1 of the broken text")
+          (st-ok f "the CLI reports no refused line 1 in the broken text")
           (st-ok (= (plist-get f :column) (1+ len16))
                  "the CLI puts the error at UTF-16 column %s, want the end of line 1 (%d)"
                  (plist-get f :column) (1+ len16))
-          (st-log "ok   new invalid-json on line 1 at UTF-16 column %d (after é🙂)" (1+ len16)))
+          (st-log "ok   new %s on line 1 at UTF-16 column %d (after é🙂)" (plist-get f :code) (1+ len16)))
         (st-check-lenses "lenses of the broken file" (st-expect n) server)
         (insert "}")
         (st-check-diags "diagnostics after restoring the }" n)

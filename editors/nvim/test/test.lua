@@ -84,10 +84,21 @@ end
 
 -- The first line where loadSession throws, from `sessionls check` findings
 -- (nil when the file loads).
+-- The codes of a line the runtime refuses: JSON.parse's and the record
+-- rules' verdicts, and the causes of damage (analysis.IsRefusal).
+local REFUSALS = {
+  ["invalid-json"] = true,
+  ["invalid-record"] = true,
+  ["truncated-record"] = true,
+  ["interleaved-record"] = true,
+  ["zero-filled"] = true,
+  ["split-record"] = true,
+}
+
 local function first_invalid_line(findings)
   local first
   for _, f in ipairs(findings) do
-    if f.severity == "error" and (f.code == "invalid-json" or f.code == "invalid-record") then
+    if f.severity == "error" and REFUSALS[f.code] then
       if not first or f.line < first then
         first = f.line
       end
@@ -693,7 +704,7 @@ local function run()
     if f.code == "invalid-record" and text:find('"role":"system"', 1, true) then
       local at = text:find('"system"', 1, true)
       set_text(buf, f.line, at - 1, at - 1 + #'"system"', '"user"')
-    elseif f.code == "invalid-json" and text:sub(-1) ~= "}" then
+    elseif REFUSALS[f.code] and f.code ~= "invalid-record" and text:sub(-1) ~= "}" then
       set_text(buf, f.line, #text, #text, "}")
     end
   end
@@ -762,20 +773,20 @@ local function run()
   local shown = wait_diags(buf, "diagnostics after deleting the } of line 1", n)
   local found
   for _, d in ipairs(shown) do
-    if d.line == 1 and d.code == "invalid-json" then
+    if d.line == 1 and REFUSALS[d.code] then
       found = d
     end
   end
-  ok(found ~= nil, "the CLI reports no invalid-json on line 1 of the broken text:\n%s", show_diags(shown))
+  ok(found ~= nil, "the CLI reports no refused line 1 in the broken text:\n%s", show_diags(shown))
   local check = check_json(buf, n, "broken.jsonl")
   local utf16_len = select(2, vim.str_utfindex(broken))
   for _, f in ipairs(check) do
-    if f.line == 1 and f.code == "invalid-json" then
+    if f.line == 1 and REFUSALS[f.code] then
       ok(f.column == utf16_len + 1, "CLI column %d, want UTF-16 length + 1 = %d", f.column, utf16_len + 1)
     end
   end
   ok(found.col == #broken, "Neovim shows the error at byte col %d, want %d (end of line)", found.col, #broken)
-  log("ok   new invalid-json on line 1 at UTF-16 col %d = byte col %d", utf16_len + 1, #broken)
+  log("ok   new %s on line 1 at UTF-16 col %d = byte col %d", found.code, utf16_len + 1, #broken)
   want, partial = expect(buf, n)
   wait_lenses(buf, want, partial, "lenses of the broken file", lens_responses, true)
 

@@ -65,7 +65,10 @@ const budgetJSON = (file, n) => runCli(["budget", "--max-chars", String(n), "--f
 const fmt = (n) => new Intl.NumberFormat("en-US").format(n);
 const plural = (n, one, many) => `${fmt(n)} ${n === 1 ? one : many}`;
 const lineRange = (a, b) => (a === b ? `line ${a}` : `lines ${a}–${b}`);
-const isLoadError = (f) => f.severity === "error" && (f.code === "invalid-json" || f.code === "invalid-record");
+// The codes of a line the runtime refuses: JSON.parse's and the record
+// rules' verdicts, and the causes of damage (analysis.IsRefusal).
+const REFUSALS = new Set(["invalid-json", "invalid-record", "truncated-record", "interleaved-record", "zero-filled", "split-record"]);
+const isLoadError = (f) => f.severity === "error" && REFUSALS.has(f.code);
 
 /**
  * The facts about one text, from the CLI. For a file the runtime refuses,
