@@ -50,6 +50,9 @@ type configState struct {
 	resolver *config.Resolver
 	lastGood map[string]*config.File // by file path: the last version that parsed
 	reported map[string]string       // by file path: the error last shown
+	// published: the files whose errors are published as diagnostics
+	// (configdiags.go), to clear when they are gone.
+	published map[string]bool
 }
 
 func newConfigState() *configState {
@@ -59,7 +62,7 @@ func newConfigState() *configState {
 	if err != nil {
 		panic(err) // unreachable: no ConfigFile to read
 	}
-	return &configState{resolver: r, lastGood: map[string]*config.File{}, reported: map[string]string{}}
+	return &configState{resolver: r, lastGood: map[string]*config.File{}, reported: map[string]string{}, published: map[string]bool{}}
 }
 
 // filePath is the local path of a file: URI; ok is false for other schemes
@@ -84,7 +87,7 @@ func (s *server) configFor(uri protocol.DocumentURI) (config.Settings, *config.F
 	cs := s.cfg
 	f, err := cs.resolver.ForFile(p)
 	cs.mu.Lock()
-	var report string
+	var report, reportPath string
 	if err != nil {
 		var fe *config.FileError
 		if errors.As(err, &fe) {
@@ -92,7 +95,8 @@ func (s *server) configFor(uri protocol.DocumentURI) (config.Settings, *config.F
 			msg := configErrorText(err)
 			if cs.reported[fe.Path] != msg {
 				cs.reported[fe.Path] = msg
-				report = msg
+				cs.published[fe.Path] = true
+				report, reportPath = msg, fe.Path
 				if f != nil {
 					report += " — keeping its last good settings"
 				} else {
@@ -110,6 +114,7 @@ func (s *server) configFor(uri protocol.DocumentURI) (config.Settings, *config.F
 	if report != "" {
 		s.logger.Warn("invalid configuration file", zap.String("error", report))
 		s.showError("sessionls: " + report)
+		s.publishConfigErrors(reportPath, configDiagnostics(err))
 	}
 	f.Apply(&st, p)
 	return st, f
@@ -192,6 +197,7 @@ func (s *server) configChanged() {
 		}
 	}
 	s.stampConfigFiles(stampAll)
+	s.clearFixedConfigErrors()
 	s.logger.Info("configuration files changed", zap.Bool("documents_changed", changed))
 	if changed {
 		s.refreshLenses()

@@ -282,3 +282,32 @@ func TestEditorDisableSpellings(t *testing.T) {
 		require.NotContains(t, codes(), "budget-cutoff", "an empty sessionls.%s defers to the file", name)
 	}
 }
+
+// A configuration file's errors are diagnostics on that file, at the
+// positions they name, and go when it is fixed or deleted.
+func TestConfigErrorsPublished(t *testing.T) {
+	clean := readSession(t, "clean.jsonl")
+	h := startConfigHarness(t, map[string]string{"sessionls.toml": "budget = 400\nbudgte = 3\n"}, true)
+	toml := h.uri("sessionls.toml")
+	h.openDoc("a.jsonl", "jsonl", clean)
+	require.Eventually(t, func() bool { return h.client.lastDiagnostics(toml) != nil }, wait, time.Millisecond,
+		"no diagnostics published for the bad sessionls.toml")
+	ds := h.client.lastDiagnostics(toml).Diagnostics
+	require.Len(t, ds, 1)
+	require.Equal(t, "config", ds[0].Code)
+	require.Equal(t, uint32(1), ds[0].Range.Start.Line, "the unknown key is on line 2")
+	require.Contains(t, ds[0].Message, "budgte")
+	require.Contains(t, ds[0].Message, "budget", "the nearest key is suggested")
+
+	h.changed("sessionls.toml", "budget = 400\n")
+	require.Eventually(t, func() bool { return len(h.client.lastDiagnostics(toml).Diagnostics) == 0 }, wait, time.Millisecond,
+		"the fixed file keeps its diagnostics")
+
+	h.changed("sessionls.toml", "budget = \"many\"\n")
+	require.Eventually(t, func() bool { return len(h.client.lastDiagnostics(toml).Diagnostics) == 1 }, wait, time.Millisecond)
+	require.NoError(t, os.Remove(filepath.Join(h.root, "sessionls.toml")))
+	h.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": toml, "type": 3}}})
+	h.sync()
+	require.Eventually(t, func() bool { return len(h.client.lastDiagnostics(toml).Diagnostics) == 0 }, wait, time.Millisecond,
+		"the deleted file keeps its diagnostics")
+}
