@@ -5,8 +5,6 @@ import (
 	"strings"
 
 	"go.lsp.dev/protocol"
-
-	"github.com/sessionls/sessionls/analysis/fix"
 )
 
 // fixAllQuickFix offers fix-all in the quick-fix menu (the light bulb,
@@ -20,14 +18,10 @@ func (s *server) fixAllQuickFix(ctx context.Context, f *file, p *protocol.CodeAc
 	if !f.inSync() || len(p.Context.Only) > 0 && !wantsKind(p.Context.Only, protocol.QuickFix) {
 		return protocol.CodeAction{}, false
 	}
-	onFixable := false
-	for _, d := range p.Context.Diagnostics {
-		if code, _ := d.Code.(string); d.Source == diagnosticSource && fix.Fixable(code) && d.Data != nil {
-			onFixable = true
-			break
-		}
-	}
-	if !onFixable {
+	// On a fixable finding: the request's context names one, or (VS Code's
+	// Ctrl+. sends none) the requested lines have one, as for the
+	// finding's own quick fix.
+	if len(s.quickFixes(f, p, false)) == 0 {
 		return protocol.CodeAction{}, false
 	}
 	a, ok := s.fixAll(ctx, f, s.currentCaps().documentChanges)

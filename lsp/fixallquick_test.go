@@ -17,18 +17,20 @@ func TestFixAllQuickFix(t *testing.T) {
 	for _, tc := range []struct {
 		name, text string
 		line       uint32
+		noContext  bool // the request names no diagnostic (VS Code's Ctrl+.)
 		want       bool
 	}{
-		{"two fixes, on one", two, 0, true},
-		{"one fix", one, 0, false},
-		{"two fixes, not on one", two + "{\"role\":\"user\",\"content\":\"c\"}\n", 2, false},
+		{"two fixes, on one", two, 0, false, true},
+		{"two fixes, on one, no context", two, 0, true, true},
+		{"one fix", one, 0, false, false},
+		{"two fixes, not on one", two + "{\"role\":\"user\",\"content\":\"c\"}\n", 2, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := startHarness(t, harnessOptions{})
 			uri := h.open("s.jsonl", "jsonl", tc.text)
 			var onLine []protocol.Diagnostic
 			for _, d := range h.client.lastDiagnostics(uri).Diagnostics {
-				if d.Range.Start.Line == tc.line {
+				if d.Range.Start.Line == tc.line && !tc.noContext {
 					onLine = append(onLine, d)
 				}
 			}

@@ -317,19 +317,20 @@ function check_drawn(buf)
     ok(view.topline ~= 1 or (view.topfill or 0) >= 1, "line 1's lens is hidden: the window at line 1 has topfill %s", tostring(view.topfill))
   end
   log("ok   %d lens lines drawn on virtual lines above their line (line 1's shown as top filler)", n)
-  -- Scrolled away and back with gg: line 1's lens is shown again (the
-  -- window came back with no filler before the plugin watched WinScrolled).
+  -- Scrolled away and back with gg: the window comes back to line 1 with
+  -- no filler, and the plugin's WinScrolled handler shows the lens again.
+  -- Neovim's main loop fires WinScrolled after a scroll; this test runs
+  -- inside one :luafile, where it does not turn, so the event is fired here,
+  -- and checked at once (no wait: a lens refresh in between would restore
+  -- the filler by itself and prove nothing).
   if titles[1] and vim.api.nvim_win_get_buf(0) == buf and vim.api.nvim_buf_line_count(buf) > 3 then
     vim.cmd("normal! G")
-    vim.fn.winrestview({ topline = vim.api.nvim_buf_line_count(buf), topfill = 0 })
-    vim.cmd("redraw")
     vim.cmd("normal! gg")
-    vim.cmd("redraw")
-    local shown = vim.wait(2000, function()
-      local v = vim.fn.winsaveview()
-      return v.topline == 1 and (v.topfill or 0) >= 1
-    end, 20)
-    ok(shown, "after G and gg line 1's lens is hidden: %s", vim.inspect(vim.fn.winsaveview()))
+    vim.fn.winrestview({ topline = 1, topfill = 0 })
+    ok((vim.fn.winsaveview().topfill or 0) == 0, "the view kept a filler: the check would prove nothing")
+    vim.cmd("doautocmd <nomodeline> WinScrolled")
+    local v = vim.fn.winsaveview()
+    ok(v.topline == 1 and (v.topfill or 0) >= 1, "after G and gg line 1's lens is hidden: %s", vim.inspect(v))
     log("ok   line 1's lens is shown again after scrolling away and gg")
   end
 end
