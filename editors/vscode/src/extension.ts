@@ -9,7 +9,7 @@ import {
   State,
   TransportKind,
 } from "vscode-languageclient/node";
-import { parseBudget, SessionStatus, statusText, statusTooltip, validateBudget } from "./format";
+import { parseBudget, SessionStatus, setTomlBudget, statusText, statusTooltip, validateBudget } from "./format";
 import { findServer, INSTALL_HINT } from "./server-path";
 
 const SECTION = "sessionls";
@@ -19,6 +19,8 @@ const CMD_SET_BUDGET = "sessionls.setContextBudget";
 const CMD_RESTART = "sessionls.restartServer";
 const CMD_SHOW_OUTPUT = "sessionls.showOutput";
 const CMD_FIX_ALL = "sessionls.fixAll";
+/** workspaceState key: the .vscode/settings.json this extension created for the budget. */
+const CREATED_SETTINGS = "sessionls.createdSettingsFile";
 const CMD_CHECK_IN_TERMINAL = "sessionls.checkInTerminal";
 /** The server's fix-all code action kind (what `sessionls check --fix` does). */
 const KIND_FIX_ALL = "source.fixAll.sessionls";
@@ -348,16 +350,59 @@ class SessionlsExtension implements vscode.Disposable {
     if (chosen === undefined) {
       return;
     }
-    await this.storeBudget(chosen);
+    // Where a sessionls.toml governs the file, ask where the budget goes:
+    // the editor setting would silently win over the file the CLI and CI
+    // read.
+    const active = vscode.window.activeTextEditor?.document.uri;
+    const toml = active ? await configFileFor(active) : undefined;
+    let inToml = false;
+    if (toml) {
+      const pick = await vscode.window.showQuickPick(
+        [
+          {
+            label: vscode.workspace.asRelativePath(toml),
+            description: "sessionls.toml: shared with the CLI and CI",
+            inToml: true,
+          },
+          {
+            label: "Workspace setting sessionls.budget",
+            description: "this editor only; it wins over sessionls.toml",
+            inToml: false,
+          },
+        ],
+        { title: "sessionls: where should the budget be set?", ignoreFocusOut: true },
+      );
+      if (!pick) {
+        return;
+      }
+      inToml = pick.inToml;
+    }
+    if (inToml && toml) {
+      await this.writeTomlBudget(toml, chosen);
+      await this.storeBudget(null); // so that the file's budget applies
+    } else {
+      await this.storeBudget(chosen);
+    }
     const client = this.client;
-    if (chosen !== null && client && client.isRunning() && this.serverHasSetBudget(client)) {
+    if ((chosen !== null || inToml) && client && client.isRunning() && this.serverHasSetBudget(client)) {
       try {
-        await client.sendRequest("workspace/executeCommand", { command: SERVER_SET_BUDGET, arguments: [chosen] });
+        // With the budget in sessionls.toml, the editor's budget is cleared.
+        await client.sendRequest("workspace/executeCommand", { command: SERVER_SET_BUDGET, arguments: [inToml ? null : chosen] });
       } catch (err) {
         this.output.appendLine(`[sessionls] ${SERVER_SET_BUDGET} failed: ${String(err)}`);
       }
     }
     this.scheduleStatus();
+  }
+
+  /** Sets (or with null removes) the top-level `budget` of a sessionls.toml, keeping the rest of it. */
+  private async writeTomlBudget(file: vscode.Uri, budget: number | null): Promise<void> {
+    try {
+      const text = Buffer.from(await vscode.workspace.fs.readFile(file)).toString("utf8");
+      await vscode.workspace.fs.writeFile(file, Buffer.from(setTomlBudget(text, budget), "utf8"));
+    } catch (err) {
+      void vscode.window.showErrorMessage(`sessionls: could not write ${vscode.workspace.asRelativePath(file)}: ${String(err)}`);
+    }
   }
 
   private serverHasSetBudget(client: LanguageClient): boolean {
@@ -385,13 +430,29 @@ class SessionlsExtension implements vscode.Disposable {
   /** Stores the budget in the workspace settings, or the user settings without a workspace. */
   private async storeBudget(budget: number | null): Promise<void> {
     const cfg = vscode.workspace.getConfiguration(SECTION);
-    const target = vscode.workspace.workspaceFolders?.length
-      ? vscode.ConfigurationTarget.Workspace
-      : vscode.ConfigurationTarget.Global;
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const target = folder ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+    const settingsFile = folder ? vscode.Uri.joinPath(folder.uri, ".vscode", "settings.json") : undefined;
+    const existed = settingsFile ? await exists(settingsFile) : true;
     try {
+      if (budget === null && cfg.inspect<number | null>("budget")?.workspaceValue === undefined && target === vscode.ConfigurationTarget.Workspace) {
+        return; // nothing to remove: do not create a settings file for it
+      }
       await cfg.update("budget", budget === null ? undefined : budget, target);
     } catch (err) {
       this.output.appendLine(`[sessionls] could not store sessionls.budget: ${String(err)}`);
+      return;
+    }
+    if (!settingsFile) {
+      return;
+    }
+    const created = this.context.workspaceState.get<string>(CREATED_SETTINGS);
+    if (!existed && budget !== null) {
+      // Ours: remembered, so that clearing the budget can take it away.
+      await this.context.workspaceState.update(CREATED_SETTINGS, settingsFile.toString());
+    } else if (budget === null && created === settingsFile.toString()) {
+      await removeIfEmpty(settingsFile);
+      await this.context.workspaceState.update(CREATED_SETTINGS, undefined);
     }
   }
 
@@ -464,4 +525,56 @@ function settingsCommandFor(key: string): string {
     return "workbench.action.openWorkspaceSettings";
   }
   return "workbench.action.openSettings";
+}
+
+async function exists(uri: vscode.Uri): Promise<boolean> {
+  try {
+    await vscode.workspace.fs.stat(uri);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The configuration file that applies to a file: the closest sessionls.toml or .sessionls.toml above it, as the server finds it. */
+async function configFileFor(uri: vscode.Uri): Promise<vscode.Uri | undefined> {
+  if (uri.scheme !== "file") {
+    return undefined;
+  }
+  let dir = vscode.Uri.joinPath(uri, "..");
+  for (;;) {
+    for (const name of ["sessionls.toml", ".sessionls.toml"]) {
+      const candidate = vscode.Uri.joinPath(dir, name);
+      try {
+        const st = await vscode.workspace.fs.stat(candidate);
+        if (st.type & vscode.FileType.File) {
+          return candidate;
+        }
+      } catch {
+        // not there
+      }
+    }
+    const parent = vscode.Uri.joinPath(dir, "..");
+    if (parent.path === dir.path) {
+      return undefined;
+    }
+    dir = parent;
+  }
+}
+
+/** Deletes a settings file this extension created once it holds nothing ({}), and its .vscode folder when that is empty too. */
+async function removeIfEmpty(settingsFile: vscode.Uri): Promise<void> {
+  try {
+    const text = Buffer.from(await vscode.workspace.fs.readFile(settingsFile)).toString("utf8");
+    if (text.replace(/\/\/[^\n]*|\s/g, "") !== "{}") {
+      return;
+    }
+    await vscode.workspace.fs.delete(settingsFile);
+    const dir = vscode.Uri.joinPath(settingsFile, "..");
+    if ((await vscode.workspace.fs.readDirectory(dir)).length === 0) {
+      await vscode.workspace.fs.delete(dir);
+    }
+  } catch {
+    // gone already, or not ours to judge
+  }
 }

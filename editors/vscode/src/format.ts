@@ -107,3 +107,36 @@ export function parseBudget(text: string): number | null {
   const t = text.trim().replace(/[,_]/g, "");
   return t === "" ? null : Number(t);
 }
+
+/**
+ * setTomlBudget returns a sessionls.toml's text with its top-level
+ * `budget` set to budget (or removed, for null), everything else kept: the
+ * line is replaced where it is, or added before the first table.
+ */
+export function setTomlBudget(text: string, budget: number | null): string {
+  const eol = text.includes("\r\n") ? "\r\n" : "\n";
+  const lines = text.split(/\r?\n/);
+  let firstTable = lines.findIndex((l) => /^\s*\[/.test(l));
+  if (firstTable < 0) {
+    firstTable = lines.length;
+  }
+  const at = lines.slice(0, firstTable).findIndex((l) => /^\s*budget\s*=/.test(l));
+  if (budget === null) {
+    if (at >= 0) {
+      lines.splice(at, 1);
+    }
+    return lines.join(eol);
+  }
+  const line = `budget = ${budget}`;
+  if (at >= 0) {
+    lines[at] = line;
+    return lines.join(eol);
+  }
+  // Before the first table (after a final empty line when there is none).
+  let insertAt = firstTable;
+  if (insertAt === lines.length && lines.length > 0 && lines[lines.length - 1] === "") {
+    insertAt = lines.length - 1;
+  }
+  lines.splice(insertAt, 0, line);
+  return lines.join(eol);
+}

@@ -843,6 +843,28 @@ async function main() {
     fs.writeFileSync(tomlPath, `# written by the e2e test\nbudget = ${tomlBudget2}\n`);
     await checkEditor(page, `clean.jsonl after sessionls.toml changed to budget = ${tomlBudget2}`,
       factsFor("clean.jsonl", cleanText, tomlBudget2), tomlBudget2);
+    // 12b. With sessionls.toml governing the file, "Set Context Budget"
+    // asks where the budget goes; choosing the file writes it there (the
+    // comment kept) and not into the settings, and the cut follows it.
+    const tomlBudget3 = newest(1);
+    await runCommand(page, "sessionls: Set Context Budget");
+    await answerBudgetBox(page, tomlBudget3);
+    await waitUntil("Set Context Budget asks where the budget goes", async () => ({
+      ok: await quickInputReady(page, "", "sessionls.toml"),
+      detail: "",
+    }));
+    await page.keyboard.type("sessionls.toml");
+    await page.keyboard.press("Enter");
+    await waitUntil("the budget is written to sessionls.toml, not the settings", async () => {
+      const toml = fs.readFileSync(tomlPath, "utf8");
+      const settings = fs.existsSync(settingsFile) ? fs.readFileSync(settingsFile, "utf8") : "";
+      return {
+        ok: toml === `# written by the e2e test\nbudget = ${tomlBudget3}\n` && !/"sessionls\.budget"/.test(settings),
+        detail: `sessionls.toml: ${JSON.stringify(toml)}\nsettings: ${settings}`,
+      };
+    });
+    await checkEditor(page, `clean.jsonl after Set Context Budget wrote budget = ${tomlBudget3} to sessionls.toml`,
+      factsFor("clean.jsonl", cleanText, tomlBudget3), tomlBudget3);
     fs.rmSync(tomlPath);
     fs.writeFileSync(settingsFile, settingsBefore);
 

@@ -2,7 +2,7 @@
 "use strict";
 const test = require("node:test");
 const assert = require("node:assert/strict");
-const { statusText, statusTooltip, validateBudget, parseBudget, formatCount } = require("../../out/unit/format.js");
+const { statusText, statusTooltip, validateBudget, parseBudget, formatCount, setTomlBudget } = require("../../out/unit/format.js");
 
 const base = { budget: null, totalChars: 12345, keptChars: null, firstKeptLine: null, messages: 42, loads: true, error: null };
 
@@ -68,4 +68,19 @@ test("formatCount uses en-US separators", () => {
   assert.equal(formatCount(999), "999");
   assert.equal(formatCount(1000), "1,000");
   assert.equal(formatCount(1234567), "1,234,567");
+});
+
+test("setTomlBudget keeps the file and sets only the top-level budget", () => {
+  const cases = [
+    ["replaced in place", "# mine\nbudget = 300\ndisable = []\n", 500, "# mine\nbudget = 500\ndisable = []\n"],
+    ["added before the first table", "disable = []\n[[overrides]]\nfiles = [\"a/**\"]\nbudget = 9\n", 500,
+      "disable = []\nbudget = 500\n[[overrides]]\nfiles = [\"a/**\"]\nbudget = 9\n"],
+    ["added at the end", "# only a comment\n", 42, "# only a comment\nbudget = 42\n"],
+    ["added to an empty file", "", 42, "budget = 42\n"],
+    ["removed, the override's kept", "budget = 300\n[[overrides]]\nbudget = 9\n", null, "[[overrides]]\nbudget = 9\n"],
+    ["CRLF kept", "budget = 1\r\nstrict = true\r\n", 2, "budget = 2\r\nstrict = true\r\n"],
+  ];
+  for (const [name, text, budget, want] of cases) {
+    assert.equal(setTomlBudget(text, budget), want, name);
+  }
 });
