@@ -12,6 +12,7 @@ import (
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/ctxmap"
+	"github.com/sessionls/sessionls/analysis/ctxmap/mappage"
 	"github.com/sessionls/sessionls/internal/textfmt"
 )
 
@@ -147,7 +148,7 @@ func (s *stepSummary) markdown() string {
 		b.WriteString("No session file was mapped.\n\n")
 		return b.String()
 	}
-	pctOf := func(n, total int64) string { return share(n, total) }
+	pctOf := func(n, total int64) string { return mappage.Share(n, total) }
 
 	// One row per file.
 	b.WriteString("| file | loads | messages | units | chars | budget cuts |\n|---|---|--:|--:|--:|---|\n")
@@ -249,7 +250,7 @@ func (s *stepSummary) markdown() string {
 			}
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", mdCell(x.f.path), textfmt.LineRange(x.u.StartLine, x.u.EndLine),
 				textfmt.Thousands(x.u.Messages), textfmt.Thousands(x.u.Chars), pctOf(x.u.Chars, x.f.m.TotalChars),
-				mdCell(madeOf(x.f.m, x.u.Parts, func(p ctxmap.Part) int64 { return p.Chars })))
+				mdCell(mappage.MadeOf(x.f.m, x.u.Parts, func(p ctxmap.Part) int64 { return p.Chars })))
 		}
 	}
 	b.WriteString("\nThe full picture of one file: `sessionls map -o map.html FILE`.\n\n")

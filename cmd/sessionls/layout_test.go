@@ -31,8 +31,10 @@ var layers = map[string]int{
 	"analysis/fix":    3,
 	"analysis/tokens": 3,
 	"analysis/ctxmap": 3,
-	// project settings
-	"config": 4,
+	// project settings; the context map's page (a renderer both front
+	// ends share)
+	"config":                  4,
+	"analysis/ctxmap/mappage": 4,
 	// front ends
 	"lsp": 5,
 	"cli": 6,
