@@ -128,7 +128,7 @@ func runMap(cmd *cobra.Command, e *env, file, out string, budget int64, opts ana
 	if err != nil {
 		return ioFailed(e, file, err)
 	}
-	m, err := b.Build(rep, ctxmap.Config{Budget: budget, ByTokens: opts.Tokens != nil})
+	m, err := b.Build(rep, ctxmap.Config{Budget: budget, TokenBudget: opts.TokenBudget > 0, ByTokens: opts.Tokens != nil})
 	if err != nil {
 		return err
 	}

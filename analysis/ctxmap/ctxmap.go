@@ -217,10 +217,13 @@ type UnitInfo struct {
 
 // Config says how to build a map.
 type Config struct {
-	// Budget and ByTokens describe the budget the report was made with
-	// (analysis.Options.Budget, or TokenBudget with ByTokens); 0: none.
-	Budget int64
-	// ByTokens sizes the map in tokens (the report must count them).
+	// Budget and TokenBudget describe the budget the report was made with
+	// (analysis.Options.Budget, or Options.TokenBudget with TokenBudget);
+	// 0: none.
+	Budget      int64
+	TokenBudget bool
+	// ByTokens sizes the map in tokens (the report must count them), with
+	// a budget in either unit.
 	ByTokens bool
 	// TargetBins is how many bins to aim at (default DefaultTargetBins).
 	TargetBins int
@@ -385,7 +388,7 @@ func (b *Builder) Build(rep *analysis.Report, cfg Config) (*Map, error) {
 	cutUnit := -1 // no cutoff
 	if cfg.Budget > 0 {
 		bu := &Budget{Limit: cfg.Budget, Unit: "chars"}
-		if cfg.ByTokens {
+		if cfg.TokenBudget {
 			bu.Unit = "tokens"
 		}
 		switch {
@@ -399,7 +402,7 @@ func (b *Builder) Build(rep *analysis.Report, cfg Config) (*Map, error) {
 			bu.KeptChars, bu.KeptTokens = c.KeptChars, c.KeptTokens
 			bu.At = m.Total - size(c.KeptChars, c.KeptTokens)
 			cutUnit = c.FirstUnit
-		case cfg.ByTokens && rep.TokensErr != nil:
+		case cfg.TokenBudget && rep.TokensErr != nil:
 			bu.Error = rep.TokensErr.Error()
 		default:
 			bu.Error = "no cutoff was computed for this budget (the report was made without it)"

@@ -32,6 +32,7 @@ func mapOf(t *testing.T, data []byte, opts analysis.Options, cfg Config) (*Map, 
 		t.Fatal(err)
 	}
 	cfg.Budget = max(opts.Budget, opts.TokenBudget)
+	cfg.TokenBudget = opts.TokenBudget > 0
 	cfg.ByTokens = cfg.ByTokens || opts.TokenBudget > 0
 	m, err := b.Build(rep, cfg)
 	if err != nil {
@@ -263,6 +264,7 @@ func TestMapInvariants(t *testing.T) {
 		{"transcript, bins of 50", big, analysis.Options{Budget: 300000}, Config{TargetBins: 50, Largest: 5}},
 		{"transcript, tokens, bins of 50", small, analysis.Options{Tokens: counter, TokenBudget: 50000}, Config{TargetBins: 50}},
 		{"transcript, tokens counted, sized by chars", small, analysis.Options{Tokens: counter, Budget: 100000}, Config{TargetBins: 40}},
+		{"transcript, sized by tokens, budget in chars", small, analysis.Options{Tokens: counter, Budget: 100000}, Config{TargetBins: 40, ByTokens: true}},
 		{"empty", nil, analysis.Options{Budget: 100}, Config{}},
 	}
 	for _, tc := range tests {
@@ -276,6 +278,11 @@ func TestMapInvariants(t *testing.T) {
 			checkInvariants(t, m, full, tc.cfg)
 			if tc.opts.TokenBudget > 0 && m.Measure != "tokens" {
 				t.Errorf("measure %q for a token budget", m.Measure)
+			}
+			// The budget is named in its own unit, whatever the map is
+			// sized by (map --tokens --max-chars N is a budget in chars).
+			if want := map[bool]string{false: "chars", true: "tokens"}[tc.opts.TokenBudget > 0]; m.Budget != nil && m.Budget.Unit != want {
+				t.Errorf("budget unit %q, want %q", m.Budget.Unit, want)
 			}
 		})
 	}
