@@ -64,6 +64,8 @@ func features() []feature {
 		{method: protocol.MethodWorkspaceDidChangeWatchedFiles},
 		// status.go (a custom request: protocol.ServerHandler passes it to Request)
 		{method: methodStatus},
+		// contextmap.go (a custom request, as status)
+		{method: methodContextMap},
 	}
 }
 

@@ -31,10 +31,13 @@ type statusResult struct {
 }
 
 // Request serves the custom requests (protocol.ServerHandler hands every
-// method it does not know to it): sessionls/status.
+// method it does not know to it): sessionls/status, sessionls/contextMap.
 func (s *server) Request(ctx context.Context, method string, params any) (any, error) {
-	if method == methodStatus {
+	switch method {
+	case methodStatus:
 		return s.status(params)
+	case methodContextMap:
+		return s.contextMap(ctx, params)
 	}
 	return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "method not found: "+method)
 }
