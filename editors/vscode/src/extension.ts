@@ -9,6 +9,7 @@ import {
   State,
   TransportKind,
 } from "vscode-languageclient/node";
+import { ContextMaps } from "./contextmap";
 import { parseBudget, SessionStatus, setTomlBudget, statusText, statusTooltip, validateBudget } from "./format";
 import { findServer, INSTALL_HINT } from "./server-path";
 
@@ -109,6 +110,7 @@ class SessionlsExtension implements vscode.Disposable {
         vscode.commands.executeCommand("editor.action.sourceAction", { kind: KIND_FIX_ALL, apply: "first" }),
       ),
       vscode.commands.registerCommand(CMD_CHECK_IN_TERMINAL, (uri?: vscode.Uri) => this.checkInTerminal(uri)),
+      new ContextMaps({ client: () => this.client, cliPath: () => this.cliBinary(), output: this.output }),
       vscode.window.tabGroups.onDidChangeTabs((e) => this.onTabsOpened(e.opened)),
       vscode.workspace.onDidChangeConfiguration((e) => this.onConfigurationChanged(e)),
       vscode.window.onDidChangeActiveTextEditor(() => this.scheduleStatus()),
@@ -176,6 +178,15 @@ class SessionlsExtension implements vscode.Disposable {
       void vscode.window.showWarningMessage("sessionls: no session file to check");
       return;
     }
+    const bin = this.cliBinary();
+    const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    const term = vscode.window.createTerminal({ name: "sessionls" });
+    term.show();
+    term.sendText(`${q(bin)} check ${q(target.fsPath)}; ${q(bin)} budget ${q(target.fsPath)} | tail -n 3`);
+  }
+
+  /** The sessionls binary the server runs, for the CLI (sessionls on PATH when none is found). */
+  private cliBinary(): string {
     const cfg = vscode.workspace.getConfiguration(SECTION);
     const found = findServer({
       setting: cfg.get<string>("path", ""),
@@ -183,11 +194,7 @@ class SessionlsExtension implements vscode.Disposable {
       extensionDir: this.context.extensionPath,
       searchPath: process.env.PATH,
     });
-    const bin = found.ok ? found.server.command : "sessionls";
-    const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-    const term = vscode.window.createTerminal({ name: "sessionls" });
-    term.show();
-    term.sendText(`${q(bin)} check ${q(target.fsPath)}; ${q(bin)} budget ${q(target.fsPath)} | tail -n 3`);
+    return found.ok ? found.server.command : "sessionls";
   }
 
   dispose(): void {

@@ -27,7 +27,7 @@ const OUT = env("E2E_OUT");
 const BIN = env("SESSIONLS_BIN");
 const CHROMIUM = env("CHROMIUM", "/usr/bin/chromium");
 const STEP_TIMEOUT_MS = Number(process.env.E2E_STEP_TIMEOUT_MS || 30000);
-const TOTAL_TIMEOUT_MS = Number(process.env.E2E_TOTAL_TIMEOUT_MS || 240000);
+const TOTAL_TIMEOUT_MS = Number(process.env.E2E_TOTAL_TIMEOUT_MS || 300000);
 
 const t0 = Date.now();
 const log = (...a) => console.log(`[e2e +${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
@@ -515,9 +515,143 @@ async function docsScreenshot(page) {
   log(`screenshot ${path.join(OUT, "docs.png")}`);
 }
 
+// ------------------------------------------------------- the context map
+
+/** The frame of the context map's webview (code-server nests it in iframes). */
+async function mapFrame(page) {
+  for (const f of page.frames()) {
+    const ok = await f.evaluate(() => !!document.getElementById("totals") && !!document.getElementById("budget")).catch(() => false);
+    if (ok) {
+      return f;
+    }
+  }
+  return null;
+}
+
+/** What the map page in the webview says (its data attributes). */
+async function readMap(page) {
+  const f = await mapFrame(page);
+  if (!f) {
+    return null;
+  }
+  return f
+    .evaluate(() => {
+      const num = (id, attr) => Number(document.getElementById(id)?.getAttribute(attr) || 0);
+      return {
+        units: num("units", "data-units"),
+        totalChars: num("totals", "data-total-chars"),
+        budget: num("budget", "data-limit"),
+        cut: num("cutoff", "data-first-kept-line"),
+        bins: document.querySelectorAll("#strip a[data-start-line]").length,
+        title: document.title,
+      };
+    })
+    .catch(() => null);
+}
+
+/** The editor's cursor line, from the status bar's "Ln 12, Col 1". */
+async function cursorLine(page) {
+  return page.evaluate(() => {
+    for (const e of document.querySelectorAll(".statusbar-item")) {
+      const m = e.textContent.trim().match(/^Ln (\d+), Col \d+/);
+      if (m) {
+        return Number(m[1]);
+      }
+    }
+    return null;
+  });
+}
+
+const MAP_FILE = "map.jsonl";
+
+// 17. "sessionls: Show Context Map": the page of `sessionls map` in a
+// webview beside the editor, fed by the server; it follows the budget and
+// edits, and a click on a unit moves the editor's cursor to its line.
+async function contextMapSteps(page) {
+  const file = path.join(WORKSPACE, MAP_FILE);
+  const text = fs.readFileSync(file, "utf8");
+  const settingsFile = path.join(WORKSPACE, ".vscode", "settings.json");
+  const settingsBefore = fs.existsSync(settingsFile) ? fs.readFileSync(settingsFile, "utf8") : null;
+  const setBudget = (n) => {
+    const s = settingsBefore ? JSON.parse(settingsBefore) : {};
+    s["sessionls.budget"] = n;
+    fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
+    fs.writeFileSync(settingsFile, JSON.stringify(s, null, 2));
+  };
+  const want1 = budgetJSON(file, 600);
+  const want2 = budgetJSON(file, 300);
+  if (!want1.cutoff || !want2.cutoff || want1.cutoff.firstKeptLine === want2.cutoff.firstKeptLine) {
+    throw new Error(`budgets 600 and 300 were expected to cut ${MAP_FILE} at different lines: ${JSON.stringify([want1.cutoff, want2.cutoff])}`);
+  }
+  const mapIs = (label, want, budget) =>
+    waitUntil(`the context map webview: ${label}: ${want.units.length} units, ${want.totalChars} chars, budget ${budget} keeps from line ${want.cutoff ? want.cutoff.firstKeptLine : "-"}`, async () => {
+      const m = await readMap(page);
+      const ok =
+        !!m && m.units === want.units.length && m.totalChars === want.totalChars && m.budget === budget && m.cut === (want.cutoff ? want.cutoff.firstKeptLine : 0);
+      return { ok, detail: `page: ${JSON.stringify(m)}` };
+    });
+
+  setBudget(600);
+  await openFile(page, MAP_FILE);
+  await runCommand(page, "sessionls: Show Context Map");
+  await mapIs("as opened", want1, 600);
+  await sleep(500);
+  const shot = await screenshot(page, "context-map");
+  fs.copyFileSync(shot, path.join(OUT, "map-vscode.png"));
+
+  // The budget changes: the page follows.
+  setBudget(300);
+  await mapIs("budget changed", want2, 300);
+
+  // A click on a unit: the editor's cursor lands on its first line.
+  const target = want2.units[2].startLine; // line 7: a wide unit, away from the cutoff line
+  if ((await cursorLine(page)) === target) {
+    throw new Error(`the cursor is already on line ${target}`);
+  }
+  const frame = await mapFrame(page);
+  const piece = frame && (await frame.$(`#strip a[data-start-line="${target}"]`));
+  if (!piece) {
+    throw new Error(`the map has no unit starting at line ${target}`);
+  }
+  await piece.click();
+  await waitUntil(`a click on the unit of line ${target} puts the cursor on line ${target}`, async () => {
+    const line = await cursorLine(page);
+    const tab = await page.evaluate(() => document.querySelector(".tabs-container .tab.active")?.getAttribute("aria-label") || "");
+    return { ok: line === target && tab.includes(MAP_FILE), detail: `cursor line ${line}, active tab ${tab}` };
+  });
+
+  // An edit (unsaved): the page is the edited text's.
+  const lines = text.split("\n");
+  const line1 = '{"role":"user","content":"This first message was rewritten in the editor, so the map changes."}';
+  const edited = [line1, ...lines.slice(1)].join("\n");
+  const editedFile = path.join(OUT, "cli", MAP_FILE);
+  fs.mkdirSync(path.dirname(editedFile), { recursive: true });
+  fs.writeFileSync(editedFile, edited);
+  const want3 = budgetJSON(editedFile, 300);
+  await goToLine(page, 1);
+  await page.keyboard.press("Home");
+  await page.keyboard.press("Home");
+  await chord(page, "Shift", "End");
+  await page.keyboard.type(line1);
+  await mapIs("line 1 edited", want3, 300);
+  await screenshot(page, "context-map-edited");
+
+  if (settingsBefore === null) {
+    fs.rmSync(settingsFile, { force: true });
+  } else {
+    fs.writeFileSync(settingsFile, settingsBefore);
+  }
+}
+
 async function main() {
   if (process.env.E2E_DOCS === "1") {
     return withWorkbench(docsScreenshot);
+  }
+  // For step 17 (the context map): testdata/sessions/units.jsonl, 8 units.
+  fs.writeFileSync(path.join(WORKSPACE, MAP_FILE), fs.readFileSync(path.join(__dirname, "..", "..", "..", "testdata", "sessions", "units.jsonl")));
+  if (process.env.E2E_ONLY === "map") {
+    // A quicker run of step 17 alone (E2E_ONLY=map run.sh).
+    return withWorkbench(contextMapSteps);
   }
   const demoPath = path.join(WORKSPACE, "demo.jsonl");
   const demoText = fs.readFileSync(demoPath, "utf8");
@@ -938,6 +1072,10 @@ async function main() {
       return { ok: text.includes("VS Code does not give extensions files of 50 MB or more"), detail: `notifications:\n${text}` };
     });
     await screenshot(page, "big-hint");
+
+    // 17. The context map in a webview (after the big file, whose
+    // notification would otherwise cover the page).
+    await contextMapSteps(page);
 
     const failures = (await notificationsText(page)).match(/Sending notification[^\n]*failed/);
     if (failures) {
