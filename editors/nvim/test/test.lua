@@ -1175,11 +1175,98 @@ local function check_help()
   log("ok   :help sessionls (shipped tags up to date)")
 end
 
+-- :SessionlsMap writes the buffer's context map and opens it (the opener
+-- stubbed): the page the server makes for the buffer's text, whose units,
+-- total and first kept line are those of `sessionls budget --format json`
+-- on that text; an unsaved edit is in the next page; with no server, the
+-- saved file is mapped by running `sessionls map` (an unsaved buffer is
+-- refused, not mapped from stale bytes). Stops the servers: runs last.
+local function check_map()
+  local sessionls = require("sessionls")
+  local path = tmp .. "/map.jsonl"
+  vim.fn.writefile(vim.fn.readfile(plugin .. "/../../testdata/sessions/units.jsonl", "b"), path, "b")
+  vim.cmd("edit " .. vim.fn.fnameescape(path))
+  local buf = vim.api.nvim_get_current_buf()
+  ok(vim.wait(WAIT, function()
+    return #sessionls.clients(buf) == 1
+  end, 20), "no sessionls client attached to map.jsonl")
+  local answered = false
+  sessionls.set_budget(600, function()
+    answered = true
+  end)
+  ok(vim.wait(WAIT, function()
+    return answered
+  end, 20), "setBudget 600 got no answer")
+
+  local opened, refused = {}, {}
+  sessionls.config.map_open = function(p)
+    table.insert(opened, p)
+  end
+  local function run_map(what)
+    local before = #opened
+    sessionls.map(buf, function(p, why)
+      if not p then
+        table.insert(refused, why)
+      end
+    end)
+    ok(vim.wait(WAIT, function()
+      return #opened > before
+    end, 20), "%s: :SessionlsMap opened no page (refused: %s)", what, vim.inspect(refused))
+    ok(opened[#opened] == sessionls.map_path(buf), "%s: opened %s, want %s", what, opened[#opened], sessionls.map_path(buf))
+    return opened[#opened]
+  end
+  local function check_page(p, what)
+    local bj = budget_json(buf, 600)
+    ok(type(bj.cutoff) == "table", "%s: budget 600 does not cut map.jsonl: %s", what, vim.inspect(bj))
+    local html = table.concat(vim.fn.readfile(p, "b"), "\n")
+    local units = tonumber(html:match('<span id="units" hidden data%-units="(%d+)"'))
+    local total = tonumber(html:match('id="totals"[^>]- data%-total%-chars="(%d+)"'))
+    local cut = tonumber(html:match('<div id="cutoff" class="[^"]*" data%-first%-kept%-line="(%d+)"'))
+    ok(units == #bj.units, "%s: the page has %s units, budget --format json %d", what, tostring(units), #bj.units)
+    ok(total == bj.totalChars, "%s: the page totals %s chars, budget --format json %d", what, tostring(total), bj.totalChars)
+    ok(cut == bj.cutoff.firstKeptLine, "%s: the page keeps from line %s, budget --format json from line %d",
+      what, tostring(cut), bj.cutoff.firstKeptLine)
+    return total
+  end
+
+  vim.cmd("SessionlsMap")
+  ok(vim.wait(WAIT, function()
+    return #opened == 1
+  end, 20), ":SessionlsMap opened no page")
+  local total0 = check_page(opened[1], ":SessionlsMap")
+
+  -- An unsaved edit: the server's page is the buffer's text.
+  local line1 = '{"role":"user","content":"rewritten in the buffer, not saved"}'
+  set_text(buf, 1, 0, #vim.api.nvim_buf_get_lines(buf, 0, 1, true)[1], line1)
+  local total1 = check_page(run_map("after an unsaved edit"), "after an unsaved edit")
+  ok(total1 ~= total0, "the edit did not change the total (%d): a vacuous check", total1)
+
+  -- No server: an unsaved buffer is refused; saved, the CLI maps it.
+  for _, c in ipairs(sessionls.clients()) do
+    vim.lsp.stop_client(c.id, true)
+  end
+  ok(vim.wait(WAIT, function()
+    return #sessionls.clients(buf) == 0
+  end, 20), "the sessionls clients did not stop")
+  local n = #opened
+  sessionls.map(buf, function(p, why)
+    if not p then
+      table.insert(refused, why)
+    end
+  end)
+  ok(#opened == n and #refused == 1 and refused[1]:find("unsaved changes", 1, true),
+    "without a server, an unsaved buffer was not refused: opened %d, refused %s", #opened - n, vim.inspect(refused))
+  vim.cmd("silent write")
+  check_page(run_map("no server, saved: sessionls map FILE"), "no server, saved: sessionls map FILE")
+  log("ok   :SessionlsMap: pages from the server (as opened, after an edit) and from sessionls map (no server) agree with budget --format json")
+end
+
 local status, err = xpcall(function()
   check_help()
   run()
   check_fix_all()
   check_deep_fade()
+  check_map()
 end, debug.traceback)
 if status then
   log("ALL OK: %d checks on nvim %d.%d.%d", checks, vim.version().major, vim.version().minor, vim.version().patch)

@@ -40,6 +40,10 @@ local defaults = {
   lens_position = "above",
   -- Called as on_attach(client, bufnr) after the plugin's own set-up.
   on_attach = nil,
+  -- :SessionlsMap opens the page it writes with this function(path); nil:
+  -- vim.ui.open (Neovim 0.10+), else xdg-open (or open on macOS). Without
+  -- any, the page's path is printed for you to open.
+  map_open = nil,
   -- Extra fields merged into the client configuration.
   client = nil,
 }
@@ -770,10 +774,135 @@ local function remove_disk_bom(_, ctx)
   notify("removed the byte order mark: the file is written without it")
 end
 
+-- The context map (:SessionlsMap): the page `sessionls map` writes, made by
+-- the server for the buffer's text (sessionls/contextMap with html = true),
+-- so it shows unsaved edits and the buffer's budget; without a server, by
+-- running `sessionls map` on the buffer's file, when it is saved. The page
+-- is written to Neovim's cache directory and opened in the browser.
+
+-- Where the page of the buffer's file goes: one page per file, rewritten
+-- each time (a browser tab's reload shows the new map).
+function M.map_path(bufnr)
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  local base = vim.fn.fnamemodify(name, ":t"):gsub("[^%w%._%-]", "_")
+  if base == "" then
+    base = "buffer" .. bufnr
+  end
+  local dir = vim.fn.stdpath("cache") .. "/sessionls/maps"
+  vim.fn.mkdir(dir, "p")
+  return string.format("%s/%s-%s.html", dir, base, vim.fn.sha256(name):sub(1, 8))
+end
+
+-- Opens path in the browser: M.config.map_open, vim.ui.open, xdg-open or
+-- open. Returns how, or nil when there is no opener.
+local function open_page(path)
+  if M.config.map_open then
+    M.config.map_open(path)
+    return "map_open"
+  end
+  if vim.ui and vim.ui.open then
+    vim.ui.open(path)
+    return "vim.ui.open"
+  end
+  for _, opener in ipairs({ "xdg-open", "open" }) do
+    if vim.fn.executable(opener) == 1 then
+      vim.fn.jobstart({ opener, path }, { detach = true })
+      return opener
+    end
+  end
+  return nil
+end
+
+local function write_file(path, text)
+  local f, err = io.open(path, "wb")
+  if not f then
+    return nil, err
+  end
+  f:write(text)
+  f:close()
+  return true
+end
+
+-- M.map(bufnr, on_done): writes the buffer's context map page and opens
+-- it. on_done(path) is called with the page's path once it is written, or
+-- on_done(nil, why) when there is none.
+function M.map(bufnr, on_done)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  on_done = on_done or function() end
+  local out = M.map_path(bufnr)
+  local function done(path, why)
+    if not path then
+      notify("no context map: " .. why, vim.log.levels.WARN)
+      on_done(nil, why)
+      return
+    end
+    local how = open_page(path)
+    if how then
+      notify("context map: " .. path)
+    else
+      notify("context map written to " .. path
+        .. " (no browser opener: no vim.ui.open, xdg-open or open; open the file yourself, or set map_open)")
+    end
+    on_done(path)
+  end
+  local client = M.clients(bufnr)[1]
+  if client then
+    local params = { uri = vim.uri_from_bufnr(bufnr), html = true }
+    client_request(client, "sessionls/contextMap", params, function(err, result)
+      if err or type(result) ~= "table" or type(result.html) ~= "string" then
+        done(nil, "the server did not answer sessionls/contextMap ("
+          .. tostring(err and err.message or "no page") .. ")")
+        return
+      end
+      local okw, werr = write_file(out, result.html)
+      done(okw and out or nil, werr and ("cannot write " .. out .. ": " .. werr))
+    end, bufnr)
+    return
+  end
+  -- No server: the CLI maps the file on disk, which must be the buffer's text.
+  local file = vim.api.nvim_buf_get_name(bufnr)
+  if file == "" or vim.fn.filereadable(file) ~= 1 then
+    done(nil, "the buffer has no file and no sessionls server is attached")
+    return
+  end
+  if vim.bo[bufnr].modified then
+    done(nil, "no sessionls server is attached and the buffer has unsaved changes: :write it first")
+    return
+  end
+  local cmd = { M.config.cmd[1], "map" }
+  if M.config.budget then
+    vim.list_extend(cmd, { "--max-chars", tostring(M.config.budget) })
+  end
+  vim.list_extend(cmd, { "-o", out, "--", file })
+  local stderr = {}
+  local job = vim.fn.jobstart(cmd, {
+    stderr_buffered = true,
+    on_stderr = function(_, data)
+      stderr = data or {}
+    end,
+    on_exit = function(_, code)
+      vim.schedule(function()
+        -- 1: the page is written, but the file does not load (it says so).
+        if code == 0 or code == 1 then
+          done(out)
+        else
+          done(nil, table.concat(cmd, " ") .. " failed: " .. table.concat(stderr, " "))
+        end
+      end)
+    end,
+  })
+  if job <= 0 then
+    done(nil, "cannot run " .. tostring(M.config.cmd[1]))
+  end
+end
+
 local function define_command()
   vim.api.nvim_create_user_command("SessionlsFixAll", function()
     M.fix_all(0)
   end, { desc = "Apply every safe sessionls fix to the buffer (as sessionls check --fix)" })
+  vim.api.nvim_create_user_command("SessionlsMap", function()
+    M.map(0)
+  end, { desc = "Write the buffer's context map (sessionls map) and open it in the browser" })
   vim.api.nvim_create_user_command("SessionlsBudget", function(opts)
     if opts.args == "" then
       notify(M.budget_text(0))
