@@ -227,6 +227,81 @@ clears it; interactively, a prefix argument (\\[universal-argument]) clears it."
       (message "sessionls: context budget cleared"))
     sessionls-budget))
 
+;;;; The context map
+
+(defcustom sessionls-map-open-function #'browse-url-of-file
+  "Function of one argument, a file name, that opens the map's page.
+It opens the page `sessionls-map' writes.  The default,
+`browse-url-of-file', hands it to `browse-url' (xdg-open, or the browser
+`browse-url-browser-function' names).  When it fails, the page's path
+is shown for you to open."
+  :type 'function)
+
+(defun sessionls--map-path ()
+  "Where the current buffer's context map page goes: one page per file."
+  (let* ((name (or buffer-file-name (buffer-name)))
+         (base (replace-regexp-in-string "[^[:alnum:]._-]" "_" (file-name-nondirectory name)))
+         (dir (expand-file-name "sessionls-maps" temporary-file-directory)))
+    (make-directory dir t)
+    (expand-file-name (format "%s-%s.html" base (substring (secure-hash 'sha256 name) 0 8)) dir)))
+
+(defun sessionls--map-from-server (server out)
+  "Ask SERVER for the current buffer's map page and write it to OUT.
+The request is sessionls/contextMap, with html true."
+  (sessionls--flush-changes)
+  (let* ((uri (plist-get (eglot--TextDocumentIdentifier) :uri))
+         (res (jsonrpc-request server :sessionls/contextMap (list :uri uri :html t)))
+         (html (plist-get res :html)))
+    (unless (stringp html)
+      (user-error "sessionls: the server answered sessionls/contextMap with no page"))
+    (with-temp-buffer
+      (insert html)
+      (let ((coding-system-for-write 'utf-8-unix))
+        (write-region nil nil out nil 'silent)))))
+
+(defun sessionls--map-from-cli (out)
+  "Run `sessionls map' on the current buffer's saved file, writing OUT."
+  (let ((file buffer-file-name))
+    (unless (and file (file-readable-p file))
+      (user-error "sessionls: the buffer has no file and no sessionls server"))
+    (when (buffer-modified-p)
+      (user-error "sessionls: no sessionls server here and the buffer has unsaved changes: save it first"))
+    (with-temp-buffer
+      (let* ((args (append '("map")
+                           (and sessionls-budget (list "--max-chars" (number-to-string sessionls-budget)))
+                           (list "-o" out "--" (expand-file-name file))))
+             (code (apply #'call-process sessionls-program nil (list t t) nil args)))
+        ;; 1: the page is written, but the file does not load (it says so).
+        (unless (memq code '(0 1))
+          (user-error "sessionls: %s %s failed (%s): %s" sessionls-program
+                      (string-join args " ") code (string-trim (buffer-string))))))))
+
+;;;###autoload
+(defun sessionls-map ()
+  "Write the current buffer's context map and open it in the browser.
+The page is the one `sessionls map' writes: where the context goes, by
+role and tool name, and where the budget cuts.  The buffer's sessionls
+server makes it from the buffer's text and budget (unsaved edits
+included); without a server, `sessionls map' is run on the saved file.
+The page goes to a file under `temporary-file-directory', rewritten each
+time, opened with `sessionls-map-open-function'.  Return its path."
+  (interactive)
+  (let ((out (sessionls--map-path))
+        (server (and (derived-mode-p 'sessionls-jsonl-mode)
+                     (require 'eglot nil t)
+                     (eglot-current-server))))
+    (if server
+        (sessionls--map-from-server server out)
+      (sessionls--map-from-cli out))
+    (condition-case err
+        (progn
+          (funcall sessionls-map-open-function out)
+          (message "sessionls: context map %s" out))
+      (error
+       (message "sessionls: context map written to %s (it could not be opened: %s; open it in a browser)"
+                out (error-message-string err))))
+    out))
+
 ;;;; Code lenses (eglot does not show them)
 
 (defvar-local sessionls--lens-overlays nil

@@ -674,10 +674,85 @@ F's message: \"budget 8,000 keeps …; 11 messages above are trimmed\"."
                        (st-show-lenses want) (st-show-lenses (st-overlay-lenses)))
                 (st-log "ok   sessionls-tokens: %d unit lenses resolved with budget --tokens's counts" (length want))))))))))
 
+;;;; The context map
+
+(defun st-page-facts (path)
+  "The units, total chars and first kept line a map page at PATH states."
+  (with-temp-buffer
+    (let ((coding-system-for-read 'utf-8))
+      (insert-file-contents path))
+    (let ((num (lambda (re)
+                 (goto-char (point-min))
+                 (and (re-search-forward re nil t) (string-to-number (match-string 1))))))
+      (list :units (funcall num "<span id=\"units\" hidden data-units=\"\\([0-9]+\\)\"")
+            :total (funcall num "id=\"totals\"[^>]* data-total-chars=\"\\([0-9]+\\)\"")
+            :cut (funcall num "<div id=\"cutoff\" class=\"[^\"]*\" data-first-kept-line=\"\\([0-9]+\\)\"")))))
+
+(defun st-check-page (path what)
+  "PATH's page states what `sessionls budget --max-chars 600' says of the buffer."
+  (let* ((bj (st-budget-json 600))
+         (facts (st-page-facts path))
+         (cutoff (plist-get bj :cutoff)))
+    (st-ok cutoff "%s: budget 600 does not cut the map's file" what)
+    (st-ok (equal (plist-get facts :units) (length (plist-get bj :units)))
+           "%s: the page has %S units, budget --format json %d" what (plist-get facts :units) (length (plist-get bj :units)))
+    (st-ok (equal (plist-get facts :total) (plist-get bj :totalChars))
+           "%s: the page totals %S chars, budget --format json %S" what (plist-get facts :total) (plist-get bj :totalChars))
+    (st-ok (equal (plist-get facts :cut) (plist-get cutoff :firstKeptLine))
+           "%s: the page keeps from line %S, budget --format json from line %S"
+           what (plist-get facts :cut) (plist-get cutoff :firstKeptLine))
+    (plist-get facts :total)))
+
+(defun st-check-map ()
+  "M-x sessionls-map writes the page and opens it (the opener stubbed).
+From the server: the buffer's text and budget, an unsaved edit included;
+with no server, `sessionls map' on the saved file (an unsaved buffer is
+refused); with no opener, the message gives the page's path."
+  (let ((path (expand-file-name "map.jsonl" st-tmp))
+        (opened nil))
+    (copy-file (expand-file-name "../../testdata/sessions/units.jsonl" (getenv "SESSIONLS_EL_DIR")) path t)
+    (find-file path)
+    (eglot-ensure)
+    (run-hooks 'post-command-hook)
+    (st-ok (st-wait-for (lambda () (eglot-current-server))) "no eglot server for map.jsonl")
+    (sessionls-set-budget 600)
+    (let ((sessionls-map-open-function (lambda (p) (push p opened))))
+      (let ((page (call-interactively #'sessionls-map)))
+        (st-ok (equal opened (list page)) "sessionls-map opened %S, want %S" opened page)
+        (let ((total0 (st-check-page page "M-x sessionls-map")))
+          ;; An unsaved edit: the server's page is the buffer's text.
+          (goto-char (point-min))
+          (delete-region (point) (line-end-position))
+          (insert "{\"role\":\"user\",\"content\":\"rewritten in the buffer, not saved\"}")
+          (let ((total1 (st-check-page (sessionls-map) "after an unsaved edit")))
+            (st-ok (not (equal total0 total1)) "the edit did not change the total: a vacuous check"))))
+      ;; No server: unsaved is refused; saved, the CLI maps the file.
+      (let ((server (eglot-current-server)))
+        (eglot-shutdown server))
+      (st-ok (st-wait-for (lambda () (not (eglot-current-server)))) "eglot did not shut down")
+      (setq opened nil)
+      (st-ok (condition-case err (progn (sessionls-map) nil)
+               (user-error (string-match-p "unsaved changes" (error-message-string err))))
+             "without a server, sessionls-map did not refuse an unsaved buffer")
+      (st-ok (null opened) "an unsaved buffer's map was opened: %S" opened)
+      (save-buffer)
+      (st-check-page (sessionls-map) "no server, saved: sessionls map FILE"))
+    ;; No opener: the message says where the page is.
+    (let* ((said nil)
+           (sessionls-map-open-function (lambda (_) (error "No usable browser found")))
+           (page (cl-letf (((symbol-function 'message)
+                            (lambda (fmt &rest args) (setq said (apply #'format fmt args)))))
+                   (sessionls-map))))
+      (st-ok (and said (string-match-p (regexp-quote (concat "written to " page)) said)
+                  (string-match-p "No usable browser found" said))
+             "without an opener, sessionls-map said %S" said))
+    (st-log "ok   M-x sessionls-map: pages from the server (as opened, after an edit) and from sessionls map (no server) agree with budget --format json; without an opener the path is given")))
+
 (let ((status 1))
   (condition-case err
       (progn
         (st-run)
+        (st-check-map)
         (st-log "ALL OK: %d checks" st-checks)
         (setq status 0))
     (error (st-log "ERROR after %d checks: %s" st-checks (error-message-string err))))
