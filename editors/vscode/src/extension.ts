@@ -9,7 +9,7 @@ import {
   State,
   TransportKind,
 } from "vscode-languageclient/node";
-import { ContextMaps } from "./contextmap";
+import { CMD_SHOW_CONTEXT_MAP, ContextMaps } from "./contextmap";
 import { parseBudget, SessionStatus, setTomlBudget, statusText, statusTooltip, validateBudget } from "./format";
 import { findServer, INSTALL_HINT } from "./server-path";
 
@@ -164,9 +164,12 @@ class SessionlsExtension implements vscode.Disposable {
         `sessionls: ${vscode.workspace.asRelativePath(input.uri)} is ${mb} MB. VS Code does not give extensions ` +
           "files of 50 MB or more, so it gets no diagnostics or lenses here. The CLI checks it in seconds.",
         "Check in Terminal",
+        "Show Context Map",
       );
       if (choice === "Check in Terminal") {
         await this.checkInTerminal(input.uri);
+      } else if (choice === "Show Context Map") {
+        await vscode.commands.executeCommand(CMD_SHOW_CONTEXT_MAP, input.uri);
       }
     }
   }

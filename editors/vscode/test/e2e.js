@@ -36,7 +36,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // ---------------------------------------------------------------- expected
 
 function runCli(args) {
-  const r = spawnSync(BIN, args, { encoding: "utf8" });
+  const r = spawnSync(BIN, args, { encoding: "utf8", maxBuffer: 1 << 30 }); // big.jsonl's budget JSON is megabytes
   if (r.error) {
     throw new Error(`running ${BIN} ${args.join(" ")}: ${r.error.message}`);
   }
@@ -518,9 +518,11 @@ async function docsScreenshot(page) {
 // ------------------------------------------------------- the context map
 
 /** The frame of the context map's webview (code-server nests it in iframes). */
-async function mapFrame(page) {
+async function mapFrame(page, name = MAP_FILE) {
   for (const f of page.frames()) {
-    const ok = await f.evaluate(() => !!document.getElementById("totals") && !!document.getElementById("budget")).catch(() => false);
+    const ok = await f
+      .evaluate((name) => !!document.getElementById("totals") && !!document.getElementById("budget") && document.title.endsWith(name), name)
+      .catch(() => false);
     if (ok) {
       return f;
     }
@@ -529,8 +531,8 @@ async function mapFrame(page) {
 }
 
 /** What the map page in the webview says (its data attributes). */
-async function readMap(page) {
-  const f = await mapFrame(page);
+async function readMap(page, name = MAP_FILE) {
+  const f = await mapFrame(page, name);
   if (!f) {
     return null;
   }
@@ -563,6 +565,16 @@ async function cursorLine(page) {
 }
 
 const MAP_FILE = "map.jsonl";
+
+/** big.jsonl: a session of 51 MB (lines of clean.jsonl repeated). */
+function writeBig(cleanText) {
+  const chunk = Buffer.from(cleanText.repeat(Math.ceil((1 << 20) / cleanText.length)));
+  const fd = fs.openSync(path.join(WORKSPACE, "big.jsonl"), "w");
+  for (let n = 0; n < 51 * (1 << 20); n += chunk.length) {
+    fs.writeSync(fd, chunk);
+  }
+  fs.closeSync(fd);
+}
 
 // 17. "sessionls: Show Context Map": the page of `sessionls map` in a
 // webview beside the editor, fed by the server; it follows the budget and
@@ -636,6 +648,19 @@ async function contextMapSteps(page) {
   await mapIs("line 1 edited", want3, 300);
   await screenshot(page, "context-map-edited");
 
+  // A file VS Code keeps from extensions (50 MB or more): the extension
+  // has no document, so the page comes from `sessionls map` on the file.
+  const bigFile = path.join(WORKSPACE, "big.jsonl");
+  const bigWant = budgetJSON(bigFile, 300);
+  await openFile(page, "big.jsonl");
+  await runCommand(page, "sessionls: Show Context Map");
+  await waitUntil(`the context map of the 51 MB big.jsonl (from the CLI): ${bigWant.units.length} units, ${bigWant.totalChars} chars, keeps from line ${bigWant.cutoff.firstKeptLine}`, async () => {
+    const m = await readMap(page, "big.jsonl");
+    const ok = !!m && m.units === bigWant.units.length && m.totalChars === bigWant.totalChars && m.cut === bigWant.cutoff.firstKeptLine;
+    return { ok, detail: `page: ${JSON.stringify(m)}` };
+  }, 60000);
+  await screenshot(page, "context-map-big");
+
   if (settingsBefore === null) {
     fs.rmSync(settingsFile, { force: true });
   } else {
@@ -651,6 +676,7 @@ async function main() {
   fs.writeFileSync(path.join(WORKSPACE, MAP_FILE), fs.readFileSync(path.join(__dirname, "..", "..", "..", "testdata", "sessions", "units.jsonl")));
   if (process.env.E2E_ONLY === "map") {
     // A quicker run of step 17 alone (E2E_ONLY=map run.sh).
+    writeBig(fs.readFileSync(path.join(WORKSPACE, "clean.jsonl"), "utf8"));
     return withWorkbench(contextMapSteps);
   }
   const demoPath = path.join(WORKSPACE, "demo.jsonl");
@@ -718,15 +744,7 @@ async function main() {
   fs.writeFileSync(path.join(WORKSPACE, "fixme2.jsonl"), fixmeText);
   // For step 16: a session of 50 MB or more, which VS Code does not give
   // to extensions (lines of clean.jsonl repeated).
-  const bigPath = path.join(WORKSPACE, "big.jsonl");
-  {
-    const chunk = Buffer.from(cleanText.repeat(Math.ceil((1 << 20) / cleanText.length)));
-    const fd = fs.openSync(bigPath, "w");
-    for (let n = 0; n < 51 * (1 << 20); n += chunk.length) {
-      fs.writeSync(fd, chunk);
-    }
-    fs.closeSync(fd);
-  }
+  writeBig(cleanText);
 
   await withWorkbench(async (page) => {
 
