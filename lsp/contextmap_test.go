@@ -173,3 +173,29 @@ func TestContextMapErrors(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkContextMap: sessionls/contextMap with the page, over the wire,
+// on a document of about 40 MB (VS Code's largest is 50): the time per
+// request, and the sizes of the answer and the page (a page stays under
+// 5 MB whatever the session).
+func BenchmarkContextMap(b *testing.B) {
+	text := string(transcript.Session(14000, 1))
+	h := startHarness(b, harnessOptions{initOptions: map[string]any{"budget": 1_000_000}})
+	uri := docURI("large.jsonl")
+	h.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+		"uri": uri, "languageId": "jsonl", "version": 1, "text": text,
+	}})
+	var res struct {
+		Map  json.RawMessage `json:"map"`
+		HTML string          `json:"html"`
+	}
+	b.ResetTimer()
+	for range b.N {
+		h.call(methodContextMap, map[string]any{"uri": uri, "html": true}, &res)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(len(text)), "doc-bytes")
+	b.ReportMetric(float64(len(res.Map)), "map-bytes")
+	b.ReportMetric(float64(len(res.HTML)), "page-bytes")
+	require.Less(b, len(res.HTML), 5<<20)
+}
