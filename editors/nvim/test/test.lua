@@ -1258,7 +1258,31 @@ local function check_map()
     "without a server, an unsaved buffer was not refused: opened %d, refused %s", #opened - n, vim.inspect(refused))
   vim.cmd("silent write")
   check_page(run_map("no server, saved: sessionls map FILE"), "no server, saved: sessionls map FILE")
-  log("ok   :SessionlsMap: pages from the server (as opened, after an edit) and from sessionls map (no server) agree with budget --format json")
+
+  -- No opener (no map_open, no vim.ui.open, nothing on PATH): the page is
+  -- written and the message gives its path. The CLI is found by its full
+  -- path (config.cmd), so an empty PATH hides only the openers.
+  local said = {}
+  local saved = { notify = vim.notify, path = vim.env.PATH, ui_open = vim.ui.open, open = sessionls.config.map_open,
+    cmd = sessionls.config.cmd }
+  vim.notify = function(msg)
+    table.insert(said, msg)
+  end
+  sessionls.config.map_open, vim.ui.open, vim.env.PATH = nil, nil, ""
+  sessionls.config.cmd = { bin, "serve" }
+  local written
+  sessionls.map(buf, function(p)
+    written = p
+  end)
+  ok(vim.wait(WAIT, function()
+    return written ~= nil
+  end, 20), "with no opener, no page was written")
+  vim.notify, vim.env.PATH, vim.ui.open, sessionls.config.map_open, sessionls.config.cmd =
+    saved.notify, saved.path, saved.ui_open, saved.open, saved.cmd
+  local msg = said[#said] or ""
+  ok(msg:find("written to " .. written, 1, true) and msg:find("no browser opener", 1, true),
+    "with no opener, :SessionlsMap said %q", msg)
+  log("ok   :SessionlsMap: pages from the server (as opened, after an edit) and from sessionls map (no server) agree with budget --format json; with no opener the path is given")
 end
 
 local status, err = xpcall(function()
