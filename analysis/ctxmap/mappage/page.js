@@ -2,7 +2,9 @@
 // keyboard focus), the pieces of one bin light up together, and a click
 // asks an editor that hosts the page to reveal the line (a VS Code
 // webview's postMessage, or a sessionlsReveal function another host
-// defines); a plain browser follows the link.
+// defines); a plain browser follows the link. In a VS Code webview the
+// scroll position is kept in the webview's state, so that the page the
+// editor puts in its place after an edit opens where the reader was.
 (function () {
   "use strict";
   var strip = document.getElementById("strip");
@@ -29,6 +31,20 @@
   strip.addEventListener("focusin", function (e) { show(piece(e)); });
   strip.addEventListener("mouseleave", function () { show(null); });
   var vscode = typeof acquireVsCodeApi === "function" ? acquireVsCodeApi() : null;
+  if (vscode) {
+    // The editor replaces the page after every edit: keep the reader's place.
+    var state = vscode.getState();
+    if (state && typeof state.scrollY === "number") window.scrollTo(0, state.scrollY);
+    var saving = false;
+    window.addEventListener("scroll", function () {
+      if (saving) return;
+      saving = true;
+      window.requestAnimationFrame(function () {
+        saving = false;
+        vscode.setState({ scrollY: window.scrollY });
+      });
+    });
+  }
   document.addEventListener("click", function (e) {
     var a = e.target && e.target.closest ? e.target.closest("a[data-line]") : null;
     if (!a) return;

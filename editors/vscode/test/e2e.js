@@ -619,9 +619,23 @@ async function contextMapSteps(page) {
   const shot = await screenshot(page, "context-map");
   fs.copyFileSync(shot, path.join(OUT, "map-vscode.png"));
 
-  // The budget changes: the page follows.
+  // The budget changes: the page follows, scrolled where it was (the
+  // page keeps its place in the webview's state).
+  const scrolled = await (await mapFrame(page)).evaluate(() => {
+    window.scrollTo(0, 150);
+    return window.scrollY;
+  });
+  if (scrolled < 100) {
+    throw new Error(`the map page scrolls only to ${scrolled}: too short for the scroll check`);
+  }
+  await sleep(300); // the page saves its place on the next animation frame
   setBudget(300);
   await mapIs("budget changed", want2, 300);
+  await waitUntil(`the new page opens scrolled where the old one was (${scrolled}px)`, async () => {
+    const f = await mapFrame(page);
+    const y = f ? await f.evaluate(() => window.scrollY).catch(() => null) : null;
+    return { ok: y === scrolled, detail: `scrollY ${y}` };
+  });
 
   // A click on a unit: the editor's cursor lands on its first line.
   const target = want2.units[2].startLine; // line 7: a wide unit, away from the cutoff line
