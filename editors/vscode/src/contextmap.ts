@@ -11,6 +11,7 @@ import * as os from "os";
 import * as path from "path";
 import * as vscode from "vscode";
 import type { LanguageClient } from "vscode-languageclient/node";
+import { mapArgs, revealLine } from "./mapargs";
 
 export const CMD_SHOW_CONTEXT_MAP = "sessionls.showContextMap";
 const CONTEXT_MAP_REQUEST = "sessionls/contextMap";
@@ -30,33 +31,6 @@ export interface MapHost {
   /** The sessionls binary for the CLI fallback. */
   cliPath(): string;
   output: vscode.OutputChannel;
-}
-
-/** A reveal message from the page: a 1-based line. */
-export function revealLine(msg: unknown): number | undefined {
-  if (typeof msg !== "object" || msg === null) {
-    return undefined;
-  }
-  const m = msg as { command?: unknown; line?: unknown };
-  if (m.command !== "reveal" || typeof m.line !== "number" || !Number.isSafeInteger(m.line) || m.line < 1) {
-    return undefined;
-  }
-  return m.line;
-}
-
-/** The arguments of `sessionls map` for a file and the editor's settings. */
-export function mapArgs(file: string, out: string, budget: number | null, tokens: boolean, tokenizer: string | null): string[] {
-  const args = ["map"];
-  if (budget !== null && budget > 0) {
-    args.push("--max-chars", String(budget));
-  }
-  if (tokenizer) {
-    args.push("--tokenizer", tokenizer);
-  } else if (tokens) {
-    args.push("--tokens");
-  }
-  args.push("-o", out, "--", file);
-  return args;
 }
 
 /** One webview per session file, re-used when the command runs again. */
