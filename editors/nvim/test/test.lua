@@ -1241,6 +1241,30 @@ local function check_map()
   local total1 = check_page(run_map("after an unsaved edit"), "after an unsaved edit")
   ok(total1 ~= total0, "the edit did not change the total (%d): a vacuous check", total1)
 
+  -- A server without sessionls/contextMap (MethodNotFound): the CLI is
+  -- asked instead, which refuses the unsaved buffer.
+  local client = sessionls.clients(buf)[1]
+  local orig = client.request
+  client.request = function(...)
+    local args = { ... }
+    local m = vim.fn.has("nvim-0.11") == 1 and 2 or 1 -- client:request(...) on 0.11+
+    if args[m] == "sessionls/contextMap" then
+      args[m + 2]({ code = -32601, message = "method not found" }, nil)
+      return true, 0
+    end
+    return orig(...)
+  end
+  local before = #refused
+  sessionls.map(buf, function(p, why)
+    if not p then
+      table.insert(refused, why)
+    end
+  end)
+  client.request = orig
+  ok(#refused == before + 1 and refused[#refused]:find("unsaved changes", 1, true),
+    "a server without sessionls/contextMap: :SessionlsMap did not fall back to the CLI (refused %s)", vim.inspect(refused))
+  refused = {}
+
   -- No server: an unsaved buffer is refused; saved, the CLI maps it.
   for _, c in ipairs(sessionls.clients()) do
     vim.lsp.stop_client(c.id, true)

@@ -823,50 +823,16 @@ local function write_file(path, text)
   return true
 end
 
--- M.map(bufnr, on_done): writes the buffer's context map page and opens
--- it. on_done(path) is called with the page's path once it is written, or
--- on_done(nil, why) when there is none.
-function M.map(bufnr, on_done)
-  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
-  on_done = on_done or function() end
-  local out = M.map_path(bufnr)
-  local function done(path, why)
-    if not path then
-      notify("no context map: " .. why, vim.log.levels.WARN)
-      on_done(nil, why)
-      return
-    end
-    local how = open_page(path)
-    if how then
-      notify("context map: " .. path)
-    else
-      notify("context map written to " .. path
-        .. " (no browser opener: no vim.ui.open, xdg-open or open; open the file yourself, or set map_open)")
-    end
-    on_done(path)
-  end
-  local client = M.clients(bufnr)[1]
-  if client then
-    local params = { uri = vim.uri_from_bufnr(bufnr), html = true }
-    client_request(client, "sessionls/contextMap", params, function(err, result)
-      if err or type(result) ~= "table" or type(result.html) ~= "string" then
-        done(nil, "the server did not answer sessionls/contextMap ("
-          .. tostring(err and err.message or "no page") .. ")")
-        return
-      end
-      local okw, werr = write_file(out, result.html)
-      done(okw and out or nil, werr and ("cannot write " .. out .. ": " .. werr))
-    end, bufnr)
-    return
-  end
-  -- No server: the CLI maps the file on disk, which must be the buffer's text.
+-- Runs `sessionls map` on the buffer's file (no server, or one without
+-- sessionls/contextMap), which must hold the buffer's text.
+local function map_with_cli(bufnr, out, done)
   local file = vim.api.nvim_buf_get_name(bufnr)
   if file == "" or vim.fn.filereadable(file) ~= 1 then
     done(nil, "the buffer has no file and no sessionls server is attached")
     return
   end
   if vim.bo[bufnr].modified then
-    done(nil, "no sessionls server is attached and the buffer has unsaved changes: :write it first")
+    done(nil, "the buffer has unsaved changes and no sessionls server maps it: :write it first")
     return
   end
   local cmd = { M.config.cmd[1], "map" }
@@ -894,6 +860,50 @@ function M.map(bufnr, on_done)
   if job <= 0 then
     done(nil, "cannot run " .. tostring(M.config.cmd[1]))
   end
+end
+
+-- M.map(bufnr, on_done): writes the buffer's context map page and opens
+-- it. on_done(path) is called with the page's path once it is written, or
+-- on_done(nil, why) when there is none.
+function M.map(bufnr, on_done)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  on_done = on_done or function() end
+  local out = M.map_path(bufnr)
+  local function done(path, why)
+    if not path then
+      notify("no context map: " .. why, vim.log.levels.WARN)
+      on_done(nil, why)
+      return
+    end
+    local how = open_page(path)
+    if how then
+      notify("context map: " .. path)
+    else
+      notify("context map written to " .. path
+        .. " (no browser opener: no vim.ui.open, xdg-open or open; open the file yourself, or set map_open)")
+    end
+    on_done(path)
+  end
+  local client = M.clients(bufnr)[1]
+  if client then
+    local params = { uri = vim.uri_from_bufnr(bufnr), html = true }
+    client_request(client, "sessionls/contextMap", params, function(err, result)
+      if err and err.code == -32601 then
+        -- A server older than the request: the CLI maps the saved file.
+        map_with_cli(bufnr, out, done)
+        return
+      end
+      if err or type(result) ~= "table" or type(result.html) ~= "string" then
+        done(nil, "the server did not answer sessionls/contextMap ("
+          .. tostring(err and err.message or "no page") .. ")")
+        return
+      end
+      local okw, werr = write_file(out, result.html)
+      done(okw and out or nil, werr and ("cannot write " .. out .. ": " .. werr))
+    end, bufnr)
+    return
+  end
+  map_with_cli(bufnr, out, done)
 end
 
 local function define_command()
