@@ -265,7 +265,7 @@ The request is sessionls/contextMap, with html true."
     (unless (and file (file-readable-p file))
       (user-error "sessionls: the buffer has no file and no sessionls server"))
     (when (buffer-modified-p)
-      (user-error "sessionls: no sessionls server here and the buffer has unsaved changes: save it first"))
+      (user-error "sessionls: the buffer has unsaved changes and no sessionls server maps it: save it first"))
     (with-temp-buffer
       (let* ((args (append '("map")
                            (and sessionls-budget (list "--max-chars" (number-to-string sessionls-budget)))
@@ -282,7 +282,8 @@ The request is sessionls/contextMap, with html true."
 The page is the one `sessionls map' writes: where the context goes, by
 role and tool name, and where the budget cuts.  The buffer's sessionls
 server makes it from the buffer's text and budget (unsaved edits
-included); without a server, `sessionls map' is run on the saved file.
+included); without a server (or with one that does not know the
+request), `sessionls map' is run on the saved file.
 The page goes to a file under `temporary-file-directory', rewritten each
 time, opened with `sessionls-map-open-function'.  Return its path."
   (interactive)
@@ -291,7 +292,13 @@ time, opened with `sessionls-map-open-function'.  Return its path."
                      (require 'eglot nil t)
                      (eglot-current-server))))
     (if server
-        (sessionls--map-from-server server out)
+        (condition-case err
+            (sessionls--map-from-server server out)
+          (jsonrpc-error
+           ;; A server older than the request: the CLI maps the saved file.
+           (if (eql (alist-get 'jsonrpc-error-code (cddr err)) -32601)
+               (sessionls--map-from-cli out)
+             (signal (car err) (cdr err)))))
       (sessionls--map-from-cli out))
     (condition-case err
         (progn

@@ -726,6 +726,18 @@ refused); with no opener, the message gives the page's path."
           (insert "{\"role\":\"user\",\"content\":\"rewritten in the buffer, not saved\"}")
           (let ((total1 (st-check-page (sessionls-map) "after an unsaved edit")))
             (st-ok (not (equal total0 total1)) "the edit did not change the total: a vacuous check"))))
+      ;; A server without sessionls/contextMap (MethodNotFound): the CLI
+      ;; is asked instead, which refuses the unsaved buffer.
+      (let ((orig (symbol-function 'jsonrpc-request)))
+        (cl-letf (((symbol-function 'jsonrpc-request)
+                   (lambda (conn method params &rest args)
+                     (if (eq method :sessionls/contextMap)
+                         (signal 'jsonrpc-error '("request id=1 failed:" (jsonrpc-error-code . -32601)
+                                                  (jsonrpc-error-message . "method not found")))
+                       (apply orig conn method params args)))))
+          (st-ok (condition-case err (progn (sessionls-map) nil)
+                   (user-error (string-match-p "unsaved changes" (error-message-string err))))
+                 "a server without sessionls/contextMap: sessionls-map did not fall back to the CLI")))
       ;; No server: unsaved is refused; saved, the CLI maps the file.
       (let ((server (eglot-current-server)))
         (eglot-shutdown server))
