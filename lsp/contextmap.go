@@ -23,7 +23,7 @@ import (
 //
 // map is the map of the document's text as the server holds it, with its
 // current budget (the editor's setting, else its sessionls.toml's): the
-// model `sessionls map --max-chars BUDGET FILE` builds for the same text.
+// model `sessionls map --budget BUDGET FILE` builds for the same text.
 // With the tokens setting on, tokens are counted too and the map is sized
 // by them (as `map --tokens`), for a document of at most maxMapTokenBytes;
 // a larger one is mapped in characters and its map's tokensError says why.

@@ -17,7 +17,7 @@ import (
 	"github.com/sessionls/sessionls/internal/transcript"
 )
 
-// cliMap is the model `sessionls map --max-chars budget [--tokens] FILE`
+// cliMap is the model `sessionls map --budget budget [--tokens] FILE`
 // builds for text: the file streamed through the engine with a Builder as
 // its observer (cli/map.go's runMap), not the server's Document.
 func cliMap(t *testing.T, text string, budget int64, enc tokens.Encoding) *ctxmap.Map {

@@ -268,7 +268,7 @@ The request is sessionls/contextMap, with html true."
       (user-error "sessionls: the buffer has unsaved changes and no sessionls server maps it: save it first"))
     (with-temp-buffer
       (let* ((args (append '("map")
-                           (and sessionls-budget (list "--max-chars" (number-to-string sessionls-budget)))
+                           (and sessionls-budget (list "--budget" (number-to-string sessionls-budget)))
                            (list "-o" out "--" (expand-file-name file))))
              (code (apply #'call-process sessionls-program nil (list t t) nil args)))
         ;; 1: the page is written, but the file does not load (it says so).

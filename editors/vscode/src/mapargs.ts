@@ -17,7 +17,7 @@ export function revealLine(msg: unknown): number | undefined {
 export function mapArgs(file: string, out: string, budget: number | null, tokens: boolean, tokenizer: string | null): string[] {
   const args = ["map"];
   if (budget !== null && budget > 0) {
-    args.push("--max-chars", String(budget));
+    args.push("--budget", String(budget));
   }
   if (tokenizer) {
     args.push("--tokenizer", tokenizer);

@@ -837,7 +837,7 @@ local function map_with_cli(bufnr, out, done)
   end
   local cmd = { M.config.cmd[1], "map" }
   if M.config.budget then
-    vim.list_extend(cmd, { "--max-chars", tostring(M.config.budget) })
+    vim.list_extend(cmd, { "--budget", tostring(M.config.budget) })
   end
   vim.list_extend(cmd, { "-o", out, "--", file })
   local stderr = {}

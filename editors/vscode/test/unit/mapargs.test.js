@@ -25,7 +25,7 @@ test("revealLine takes only {command: 'reveal', line: a positive whole number}",
 
 test("mapArgs: the budget and token settings as sessionls map flags, the file after --", () => {
   assert.deepEqual(mapArgs("/s/a.jsonl", "/t/m.html", null, false, null), ["map", "-o", "/t/m.html", "--", "/s/a.jsonl"]);
-  assert.deepEqual(mapArgs("/s/a.jsonl", "/t/m.html", 8000, false, null), ["map", "--max-chars", "8000", "-o", "/t/m.html", "--", "/s/a.jsonl"]);
+  assert.deepEqual(mapArgs("/s/a.jsonl", "/t/m.html", 8000, false, null), ["map", "--budget", "8000", "-o", "/t/m.html", "--", "/s/a.jsonl"]);
   assert.deepEqual(mapArgs("-x.jsonl", "/t/m.html", 0, true, null), ["map", "--tokens", "-o", "/t/m.html", "--", "-x.jsonl"]);
   assert.deepEqual(mapArgs("/s/a.jsonl", "/t/m.html", null, true, "cl100k_base"), ["map", "--tokenizer", "cl100k_base", "-o", "/t/m.html", "--", "/s/a.jsonl"]);
 });
