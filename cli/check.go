@@ -133,7 +133,7 @@ With --fix they follow what remains.`,
 	f.StringVar(&o.format, "format", formatText, formatFlagHelp())
 	f.StringSliceVar(&o.disable, "disable", nil, "turn off finding `CODES` (comma-separated, repeatable)")
 	f.BoolVar(&o.strict, "strict", false, "fail (exit 1) on warnings too")
-	f.Var((*positiveInt)(&o.budget), "budget", "character budget `N`: report where it cuts (budget-cutoff) or that trimContext throws (budget-exceeded)")
+	f.Var(positive(&o.budget, "characters"), "budget", "character budget `N`: report where it cuts (budget-cutoff) or that trimContext throws (budget-exceeded)")
 	f.StringVar(&o.stdinFilename, "stdin-filename", "-", "`NAME` to report for stdin (\"-\")")
 	f.StringVar(&o.shard, "shard", "", "check only shard `I/N` (1-based) of the files, split by a stable hash of each path")
 	o.cfg.add(f)
@@ -153,20 +153,6 @@ func codesHelp() string {
 		fmt.Fprintf(&b, "  %-20s %-8s %s\n", r.Code, r.Severity, r.Summary)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
-}
-
-// positiveInt is an int64 flag that accepts only whole numbers >= 1.
-type positiveInt int64
-
-func (p *positiveInt) String() string { return strconv.FormatInt(int64(*p), 10) }
-func (p *positiveInt) Type() string   { return "int" }
-func (p *positiveInt) Set(s string) error {
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 1 {
-		return fmt.Errorf("want a positive whole number of characters")
-	}
-	*p = positiveInt(n)
-	return nil
 }
 
 // target is one file to check, or an error found while collecting files.

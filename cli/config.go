@@ -251,7 +251,7 @@ A configuration error names file:line:col and exits 2.`,
 	f := cmd.Flags()
 	cf.add(f)
 	f.StringVar(&format, "format", formatText, "output `FORMAT`: text or json")
-	f.Var((*positiveInt)(&flags.budget), "budget", "show the settings as `check --budget N` would use them")
+	f.Var(positive(&flags.budget, "characters"), "budget", "show the settings as `check --budget N` would use them")
 	f.StringSliceVar(&flags.disable, "disable", nil, "show the settings as `check --disable CODES` would use them")
 	f.BoolVar(&flags.strict, "strict", false, "show the settings as `check --strict` would use them")
 	aliasFlags(f)

@@ -1,29 +1,12 @@
 package cli
 
 import (
-	"fmt"
-	"strconv"
-
 	"github.com/spf13/cobra"
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/tokens"
 	"github.com/sessionls/sessionls/config"
 )
-
-// positiveTokens is an int64 flag that accepts only whole numbers >= 1.
-type positiveTokens int64
-
-func (p *positiveTokens) String() string { return strconv.FormatInt(int64(*p), 10) }
-func (p *positiveTokens) Type() string   { return "int" }
-func (p *positiveTokens) Set(s string) error {
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 1 {
-		return fmt.Errorf("want a positive whole number of tokens")
-	}
-	*p = positiveTokens(n)
-	return nil
-}
 
 // budgetFlags are the budget flags budget and trim share: a character or
 // a token budget, and the tokenizer. Each overrides its key of the file's
@@ -40,8 +23,8 @@ type budgetFlags struct {
 
 func (f *budgetFlags) register(cmd *cobra.Command, withTokens bool) {
 	fs := cmd.Flags()
-	fs.Var((*positiveInt)(&f.maxChars), "budget", "the budget `N` in characters (positive; default: the budget of the file's sessionls.toml; --max-chars is its old spelling, still accepted)")
-	fs.Var((*positiveTokens)(&f.maxTokens), "max-tokens", "the budget `N` in tokens (positive; instead of --budget): units are packed by their token counts, with the same rules (default: the max-tokens of the file's sessionls.toml)")
+	fs.Var(positive(&f.maxChars, "characters"), "budget", "the budget `N` in characters (positive; default: the budget of the file's sessionls.toml; --max-chars is its old spelling, still accepted)")
+	fs.Var(positive(&f.maxTokens, "tokens"), "max-tokens", "the budget `N` in tokens (positive; instead of --budget): units are packed by their token counts, with the same rules (default: the max-tokens of the file's sessionls.toml)")
 	if withTokens {
 		fs.BoolVar(&f.tokens, "tokens", false, "count tokens too: per unit and in total (the text counted is JSON.stringify of each message, whose length is its cost)")
 	}
