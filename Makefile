@@ -19,9 +19,9 @@ STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BIN ?= bin/sessionls
 FUZZTIME ?= 30s
 # Packages whose tests run goroutines against each other (the server and its
-# clients, the worker pool, concurrent appends): run three times under the
+# clients, the worker pool, concurrent appends, check's workers and node appenders): run three times under the
 # race detector, so a flake fails here and in CI, not for a newcomer.
-RACE_AGAIN ?= ./lsp ./analysis ./internal/atomicfile ./internal/glob
+RACE_AGAIN ?= ./lsp ./analysis ./internal/atomicfile ./internal/glob ./cli
 
 help:
 	@sed -n 's/^#   make /make /p' Makefile
