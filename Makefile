@@ -12,7 +12,7 @@
 #   make ci        what .ci/run does, on this machine
 #   make build     bin/sessionls
 .POSIX:
-.PHONY: help all build test oracles lint fuzz generate editors bench package ci clean
+.PHONY: help all build test race-again oracles lint fuzz generate editors bench package ci clean
 
 GO ?= go
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
@@ -33,6 +33,11 @@ build:
 
 test: oracles
 	$(GO) test -race ./...
+	@$(MAKE) --no-print-directory race-again
+
+# The packages with concurrent tests again (race x3), and the parser's
+# portable path; make test runs it after the README's test command.
+race-again:
 	$(GO) test -race -count=3 $(RACE_AGAIN)
 	$(GO) test -short -tags purego ./analysis/...
 
