@@ -160,15 +160,15 @@ func (o budgetOutcome) text(out io.Writer, file string, budget int64) error {
 		totals += fmt.Sprintf(", %s tokens (%s)", textfmt.Thousands(rep.TotalTokens), o.tokenizer)
 	}
 	if o.loads {
-		fmt.Fprintf(w, "%s: %s\n", sanitize(file), totals)
+		fmt.Fprintf(w, "%s: %s\n", textfmt.Sanitize(file), totals)
 	} else {
 		// The editors show what the valid lines cost while the file is
 		// broken; say so plainly, since the runtime itself holds nothing.
 		if budget > 0 {
 			fmt.Fprintf(w, "%s: %s, so the runtime holds no messages and %s %s cuts nothing\n",
-				sanitize(file), rep.LoadFailure().Summary(), o.budgetName(), textfmt.Thousands(budget))
+				textfmt.Sanitize(file), rep.LoadFailure().Summary(), o.budgetName(), textfmt.Thousands(budget))
 		} else {
-			fmt.Fprintf(w, "%s: %s, so the runtime holds no messages\n", sanitize(file), rep.LoadFailure().Summary())
+			fmt.Fprintf(w, "%s: %s, so the runtime holds no messages\n", textfmt.Sanitize(file), rep.LoadFailure().Summary())
 		}
 		fmt.Fprintf(w, "once it loads, its valid lines would cost (invalid lines not counted): %s\n", totals)
 	}
@@ -331,7 +331,7 @@ I/O or configuration error.`,
 					return writeFailed(e, err)
 				}
 				if o.err != nil {
-					fmt.Fprintf(e.stderr, "sessionls: %s: %s\n", sanitize(file), sanitize(o.errorText()))
+					fmt.Fprintf(e.stderr, "sessionls: %s: %s\n", textfmt.Sanitize(file), textfmt.Sanitize(o.errorText()))
 				}
 			}
 			if o.err != nil {
@@ -365,6 +365,6 @@ func ioFailed(e *env, path string, err error) error {
 	if errors.As(err, &pe) {
 		err = pe.Err
 	}
-	fmt.Fprintf(e.stderr, "sessionls: cannot read %s: %v\n", sanitize(path), err)
+	fmt.Fprintf(e.stderr, "sessionls: cannot read %s: %v\n", textfmt.Sanitize(path), err)
 	return exitError{ExitError}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/fix"
 	"github.com/sessionls/sessionls/config"
+	"github.com/sessionls/sessionls/internal/textfmt"
 )
 
 // checkMemoryLimit is the soft heap goal of a check run: the engine's memory
@@ -376,7 +377,7 @@ func (c *checkRun) fileFailed(t target, r *fileResult) {
 		msg = we.Error() // it names the file and what failed
 		c.sum.writeErrors++
 	}
-	fmt.Fprintf(c.e.stderr, "sessionls: %s\n", sanitize(msg))
+	fmt.Fprintf(c.e.stderr, "sessionls: %s\n", textfmt.Sanitize(msg))
 	c.sum.ioErrors = append(c.sum.ioErrors, msg)
 }
 
@@ -392,7 +393,7 @@ func (c *checkRun) fileDone(t target, r *fileResult) error {
 		// An ambiguity is never guessed at: said where it is, with how
 		// many ways its pieces pair (the file does not load: exit 1).
 		for _, a := range r.run.ambiguities {
-			fmt.Fprintf(c.e.stderr, "sessionls: %s:%d: %s\n", sanitize(t.path), a.Line, a.Message())
+			fmt.Fprintf(c.e.stderr, "sessionls: %s:%d: %s\n", textfmt.Sanitize(t.path), a.Line, a.Message())
 			sum.ambiguous++
 		}
 		if r.run.fixed > 0 {

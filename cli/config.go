@@ -12,6 +12,7 @@ import (
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/config"
+	"github.com/sessionls/sessionls/internal/textfmt"
 )
 
 // configFlags select the configuration: discovery (the default), one file
@@ -53,11 +54,11 @@ func configErrorLines(err error) []string {
 	if errors.As(err, &es) {
 		lines := make([]string, len(es))
 		for i, x := range es {
-			lines[i] = sanitize(x.Error())
+			lines[i] = textfmt.Sanitize(x.Error())
 		}
 		return lines
 	}
-	return []string{sanitize(err.Error())}
+	return []string{textfmt.Sanitize(err.Error())}
 }
 
 // settingsFor returns the settings for one file named on the command line;
@@ -335,9 +336,9 @@ func showConfig(e *env, r *config.Resolver, flags *flagSettings, path, format st
 	if isDir {
 		what = "files in"
 	}
-	fmt.Fprintf(&b, "# settings for %s %s\n", what, sanitize(path))
+	fmt.Fprintf(&b, "# settings for %s %s\n", what, textfmt.Sanitize(path))
 	if s.Config != "" {
-		fmt.Fprintf(&b, "# configuration: %s\n", sanitize(s.Config))
+		fmt.Fprintf(&b, "# configuration: %s\n", textfmt.Sanitize(s.Config))
 	} else {
 		b.WriteString("# configuration: none\n")
 	}
@@ -355,8 +356,8 @@ func showConfig(e *env, r *config.Resolver, flags *flagSettings, path, format st
 		if n, ok := fd.Value.(int64); ok && n == 0 {
 			line = "# " + fd.Key + ": none"
 		}
-		line = sanitize(line)
-		rows = append(rows, [2]string{line, sanitize(fd.Source.String())})
+		line = textfmt.Sanitize(line)
+		rows = append(rows, [2]string{line, textfmt.Sanitize(fd.Source.String())})
 		width = max(width, len(line))
 	}
 	for _, r := range rows {

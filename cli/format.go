@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/fix"
@@ -150,34 +148,6 @@ func startCol(f analysis.Finding) int { return f.Span.StartCol + 1 }
 func endCol(f analysis.Finding) int   { return f.Span.EndCol + 1 }
 
 func wholeLine(f analysis.Finding) bool { return f.Span == line.Span{} }
-
-// sanitize makes a path or message safe to print on a terminal: control
-// characters (which a hostile file could put in a message quoting it) are
-// shown escaped instead of being interpreted.
-func sanitize(s string) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == 0x7f {
-			clean = false
-			break
-		}
-	}
-	if clean && utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == utf8.RuneError:
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			fmt.Fprintf(&b, "\\x%02x", r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
 
 // marshal is json.Marshal without HTML escaping (messages quote "<" often).
 func marshal(v any) ([]byte, error) {

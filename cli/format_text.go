@@ -36,7 +36,7 @@ func (t *textFormatter) paint(code, s string) string {
 }
 
 func (t *textFormatter) file(path string, findings []analysis.Finding, fixes fileFixes, more []omitted) error {
-	p := sanitize(path)
+	p := textfmt.Sanitize(path)
 	for i, f := range findings {
 		sev := f.Severity.String()
 		c := ansiCyan
@@ -54,7 +54,7 @@ func (t *textFormatter) file(path string, findings []analysis.Finding, fixes fil
 			}
 		}
 		fmt.Fprintf(t.buf, "%s:%d:%d: %s %s%s\n", t.paint(ansiBold, p), f.Line, startCol(f),
-			t.paint(c, sev+"["+f.Code+"]"), mark, sanitize(f.Message))
+			t.paint(c, sev+"["+f.Code+"]"), mark, textfmt.Sanitize(f.Message))
 	}
 	for _, m := range more {
 		fmt.Fprintf(t.buf, "%s: %s\n", t.paint(ansiBold, p), m.message())

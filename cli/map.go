@@ -13,6 +13,7 @@ import (
 	"github.com/sessionls/sessionls/analysis/ctxmap"
 	"github.com/sessionls/sessionls/analysis/ctxmap/mappage"
 	"github.com/sessionls/sessionls/analysis/tokens"
+	"github.com/sessionls/sessionls/internal/textfmt"
 )
 
 func newMapCmd(e *env) *cobra.Command {
@@ -143,12 +144,12 @@ func runMap(cmd *cobra.Command, e *env, file, out string, budget int64, opts ana
 			return writeFailed(e, err)
 		}
 	} else if err := writePage(out, write); err != nil {
-		fmt.Fprintf(e.stderr, "sessionls: cannot write %s: %s\n", sanitize(out), sanitize(err.Error()))
+		fmt.Fprintf(e.stderr, "sessionls: cannot write %s: %s\n", textfmt.Sanitize(out), textfmt.Sanitize(err.Error()))
 		return exitError{ExitError}
 	}
 	o := outcome(rep, budget, opts)
 	if o.err != nil {
-		fmt.Fprintf(e.stderr, "sessionls: %s: %s\n", sanitize(file), sanitize(o.errorText()))
+		fmt.Fprintf(e.stderr, "sessionls: %s: %s\n", textfmt.Sanitize(file), textfmt.Sanitize(o.errorText()))
 		return exitError{ExitFindings}
 	}
 	return nil

@@ -114,7 +114,7 @@ func (s *stepSummary) write(e *env) error {
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(e.stderr, "sessionls: cannot write the step summary to %s: %v\n", sanitize(s.path), err)
+		fmt.Fprintf(e.stderr, "sessionls: cannot write the step summary to %s: %v\n", textfmt.Sanitize(s.path), err)
 		return exitError{ExitError}
 	}
 	return nil
@@ -123,7 +123,7 @@ func (s *stepSummary) write(e *env) error {
 // mdCell makes s safe in a Markdown table cell: no pipes, newlines or
 // markup, at most summaryCell bytes.
 func mdCell(s string) string {
-	s = sanitize(s)
+	s = textfmt.Sanitize(s)
 	s = strings.NewReplacer("|", `\|`, "<", "&lt;", ">", "&gt;", "`", "'", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`).Replace(s)
 	if len(s) > summaryCell {
 		k := summaryCell

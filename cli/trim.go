@@ -13,6 +13,7 @@ import (
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/internal/atomicfile"
+	"github.com/sessionls/sessionls/internal/textfmt"
 )
 
 func newTrimCmd(e *env) *cobra.Command {
@@ -115,7 +116,7 @@ func trimInPlace(ctx context.Context, e *env, file string, budget int64, opts an
 			continue
 		}
 		if err != nil && !errors.As(err, new(exitError)) {
-			fmt.Fprintf(e.stderr, "sessionls: %s\n", sanitize(err.Error()))
+			fmt.Fprintf(e.stderr, "sessionls: %s\n", textfmt.Sanitize(err.Error()))
 			return exitError{ExitError}
 		}
 		return err
@@ -154,7 +155,7 @@ func firstKeptLine(ctx context.Context, e *env, file string, r io.Reader, budget
 	}
 	o := outcome(rep, budget, opts)
 	if o.err != nil {
-		fmt.Fprintf(e.stderr, "sessionls: cannot trim %s: %s\n", sanitize(file), sanitize(o.errorText()))
+		fmt.Fprintf(e.stderr, "sessionls: cannot trim %s: %s\n", textfmt.Sanitize(file), textfmt.Sanitize(o.errorText()))
 		return 0, exitError{ExitFindings}
 	}
 	return o.cutoff.FirstKeptLine, nil

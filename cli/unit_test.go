@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"io"
 	"math"
 	"path/filepath"
@@ -15,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/fix"
@@ -117,12 +118,6 @@ func TestProgressOnlyOnATerminalAfterASecond(t *testing.T) {
 		assert.LessOrEqual(t, strings.Count(out, "checked"), 4)
 		assert.True(t, strings.HasSuffix(out, "\r\x1b[K"), "progress line not cleared: %q", out)
 	})
-}
-
-func TestSanitize(t *testing.T) {
-	assert.Equal(t, "plain «text» 🎉", sanitize("plain «text» 🎉"))
-	assert.Equal(t, `a\x1b[31mb\x0ac`, sanitize("a\x1b[31mb\nc"))
-	assert.Equal(t, "x\uFFFDy", sanitize("x\xffy"))
 }
 
 func TestGitHubEscaping(t *testing.T) {

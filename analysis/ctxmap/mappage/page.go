@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/sessionls/sessionls/analysis/ctxmap"
 	"github.com/sessionls/sessionls/internal/textfmt"
@@ -85,34 +84,6 @@ func Write(w io.Writer, m *ctxmap.Map, o Options) error {
 		return err
 	}
 	return bw.Flush()
-}
-
-// sanitize shows control characters and invalid UTF-8 of a name or a
-// message as escapes (as the CLI's text output does), so that a page
-// never carries them.
-func sanitize(s string) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == 0x7f {
-			clean = false
-			break
-		}
-	}
-	if clean && utf8.ValidString(s) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == utf8.RuneError:
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			fmt.Fprintf(&b, "\\x%02x", r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // mapPage is what the template draws: the map, laid out.
@@ -314,7 +285,7 @@ func lineHref(fileURL string, ln int) template.URL {
 }
 
 func newMapPage(m *ctxmap.Map, o Options) *mapPage {
-	p := &mapPage{M: m, Name: sanitize(o.Name), Version: o.Version, Tokenizer: o.Tokenizer,
+	p := &mapPage{M: m, Name: textfmt.Sanitize(o.Name), Version: o.Version, Tokenizer: o.Tokenizer,
 		CSS: template.CSS(pageCSS), JS: template.JS(pageJS), CSP: csp, Aggregated: m.Threshold > 0}
 	fileURL := ""
 	if u, err := url.Parse(o.FileURL); err == nil && u.Scheme == "file" {
@@ -464,7 +435,7 @@ func newMapPage(m *ctxmap.Map, o Options) *mapPage {
 			State: state, Made: MadeOf(m, u.Parts, measure), Style: template.CSS(gradient(m, u.Parts, measure))})
 	}
 	for _, r := range m.Refused {
-		p.RefusedRows = append(p.RefusedRows, refusedRow{Line: r.Line, Code: r.Code, Message: sanitize(r.Message), Href: lineHref(fileURL, r.Line)})
+		p.RefusedRows = append(p.RefusedRows, refusedRow{Line: r.Line, Code: r.Code, Message: textfmt.Sanitize(r.Message), Href: lineHref(fileURL, r.Line)})
 	}
 	p.MoreRefused = m.RefusedLines - len(m.Refused)
 	return p
