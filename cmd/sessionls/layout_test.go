@@ -31,18 +31,22 @@ var layers = map[string]int{
 	"analysis/fix":    3,
 	"analysis/tokens": 3,
 	"analysis/ctxmap": 3,
+	// session formats other than the runtime's own (issue 21): each
+	// dialect's reader, checks and fixes; then the registry that picks
+	// one per file
+	"analysis/dialect": 5,
 	// project settings; the context map's page (a renderer both front
 	// ends share)
-	"config":                  4,
-	"analysis/ctxmap/mappage": 4,
+	"config":                  6,
+	"analysis/ctxmap/mappage": 6,
 	// front ends
-	"lsp": 5,
-	"cli": 6,
+	"lsp": 7,
+	"cli": 8,
 	// commands and tools
-	"cmd/sessionls": 7,
-	"tools/gendocs": 7,
-	"bench/gen":     7,
-	"bench/lsp":     7,
+	"cmd/sessionls": 9,
+	"tools/gendocs": 9,
+	"bench/gen":     9,
+	"bench/lsp":     9,
 }
 
 // TestImportLayers: imports only run down the layers, so that the engine
