@@ -173,6 +173,49 @@ type Options struct {
 	// Report.Omitted keeps (4 bytes each), for a caller that still visits
 	// them (the CLI counts their fixes).
 	OmittedLines map[string]bool
+	// JSONOnly reads the file at JSON.parse's level alone, for a session
+	// format whose records are not the runtime's messages (package
+	// analysis/dialect): a line is valid when JSON.parse accepts it,
+	// whatever its value, and a refused line gets the same verdict, span
+	// and cause (invalid-json, truncated-record, interleaved-record,
+	// zero-filled, split-record) as on the seed path. Valid lines become
+	// Records, not Messages: the report has no messages, units, cutoff or
+	// message checks until the dialect completes it (Report.Complete).
+	// Budget, TokenBudget, Tokens and Observer are ignored.
+	JSONOnly bool
+	// Records, with JSONOnly, reads every valid line's record: Decode in
+	// the parsing workers (across cores), Record in line order.
+	Records RecordReader
+}
+
+// RecordReader reads the records of a JSON-only analysis
+// (Options.JSONOnly), so that a dialect decodes them across cores and
+// sees them in order, from a stream it does not hold.
+type RecordReader interface {
+	// Decode reads one valid line (without its '\n'). It is called from
+	// the parsing workers, concurrently, in no particular order; what it
+	// returns must not refer to line's memory, which is reused.
+	Decode(line []byte) any
+	// Record is given each valid line's Record, with Decode's value, once,
+	// in line order, from the goroutine that called Analyze or
+	// AnalyzeReader.
+	Record(rec *Record)
+}
+
+// Record is a line JSON.parse accepts, in a JSON-only analysis.
+type Record struct {
+	Line int // physical line, 1-based
+	// Offset is the byte offset of the line's first byte in the input, and
+	// Len its length in bytes (without the '\n'): the record's bytes are
+	// input[Offset:Offset+Len].
+	Offset int64
+	Len    int
+	// Span covers the line's JSON value; Width16 is the line's UTF-16
+	// length (line.Result's).
+	Span    line.Span
+	Width16 int
+	// Value is what Options.Records decoded (nil without one).
+	Value any
 }
 
 // MessageObserver sees the messages of an analysis (Options.Observer). m
@@ -265,6 +308,9 @@ type Report struct {
 	// Omitted counts, by code, the findings past
 	// Options.MaxFindingsPerCode (not in Findings).
 	Omitted []Omitted
+	// Records are the valid lines of a JSON-only analysis
+	// (Options.JSONOnly), in line order; nil with SkipMessages.
+	Records []Record
 	// FirstInvalidLine is the line where loadSession throws; 0 if it loads.
 	FirstInvalidLine int
 	InvalidLines     int

@@ -41,21 +41,33 @@ func newEngine() engine {
 // The report does not refer to data's memory.
 func Analyze(data []byte, opts Options) *Report {
 	e := newEngine()
+	opts = e.mode(opts)
 	return e.analyze(data, opts)
+}
+
+// mode sets e up for opts: JSON.parse alone with Options.JSONOnly (the
+// options that need messages then cleared); opts as given otherwise.
+func (e *engine) mode(opts Options) Options {
+	if !opts.JSONOnly {
+		return opts
+	}
+	e.parse = line.ParseJSON
+	opts.Budget, opts.TokenBudget, opts.Tokens, opts.Observer = 0, 0, nil, nil
+	return opts
 }
 
 func (e *engine) analyze(data []byte, opts Options) *Report {
 	c := newCollector(opts)
 	if len(data) < e.parallelMin || e.workers < 2 {
 		var t tally
-		parseLines(e.parse, opts.Tokens, data, &t)
+		parseLines(e.parse, &opts, data, &t)
 		c.add(&t)
 		return c.finish()
 	}
 	pieces := splitLines(data, e.workers*4)
 	tallies := make([]tally, len(pieces))
 	err := newPool(e.workers).each(len(pieces), func(k int) {
-		parseLines(e.parse, opts.Tokens, pieces[k], &tallies[k])
+		parseLines(e.parse, &opts, pieces[k], &tallies[k])
 	})
 	if err != nil {
 		panic(err) // in the caller's goroutine, where it can be recovered
@@ -93,21 +105,27 @@ type tally struct {
 	lines    int   // physical lines: one per '\n', plus an unterminated last line
 	nonEmpty int   // lines the runtime numbers
 	width16  int64 // UTF-16 length, newlines included
+	size     int64 // bytes, newlines included
 	msgs     []Message
+	recs     []Record // Options.JSONOnly: the valid lines
 	invalid  []invalidLine
 	tokErr   *TokenError // the first message whose tokens could not be counted
 }
 
 func (t *tally) reset() {
 	clear(t.msgs) // drop references to Calls and strings
-	*t = tally{msgs: t.msgs[:0], invalid: t.invalid[:0]}
+	clear(t.recs) // and to decoded values
+	*t = tally{msgs: t.msgs[:0], invalid: t.invalid[:0], recs: t.recs[:0]}
 }
 
 // parseLines parses buf line by line into t. buf holds whole lines; only the
 // file's last line may lack its '\n'. Exactly empty lines are skipped, as the
 // runtime's filter(Boolean) does. Nothing in t refers to buf's memory. With
-// a counter, every valid message's tokens are counted too.
-func parseLines(parse func([]byte) line.Result, counter TokenCounter, buf []byte, t *tally) {
+// a counter (opts.Tokens), every valid message's tokens are counted too.
+// With opts.JSONOnly a valid line is a Record, decoded by opts.Records.
+func parseLines(parse func([]byte) line.Result, opts *Options, buf []byte, t *tally) {
+	counter, jsonOnly := opts.Tokens, opts.JSONOnly
+	t.size += int64(len(buf))
 	rest := buf
 	for len(rest) > 0 {
 		var l []byte
@@ -131,6 +149,10 @@ func parseLines(parse func([]byte) line.Result, counter TokenCounter, buf []byte
 			})
 			continue
 		}
+		if jsonOnly {
+			t.recs = append(t.recs, record(opts.Records, l, &r, t.lines, buf, rest))
+			continue
+		}
 		m := message(&r, t.lines, buf)
 		if counter != nil {
 			n, err := counter.Message(l)
@@ -141,6 +163,20 @@ func parseLines(parse func([]byte) line.Result, counter TokenCounter, buf []byte
 		}
 		t.msgs = append(t.msgs, m)
 	}
+}
+
+// record makes the Record of valid line l of buf, before rest (the lines
+// after it; nil when l ends buf without a '\n').
+func record(dec RecordReader, l []byte, r *line.Result, ln int, buf, rest []byte) Record {
+	start := len(buf) - len(rest) - len(l)
+	if rest != nil {
+		start-- // l's '\n'
+	}
+	rec := Record{Line: ln, Offset: int64(start), Len: len(l), Span: r.Span, Width16: r.Width16}
+	if dec != nil {
+		rec.Value = dec.Decode(l)
+	}
+	return rec
 }
 
 // message makes the Message of a valid line's result.
@@ -193,6 +229,7 @@ type collector struct {
 	invalidCut int
 	checks     []Finding
 	nonEmpty   int
+	size       int64 // bytes taken
 	limit      *findingLimit
 }
 
@@ -216,6 +253,17 @@ func (c *collector) add(t *tally) {
 	if t.tokErr != nil && c.rep.TokensErr == nil {
 		c.rep.TokensErr = &TokenError{Line: t.tokErr.Line + off, Err: t.tokErr.Err}
 	}
+	for i := range t.recs {
+		rec := &t.recs[i]
+		rec.Line += off
+		rec.Offset += c.size
+		if c.opts.Records != nil {
+			c.opts.Records.Record(rec)
+		}
+		if !c.opts.SkipMessages {
+			c.rep.Records = append(c.rep.Records, *rec)
+		}
+	}
 	for _, v := range t.invalid {
 		v.line += off
 		v.runtimeLine += c.nonEmpty
@@ -229,6 +277,7 @@ func (c *collector) add(t *tally) {
 	c.rep.Lines += t.lines
 	c.nonEmpty += t.nonEmpty
 	c.rep.Width16 += t.width16
+	c.size += t.size
 }
 
 // settle names the cause of the refused line waiting (next is the refused
@@ -298,13 +347,13 @@ func (c *collector) finish() *Report {
 	r.InvalidLines = len(c.invalid) + c.invalidCut
 	if len(c.invalid) > 0 {
 		r.FirstInvalidLine = c.invalid[0].line
-		r.loadMessage = loadMessage(c.invalid)
+		r.loadMessage = loadMessage(c.invalid, c.opts.JSONOnly)
 	}
 	r.Units = buildUnits(&c.nodes)
 	linkAnswers(r.Messages, &c.nodes)
 
 	var fs []Finding
-	invalidFindings(c.invalid, &fs, off)
+	invalidFindings(c.invalid, &fs, off, c.opts.JSONOnly)
 	fs = append(fs, c.checks...)
 	if !off[CodeSweptMessage] {
 		sweptFindings(r.Units, &c.nodes, &fs, c.limit)

@@ -242,12 +242,21 @@ func (v *invalidLine) code() string {
 
 // message is the line's finding message; first says it is where the
 // runtime stops, and then the message is also what loadSession throws.
-func (v *invalidLine) message(first bool) string {
+// jsonOnly words it for a format the runtime does not read
+// (Options.JSONOnly): what JSON.parse says, and nothing about a loader,
+// which the dialect words.
+func (v *invalidLine) message(first, jsonOnly bool) string {
 	kind := "JSON"
 	if v.verdict != line.InvalidJSON {
 		kind = "record"
 	}
 	where := strconv.Itoa(v.line)
+	if jsonOnly {
+		if v.cause != "" {
+			return fmt.Sprintf("%s at line %s: %s (JSON.parse refuses it: %s)", causeTitles[v.cause], where, v.why, v.reason)
+		}
+		return fmt.Sprintf("invalid JSON at line %s: %s", where, v.reason)
+	}
 	if v.runtimeLine != v.line {
 		where += fmt.Sprintf(" (the runtime's line %d)", v.runtimeLine)
 	}
@@ -271,21 +280,23 @@ var causeTitles = map[string]string{
 
 // loadMessage is what loadSession throws for the invalid lines inv, or ""
 // when there are none: the runtime's words, whatever the cause.
-func loadMessage(inv []invalidLine) string {
+func loadMessage(inv []invalidLine, jsonOnly bool) string {
 	if len(inv) == 0 {
 		return ""
 	}
 	v := inv[0]
 	v.cause = ""
-	return v.message(true)
+	return v.message(true, jsonOnly)
 }
 
 // maxRelated caps the Related list of the first invalid line.
 const maxRelated = 100
 
 // invalidFindings reports every invalid line, the first as the place where
-// loadSession throws.
-func invalidFindings(inv []invalidLine, out *[]Finding, disabled map[string]bool) {
+// loadSession throws. With jsonOnly (Options.JSONOnly) each finding is
+// about its own line: which lines a format's loader stops at or skips is
+// the dialect's to say.
+func invalidFindings(inv []invalidLine, out *[]Finding, disabled map[string]bool, jsonOnly bool) {
 	causes(inv)
 	for k := range inv {
 		v := &inv[k]
@@ -294,13 +305,15 @@ func invalidFindings(inv []invalidLine, out *[]Finding, disabled map[string]bool
 		}
 		f := Finding{
 			Line: v.line, Span: v.span, Severity: severityOf(v.code()), Code: v.code(),
-			Message: v.message(k == 0),
+			Message: v.message(k == 0, jsonOnly),
 		}
-		if k == 0 {
+		switch {
+		case jsonOnly:
+		case k == 0:
 			for r := 1; r < len(inv) && r <= maxRelated; r++ {
 				f.Related = append(f.Related, Related{Line: inv[r].line, Span: inv[r].span, Message: "line " + strconv.Itoa(inv[r].line) + " is invalid too: " + inv[r].reason})
 			}
-		} else {
+		default:
 			f.Related = []Related{{Line: inv[0].line, Span: inv[0].span, Message: "the runtime stops at the first invalid line, line " + strconv.Itoa(inv[0].line)}}
 		}
 		*out = append(*out, f)

@@ -490,8 +490,8 @@ func (d *Document) patch() (*Report, bool) {
 		// Invalid lines carry no other finding, so appending theirs after
 		// the checks' sorts them as a fresh analysis does.
 		inv := d.invalidLines()
-		invalidFindings(inv, &fs, d.opts.Disabled)
-		r.loadMessage = loadMessage(inv)
+		invalidFindings(inv, &fs, d.opts.Disabled, false)
+		r.loadMessage = loadMessage(inv, false)
 	}
 	r.Findings = sizeAndBudget(&r, d.opts, fs)
 	if len(r.Findings) == 0 {

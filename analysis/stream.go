@@ -43,6 +43,7 @@ import (
 // interrupted (close the reader to stop it).
 func AnalyzeReader(ctx context.Context, r io.Reader, opts Options) (*Report, error) {
 	e := newEngine()
+	opts = e.mode(opts)
 	return e.analyzeReader(ctx, r, opts)
 }
 
@@ -170,9 +171,10 @@ func (s *spool) close() {
 
 // tallyLong makes the tally of a line that was not held.
 func tallyLong(l *longLine, t *tally) {
-	t.lines, t.nonEmpty, t.width16 = 1, 1, l.width
+	t.lines, t.nonEmpty, t.width16, t.size = 1, 1, l.width, l.size
 	if l.ended {
 		t.width16++
+		t.size++
 	}
 	if l.parsed && l.res.Verdict != line.Valid {
 		v := invalidLine{line: 1, runtimeLine: 1, verdict: l.res.Verdict, reason: l.res.Reason, span: l.res.Span}
@@ -283,7 +285,7 @@ func (e *engine) analyzeReader(ctx context.Context, r io.Reader, opts Options) (
 				case j.long != nil:
 					tallyLong(j.long, j.t)
 				default:
-					workers.guard(func() { parseLines(e.parse, opts.Tokens, j.buf, j.t) })
+					workers.guard(func() { parseLines(e.parse, &opts, j.buf, j.t) })
 				}
 				bufs.recycle(j.buf)
 				j.buf = nil

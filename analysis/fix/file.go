@@ -37,14 +37,35 @@ func Compute(data []byte, findings []analysis.Finding) []Fix {
 // assistant declaring it may be on a line the fixes could not save, or in
 // the part of it the damage lost): see OrphanHeld.
 func Plan(data []byte, findings []analysis.Finding) ([]Fix, []Ambiguity) {
-	return plan(data, findings, map[string]bool{})
+	return plan(data, findings, map[string]bool{}, false)
+}
+
+// PlanJSON is Plan at JSON.parse's level alone, for the findings of a
+// JSON-only analysis (analysis.Options.JSONOnly, a dialect's JSON level):
+// a line a repair leaves is accepted when JSON.parse accepts it, whatever
+// its value; the runtime's record repairs (a missing isError or toolCalls)
+// and its orphan tool results are not made.
+func PlanJSON(data []byte, findings []analysis.Finding) ([]Fix, []Ambiguity) {
+	return plan(data, findings, map[string]bool{}, true)
+}
+
+// ComputeJSON is Compute at JSON.parse's level alone (see PlanJSON).
+func ComputeJSON(data []byte, findings []analysis.Finding) []Fix {
+	fixes, _ := PlanJSON(data, findings)
+	return fixes
 }
 
 // plan is Plan with the call ids that refused lines declared, adding those
 // of data's refused lines to it: FixAll keeps them from round to round, so
 // that an orphan whose damaged assistant an earlier round repaired or
 // deleted stays held.
-func plan(data []byte, findings []analysis.Finding, declared map[string]bool) ([]Fix, []Ambiguity) {
+//
+// With jsonOnly a repair's lines are judged by JSON.parse alone (PlanJSON).
+func plan(data []byte, findings []analysis.Finding, declared map[string]bool, jsonOnly bool) ([]Fix, []Ambiguity) {
+	parse := parseFunc(line.Parse)
+	if jsonOnly {
+		parse = line.ParseJSON
+	}
 	type want struct {
 		line int
 		code string
@@ -53,7 +74,7 @@ func plan(data []byte, findings []analysis.Finding, declared map[string]bool) ([
 	var wants []want
 	refused := map[int]string{} // line → the code of its refusal
 	for _, f := range findings {
-		if Fixable(f.Code) {
+		if Fixable(f.Code) && !(jsonOnly && f.Code == analysis.CodeOrphanToolResult) {
 			wants = append(wants, want{f.Line, f.Code, f.Span})
 		}
 		if analysis.IsRefusal(f.Code) {
@@ -82,7 +103,7 @@ func plan(data []byte, findings []analysis.Finding, declared map[string]bool) ([
 		if r := line.Parse(l); r.Verdict != line.InvalidJSON || !strings.Contains(r.Reason, "unterminated string") {
 			continue
 		}
-		if f, last, ok := splitRecord(data, bad[i], isRefused); ok {
+		if f, last, ok := splitRecord(data, bad[i], isRefused, parse); ok {
 			f.Code = refused[f.Line]
 			out = append(out, f)
 			for i < len(bad) && bad[i].ln <= last {
@@ -105,7 +126,7 @@ func plan(data []byte, findings []analysis.Finding, declared map[string]bool) ([
 			// A line of several writes that begins a record: it may hold
 			// other appends' pieces, unless a safe repair of its own
 			// explains it (a long record with a trailing comma).
-			if lf, ok := ForLine(l, refused[b.ln]); ok && lf.Safety == Safe && !interleavedHead(l) {
+			if lf, ok := forLine(l, refused[b.ln], parse); ok && lf.Safety == Safe && !interleavedHead(l) {
 				continue
 			}
 			evidence = evidence || interleavedHead(l)
@@ -137,7 +158,7 @@ func plan(data []byte, findings []analysis.Finding, declared map[string]bool) ([
 			return true
 		})
 		part = append(all, part[k:]...)
-		fs, as, lossy := solveInterleaved(data, part)
+		fs, as, lossy := solveInterleaved(data, part, parse)
 		ownRange := func(from, to int) {
 			for _, p := range part {
 				if p.ln >= from && p.ln <= to {
@@ -182,7 +203,7 @@ func plan(data []byte, findings []analysis.Finding, declared map[string]bool) ([
 					if i := bytes.IndexByte(l, '\n'); i >= 0 {
 						l = l[:i]
 					}
-					if _, ok := ForLine(l, code); ok {
+					if _, ok := forLine(l, code, parse); ok {
 						owned[le.ln] = false
 						continue
 					}
@@ -209,7 +230,7 @@ func plan(data []byte, findings []analysis.Finding, declared map[string]bool) ([
 			if w.code == analysis.CodeOrphanToolResult && OrphanHeld(l, w.span, declared) {
 				continue
 			}
-			if lf, ok := ForLine(l, w.code); ok {
+			if lf, ok := forLine(l, w.code, parse); ok {
 				out = append(out, ToFile(lf, ln, w.code, start, end, nl))
 			}
 		}
@@ -423,7 +444,7 @@ func FixAllContext(ctx context.Context, data []byte, opts analysis.Options, unsa
 		if err := analyze(); err != nil {
 			return Result{}, err
 		}
-		all, ambs := plan(res.Data, res.Report.Findings, declared)
+		all, ambs := plan(res.Data, res.Report.Findings, declared, opts.JSONOnly)
 		fixes := Select(all, unsafe)
 		if len(fixes) == 0 {
 			res.Ambiguities = ambs
@@ -442,7 +463,7 @@ func FixAllContext(ctx context.Context, data []byte, opts analysis.Options, unsa
 	if err := analyze(); err != nil {
 		return Result{}, err
 	}
-	_, res.Ambiguities = plan(res.Data, res.Report.Findings, declared)
+	_, res.Ambiguities = plan(res.Data, res.Report.Findings, declared, opts.JSONOnly)
 	if unsafe {
 		res.HeldOrphans = heldOrphans(res.Data, res.Report.Findings, declared)
 	}

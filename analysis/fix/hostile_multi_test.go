@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/line"
 )
 
 // TestPlanHostileInterleaving: lines that look like interleaved heads
@@ -24,7 +25,7 @@ func TestPlanHostileInterleaving(t *testing.T) {
 		ls = append(ls, fileLine{ln: ln, start: start, end: end, nl: nl})
 		return true
 	})
-	fixes, ambs, _, parsed := solveCounting(data, ls)
+	fixes, ambs, _, parsed := solveCounting(data, ls, line.Parse)
 	if limit := 16*len(data) + 64<<20 + 4*analysis.ChunkSize; parsed > limit {
 		t.Errorf("parsed %d bytes for %d bytes of lines (limit %d)", parsed, len(data), limit)
 	}

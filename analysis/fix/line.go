@@ -40,6 +40,24 @@ const (
 // '\n') for the finding with the given code, and false when there is none.
 // It never panics and its work is bounded by a small multiple of len(l).
 func ForLine(l []byte, code string) (LineFix, bool) {
+	return forLine(l, code, line.Parse)
+}
+
+// ForLineJSON is ForLine at JSON.parse's level alone (a dialect's JSON
+// level, analysis.Options.JSONOnly): a repair is offered when every line it
+// leaves is one JSON.parse accepts (or exactly empty), whatever its value.
+func ForLineJSON(l []byte, code string) (LineFix, bool) {
+	if code == analysis.CodeOrphanToolResult {
+		return LineFix{}, false // a runtime message's check
+	}
+	return forLine(l, code, line.ParseJSON)
+}
+
+// parseFunc judges what a repair leaves: line.Parse (the runtime's record
+// rules) or line.ParseJSON (JSON.parse alone).
+type parseFunc func([]byte) line.Result
+
+func forLine(l []byte, code string, parse parseFunc) (LineFix, bool) {
 	switch code {
 	case analysis.CodeOrphanToolResult:
 		if r := line.Parse(l); r.Verdict != line.Valid || r.Role != line.RoleTool {
@@ -53,8 +71,8 @@ func ForLine(l []byte, code string) (LineFix, bool) {
 		if len(l) == 0 {
 			return LineFix{}, false // skipped by the runtime: nothing to fix
 		}
-		lf, ok := repair(l)
-		if !ok || !accepted(l, lf) {
+		lf, ok := repair(l, parse)
+		if !ok || !accepted(l, lf, parse) {
 			return LineFix{}, false
 		}
 		return finish(lf), true
@@ -77,8 +95,8 @@ func finish(lf LineFix) LineFix {
 
 // accepted checks a repair the way the runtime will read it: every line it
 // leaves is exactly empty (skipped) or a valid message. It guards against
-// a repair that does not do what it claims.
-func accepted(l []byte, lf LineFix) bool {
+// a repair that does not do what it claims. parse says what is valid.
+func accepted(l []byte, lf LineFix, parse parseFunc) bool {
 	if lf.DeleteLine {
 		return true
 	}
@@ -86,7 +104,7 @@ func accepted(l []byte, lf LineFix) bool {
 		return false
 	}
 	for _, seg := range bytes.Split(applyEdits(l, lf.Edits), []byte{'\n'}) {
-		if len(seg) > 0 && line.Parse(seg).Verdict != line.Valid {
+		if len(seg) > 0 && parse(seg).Verdict != line.Valid {
 			return false
 		}
 	}
@@ -115,7 +133,7 @@ type piece struct {
 }
 
 // repair works out the repair of a non-empty invalid line.
-func repair(l []byte) (LineFix, bool) {
+func repair(l []byte, parse parseFunc) (LineFix, bool) {
 	n := len(l)
 	if skipWS(l, 0) == n {
 		return LineFix{Kinds: []Kind{BlankLine}, DeleteLine: true}, true
@@ -124,7 +142,7 @@ func repair(l []byte) (LineFix, bool) {
 		// Never the safe escape of control characters: the NULs stand
 		// for lost data, and escaping them would make a damaged record
 		// load as if it were whole.
-		return zeroRepair(l)
+		return zeroRepair(l, parse)
 	}
 	var lf LineFix
 	// Byte order marks before the value (a file that starts with one, or
@@ -156,7 +174,7 @@ func repair(l []byte) (LineFix, bool) {
 		var p piece
 		ok := end > 0
 		if ok {
-			p, ok = repairPiece(l, pos, end)
+			p, ok = repairPiece(l, pos, end, parse)
 		}
 		if ok {
 			pieces = append(pieces, p)
@@ -165,7 +183,7 @@ func repair(l []byte) (LineFix, bool) {
 		}
 		// Not a complete repairable record: a truncated one, alone or
 		// before complete records.
-		tail, k, found := truncatedBefore(l, pos, &budget)
+		tail, k, found := truncatedBefore(l, pos, &budget, parse)
 		whole := truncated(l[pos:])
 		if found == 1 && !whole {
 			pieces = append(pieces, tail...)
@@ -298,7 +316,7 @@ func truncated(b []byte) bool {
 // returns the records after the first such k, that k, and how many k were
 // found (it stops at two: the line is then ambiguous), or -1 when the work
 // budget ran out before it knew.
-func truncatedBefore(l []byte, s int, budget *int) (tail []piece, at, found int) {
+func truncatedBefore(l []byte, s int, budget *int, parse parseFunc) (tail []piece, at, found int) {
 	for k := s + 1; k < len(l); k++ {
 		j := bytes.IndexByte(l[k:], '{')
 		if j < 0 {
@@ -312,7 +330,7 @@ func truncatedBefore(l []byte, s int, budget *int) (tail []piece, at, found int)
 		if *budget <= 0 {
 			return nil, 0, -1
 		}
-		ps, ok := completeRecords(l, k, budget)
+		ps, ok := completeRecords(l, k, budget, parse)
 		if *budget < 0 {
 			return nil, 0, -1
 		}
@@ -340,7 +358,7 @@ func truncatedBefore(l []byte, s int, budget *int) (tail []piece, at, found int)
 
 // completeRecords reads l[k:] as complete records separated by whitespace,
 // each repairable, up to the end of the line.
-func completeRecords(l []byte, k int, budget *int) ([]piece, bool) {
+func completeRecords(l []byte, k int, budget *int, parse parseFunc) ([]piece, bool) {
 	var ps []piece
 	for k < len(l) {
 		if l[k] != '{' || *budget <= 0 {
@@ -357,7 +375,7 @@ func completeRecords(l []byte, k int, budget *int) ([]piece, bool) {
 			return nil, false
 		}
 		*budget -= end - k
-		p, ok := repairPiece(l, k, end)
+		p, ok := repairPiece(l, k, end, parse)
 		if !ok {
 			return nil, false
 		}
@@ -370,7 +388,7 @@ func completeRecords(l []byte, k int, budget *int) ([]piece, bool) {
 // repairPiece makes l[start:end] a valid message, escaping raw control
 // characters in strings, removing trailing commas and adding a missing
 // isError or toolCalls; it fails for anything else.
-func repairPiece(l []byte, start, end int) (piece, bool) {
+func repairPiece(l []byte, start, end int, parse parseFunc) (piece, bool) {
 	p := piece{start: start, end: end}
 	work := l[start:end]
 	// Raw control characters in strings first, all at once: a writer that
@@ -383,7 +401,7 @@ func repairPiece(l []byte, start, end int) (piece, bool) {
 	}
 	added := false
 	for {
-		r := line.Parse(work)
+		r := parse(work)
 		switch r.Verdict {
 		case line.Valid:
 			for _, e := range es {
@@ -563,7 +581,7 @@ func zeroFilled(l []byte) bool {
 // the complete records that run to the next run or the line's end (what
 // precedes them after the run is the tail of a record whose head was
 // lost). Each kept record is repaired as a record of a line would be.
-func zeroRepair(l []byte) (LineFix, bool) {
+func zeroRepair(l []byte, parse parseFunc) (LineFix, bool) {
 	type span struct{ s, e int }
 	var runs []span
 	analysis.ZeroRuns(l, func(s, e int) bool { runs = append(runs, span{s, e}); return true })
@@ -584,7 +602,7 @@ func zeroRepair(l []byte) (LineFix, bool) {
 				if end < 0 {
 					break
 				}
-				p, ok := repairPiece(seg, pos, end)
+				p, ok := repairPiece(seg, pos, end, parse)
 				if !ok {
 					break
 				}
@@ -600,7 +618,7 @@ func zeroRepair(l []byte) (LineFix, bool) {
 					break
 				}
 				k += j
-				if ps, ok := completeRecords(seg, k, &budget); ok {
+				if ps, ok := completeRecords(seg, k, &budget, parse); ok {
 					kept = append(kept, ps...)
 					break
 				}

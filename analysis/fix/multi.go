@@ -82,7 +82,7 @@ func (a Ambiguity) Message() string {
 // JSON.stringify escapes it, up to the first line at which the text is
 // exactly one valid record. It returns that text, the number of lines
 // joined after head, and how many control characters it escaped.
-func joinSplit(head []byte, more func(k int) ([]byte, bool)) (work []byte, k, controls int, ok bool) {
+func joinSplit(head []byte, more func(k int) ([]byte, bool), parse parseFunc) (work []byte, k, controls int, ok bool) {
 	if zeroFilled(head) {
 		return nil, 0, 0, false
 	}
@@ -105,7 +105,7 @@ func joinSplit(head []byte, more func(k int) ([]byte, bool)) (work []byte, k, co
 		}
 		es := escapeControls(joined)
 		work = applyEdits(joined, es)
-		r := line.Parse(work)
+		r := parse(work)
 		if r.Verdict == line.Valid {
 			return work, k, len(es), true
 		}
@@ -135,7 +135,7 @@ func splitFix(firstLine, k, lineStart, size int, work []byte, controls int) Fix 
 // splitRecord returns the fix joining the line hd with the lines after it
 // into one record (see joinSplit), and the number of its last line. Only
 // lines the runtime refuses (refused) or skips (exactly empty) are joined.
-func splitRecord(data []byte, hd fileLine, refused func(ln int) bool) (Fix, int, bool) {
+func splitRecord(data []byte, hd fileLine, refused func(ln int) bool, parse parseFunc) (Fix, int, bool) {
 	if !hd.nl {
 		return Fix{}, 0, false
 	}
@@ -155,7 +155,7 @@ func splitRecord(data []byte, hd fileLine, refused func(ln int) bool) (Fix, int,
 		}
 		ends = append(ends, end)
 		return l, true
-	})
+	}, parse)
 	if !ok {
 		return Fix{}, 0, false
 	}
@@ -178,7 +178,7 @@ func SplitFix(lines [][]byte, firstLine, lineStart int) (Fix, bool) {
 			return nil, false
 		}
 		return lines[k], true
-	})
+	}, line.Parse)
 	if !ok {
 		return Fix{}, false
 	}
@@ -261,6 +261,7 @@ func (s *solveState) key() string {
 type solver struct {
 	data   []byte
 	chunks []chunk
+	parse  parseFunc               // what a valid record is
 	memo   map[string]line.Verdict // a record's chunks → valid, a valid prefix (InvalidJSON), or neither (InvalidRecord)
 	budget int                     // bytes left to parse
 }
@@ -293,7 +294,7 @@ func (s *solver) judge(cs []int32) line.Verdict {
 	// parser would read a broken sequence as U+FFFD, so this is checked
 	// here.
 	if len(b) > 0 && b[0] == '{' && utf8Prefix(b) {
-		r := line.Parse(b)
+		r := s.parse(b)
 		switch {
 		case r.Verdict == line.Valid && utf8.Valid(b):
 			v = verdictValid
@@ -327,15 +328,15 @@ func utf8Prefix(b []byte) bool {
 // part, in order) and returns, for each independent run of them, the fix
 // or the ambiguity. It gives up (returns what it decided so far) when the
 // ways multiply past maxStates or the parsing budget runs out.
-func solveInterleaved(data []byte, ls []fileLine) (fixes []Fix, ambs []Ambiguity, lossy [][]lineEdit) {
-	fixes, ambs, lossy, _ = solveCounting(data, ls)
+func solveInterleaved(data []byte, ls []fileLine, parse parseFunc) (fixes []Fix, ambs []Ambiguity, lossy [][]lineEdit) {
+	fixes, ambs, lossy, _ = solveCounting(data, ls, parse)
 	return fixes, ambs, lossy
 }
 
 // solveCounting is solveInterleaved that also says how many bytes it
 // parsed (its work).
-func solveCounting(data []byte, ls []fileLine) (fixes []Fix, ambs []Ambiguity, lossy [][]lineEdit, parsed int) {
-	s := &solver{data: data, memo: map[string]line.Verdict{}}
+func solveCounting(data []byte, ls []fileLine, parse parseFunc) (fixes []Fix, ambs []Ambiguity, lossy [][]lineEdit, parsed int) {
+	s := &solver{data: data, memo: map[string]line.Verdict{}, parse: parse}
 	total := 0
 	for i, l := range ls {
 		n := l.end - l.start

@@ -242,3 +242,20 @@ func TestTablesAgreeWithNode(t *testing.T) {
 		}
 	}
 }
+
+// TestParseJSONAnyValue: any value JSON.parse accepts is valid to
+// ParseJSON, whatever the runtime's record rules say of it.
+func TestParseJSONAnyValue(t *testing.T) {
+	for _, s := range []string{
+		`{"type":"user","message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`,
+		`[1,2]`, `"s"`, `0`, `null`, ` {"role":"system","content":"x"} `, `{"role":"assistant","content":"x"}`,
+		`{"role":"tool","toolCallId":"a","content":"x"}`,
+	} {
+		if r := ParseJSON([]byte(s)); r.Verdict != Valid {
+			t.Errorf("%s: %v (%s)", s, r.Verdict, r.Reason)
+		}
+		if Parse([]byte(s)).Verdict != InvalidRecord {
+			t.Errorf("%s: the runtime accepts it (the case is no test of ParseJSON)", s)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package line
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"testing"
@@ -516,6 +517,29 @@ func refParse(b []byte) Result {
 }
 
 // checkAgainstRef compares Parse with the reference on one line.
+// checkJSONOnly: ParseJSON is JSON.parse's verdict alone: Parse's when
+// JSON.parse throws (reason and span too), Valid otherwise, with the value's
+// span and the line's width.
+func checkJSONOnly(t *testing.T, b []byte, full Result) {
+	t.Helper()
+	js := ParseJSON(b)
+	if js.Width16 != full.Width16 {
+		t.Fatalf("%q: ParseJSON Width16 %d, Parse %d", b, js.Width16, full.Width16)
+	}
+	if full.Verdict == InvalidJSON {
+		if js.Verdict != InvalidJSON || js.Reason != full.Reason || js.Span != full.Span {
+			t.Fatalf("%q: ParseJSON %v %q %+v, Parse %v %q %+v", b, js.Verdict, js.Reason, js.Span, full.Verdict, full.Reason, full.Span)
+		}
+		return
+	}
+	if js.Verdict != Valid || js.Reason != "" || js.Role != RoleNone || js.Cost != 0 {
+		t.Fatalf("%q: ParseJSON %+v on a line JSON.parse accepts", b, js)
+	}
+	if v := bytes.Trim(b, " \t\r\n"); string(b[js.Span.Start:js.Span.End]) != string(v) {
+		t.Fatalf("%q: ParseJSON span %+v covers %q, not the value", b, js.Span, b[js.Span.Start:js.Span.End])
+	}
+}
+
 func checkAgainstRef(t *testing.T, b []byte) {
 	t.Helper()
 	got := Parse(b)
@@ -526,6 +550,7 @@ func checkAgainstRef(t *testing.T, b []byte) {
 	if got.Width16 != want.Width16 {
 		t.Fatalf("%q: Width16 %d, reference %d", b, got.Width16, want.Width16)
 	}
+	checkJSONOnly(t, b, got)
 	if got.Verdict == InvalidJSON {
 		if got.Reason == "" {
 			t.Fatalf("%q: invalid JSON without a reason", b)
