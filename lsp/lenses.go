@@ -47,7 +47,11 @@ func (s *server) CodeLens(ctx context.Context, p *protocol.CodeLensParams) ([]pr
 //
 // With deferTo set (the tokens setting), unit lenses are sent unresolved,
 // with lensData naming deferTo, and codeLens/resolve completes them with
-// their tokens (see tokens.go).
+// their tokens (see tokens.go); so are the Σ lens of a file that loads and
+// the ✂ lens of a cutoff, which resolve with the file's or the kept units'
+// tokens after their chars: "Σ 12,345 chars · ≈ 3,100 tokens · 42
+// messages · set a context budget", "✂ budget 8,000 · keeps lines 12–40 ·
+// 7,912 chars · ≈ 1,980 tokens · 11 messages above are trimmed".
 func codeLenses(doc *analysis.Document, rep *analysis.Report, budget int64, deferTo protocol.DocumentURI) []protocol.CodeLens {
 	out := make([]protocol.CodeLens, 0, len(rep.Units)+1)
 	lensWith := func(line1 int, cmd *protocol.Command) protocol.CodeLens {
@@ -60,30 +64,17 @@ func codeLenses(doc *analysis.Document, rep *analysis.Report, budget int64, defe
 	lensAt := func(line1 int, title, command string) protocol.CodeLens {
 		return lensWith(line1, &protocol.Command{Title: title, Command: command})
 	}
-	setBudget := func(line int, title string) {
-		out = append(out, lensAt(line, title, commandSetBudget))
-	}
-	switch {
-	case budget <= 0 && !rep.Loads():
-		// What the valid lines would cost, and why the runtime holds none of
-		// it: a file with fatal errors must not look fine without a budget.
-		setBudget(1, fmt.Sprintf("Σ %s chars · %s · %s",
-			textfmt.Thousands(rep.TotalChars), textfmt.Plural(int64(len(rep.Messages)), "message", "messages"),
-			rep.LoadFailure().Summary()))
-	case budget <= 0:
-		setBudget(1, fmt.Sprintf("Σ %s chars · %s · set a context budget",
-			textfmt.Thousands(rep.TotalChars), textfmt.Plural(int64(len(rep.Messages)), "message", "messages")))
-	case !rep.Loads():
-		setBudget(1, fmt.Sprintf("✂ budget %s: %s", textfmt.Thousands(budget), rep.LoadFailure().Summary()))
-	case rep.CutoffErr != nil:
-		l := 1
-		if n := len(rep.Units); n > 0 {
-			l = rep.Units[n-1].StartLine
+	if line1, title, countable := budgetLens(rep, budget, -1); title != "" {
+		if deferTo != "" && countable {
+			// Resolved with the file's or the kept units' tokens.
+			l := clientLine(doc, line1)
+			out = append(out, protocol.CodeLens{
+				Range: protocol.Range{Start: protocol.Position{Line: l}, End: protocol.Position{Line: l}},
+				Data:  lensData{URI: deferTo, Line: line1, Budget: true},
+			})
+		} else {
+			out = append(out, lensAt(line1, title, commandSetBudget))
 		}
-		setBudget(l, fmt.Sprintf("✂ budget %s: %s", textfmt.Thousands(budget), rep.BudgetErrorText()))
-	case rep.Cutoff != nil:
-		c := rep.Cutoff
-		setBudget(c.FirstKeptLine, cutoffTitle(rep, c))
 	}
 	if deferTo != "" {
 		for _, u := range rep.Units {
@@ -117,9 +108,45 @@ func codeLenses(doc *analysis.Document, rep *analysis.Report, budget int64, defe
 	return out
 }
 
+// budgetLens is the budget lens (Σ or ✂) of codeLenses: its runtime line
+// and title ("" for none), with toks >= 0 the tokens counted for it (the
+// file's for Σ, the kept units' for ✂) after its chars. countable says
+// whether the lens has tokens to show: a Σ lens of a file that loads, a ✂
+// lens with a cutoff.
+func budgetLens(rep *analysis.Report, budget, toks int64) (line1 int, title string, countable bool) {
+	tok := ""
+	if toks >= 0 {
+		tok = " · ≈ " + textfmt.Thousands(toks) + " tokens"
+	}
+	switch {
+	case budget <= 0 && !rep.Loads():
+		// What the valid lines would cost, and why the runtime holds none of
+		// it: a file with fatal errors must not look fine without a budget.
+		return 1, fmt.Sprintf("Σ %s chars · %s · %s",
+			textfmt.Thousands(rep.TotalChars), textfmt.Plural(int64(len(rep.Messages)), "message", "messages"),
+			rep.LoadFailure().Summary()), false
+	case budget <= 0:
+		return 1, fmt.Sprintf("Σ %s chars%s · %s · set a context budget",
+			textfmt.Thousands(rep.TotalChars), tok, textfmt.Plural(int64(len(rep.Messages)), "message", "messages")), true
+	case !rep.Loads():
+		return 1, fmt.Sprintf("✂ budget %s: %s", textfmt.Thousands(budget), rep.LoadFailure().Summary()), false
+	case rep.CutoffErr != nil:
+		l := 1
+		if n := len(rep.Units); n > 0 {
+			l = rep.Units[n-1].StartLine
+		}
+		return l, fmt.Sprintf("✂ budget %s: %s", textfmt.Thousands(budget), rep.BudgetErrorText()), false
+	case rep.Cutoff != nil:
+		c := rep.Cutoff
+		return c.FirstKeptLine, cutoffTitle(rep, c, tok), true
+	}
+	return 0, "", false
+}
+
 // cutoffTitle counts the messages above the cutoff, as the engine's
 // budget-cutoff finding does (blank lines above are not messages).
-func cutoffTitle(rep *analysis.Report, c *analysis.Cutoff) string {
+// tok (" · ≈ 1,980 tokens" or "") follows the kept chars.
+func cutoffTitle(rep *analysis.Report, c *analysis.Cutoff, tok string) string {
 	last := c.FirstKeptLine
 	if n := len(rep.Units); n > 0 {
 		last = rep.Units[n-1].EndLine
@@ -132,8 +159,8 @@ func cutoffTitle(rep *analysis.Report, c *analysis.Cutoff) string {
 	case above > 1:
 		trimmed = textfmt.Plural(above, "message", "messages") + " above are trimmed"
 	}
-	return fmt.Sprintf("✂ budget %s · keeps %s · %s chars · %s",
-		textfmt.Thousands(c.Budget), textfmt.LineRange(c.FirstKeptLine, last), textfmt.Thousands(c.KeptChars), trimmed)
+	return fmt.Sprintf("✂ budget %s · keeps %s · %s chars%s · %s",
+		textfmt.Thousands(c.Budget), textfmt.LineRange(c.FirstKeptLine, last), textfmt.Thousands(c.KeptChars), tok, trimmed)
 }
 
 // unitTitle is a unit lens's title.

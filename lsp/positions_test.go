@@ -157,7 +157,7 @@ func TestLoneCR(t *testing.T) {
 		for _, u := range rep.Units {
 			want = append(want, fmt.Sprintf("%d: %s [sessionls.setBudget [%d]]", clientPos(text, runtimeOffset(text, u.StartLine, 0)).Line, unitTitle(u), u.FromNewest))
 		}
-		want = append(want, fmt.Sprintf("6: %s [sessionls.setBudget]", cutoffTitle(rep, rep.Cutoff)))
+		want = append(want, fmt.Sprintf("6: %s [sessionls.setBudget]", cutoffTitle(rep, rep.Cutoff, "")))
 		require.ElementsMatch(t, want, lensTitles(lenses))
 		require.Contains(t, lensTitles(lenses), fmt.Sprintf("2: %s [sessionls.setBudget [%d]]", unitTitle(rep.Units[1]), rep.Units[1].FromNewest), "the second unit starts on the client's line 2")
 	})

@@ -28,6 +28,16 @@ type statusResult struct {
 	// sessionls.budget", or the key in a configuration file
 	// ("/repo/sessionls.toml:3:1"); null without a budget.
 	BudgetSource *string `json:"budgetSource"`
+	// With the tokens setting on, for a file that loads: the tokenizer,
+	// every message's tokens (totalTokens) and the kept units' (keptTokens,
+	// null without a cutoff), as `sessionls budget --tokens` counts them;
+	// tokensError says why they are null when they cannot be counted (a
+	// file of more than maxTotalTokenBytes). The keys are absent with the
+	// setting off or for a file that does not load.
+	Tokenizer   *string `json:"tokenizer,omitempty"`
+	TotalTokens *int64  `json:"totalTokens,omitempty"`
+	KeptTokens  *int64  `json:"keptTokens,omitempty"`
+	TokensError *string `json:"tokensError,omitempty"`
 }
 
 // Request serves the custom requests (protocol.ServerHandler hands every
@@ -35,14 +45,14 @@ type statusResult struct {
 func (s *server) Request(ctx context.Context, method string, params any) (any, error) {
 	switch method {
 	case methodStatus:
-		return s.status(params)
+		return s.status(ctx, params)
 	case methodContextMap:
 		return s.contextMap(ctx, params)
 	}
 	return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "method not found: "+method)
 }
 
-func (s *server) status(params any) (*statusResult, error) {
+func (s *server) status(ctx context.Context, params any) (*statusResult, error) {
 	m, _ := params.(map[string]any)
 	uri, _ := m["uri"].(string)
 	if uri == "" {
@@ -79,6 +89,21 @@ func (s *server) status(params any) (*statusResult, error) {
 	}
 	if msg != "" {
 		res.Error = &msg
+	}
+	if s.currentSettings().tokens && rep.Loads() {
+		dt, err := s.budgetTokens(ctx, f.uri, f.doc, rep)
+		enc := string(dt.enc)
+		res.Tokenizer = &enc
+		switch {
+		case err != nil:
+			e := "cannot count the tokens: " + err.Error()
+			res.TokensError = &e
+		default:
+			res.TotalTokens = &dt.total
+			if dt.kept >= 0 {
+				res.KeptTokens = &dt.kept
+			}
+		}
 	}
 	return res, nil
 }

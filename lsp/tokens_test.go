@@ -46,14 +46,13 @@ func TestTokenLenses(t *testing.T) {
 			require.Len(t, lenses, len(rep.Units)+1)
 			unresolved := 0
 			for _, l := range lenses {
-				if l.Command != nil {
-					require.Empty(t, l.Command.Arguments, "only the budget lens comes resolved")
-					require.True(t, strings.HasPrefix(l.Command.Title, "✂ budget 500 · "), l.Command.Title)
-					continue
-				}
-				unresolved++
+				require.Nil(t, l.Command, "every lens comes unresolved")
 				var got protocol.CodeLens
 				h.call("codeLens/resolve", l, &got)
+				if strings.HasPrefix(got.Command.Title, "✂") {
+					continue // TestBudgetLensTokens
+				}
+				unresolved++
 				line := int(l.Range.Start.Line) + 1
 				var u analysis.Unit
 				for _, cand := range rep.Units {
@@ -97,6 +96,129 @@ func TestTokenLenses(t *testing.T) {
 	}
 }
 
+// tokenReport is the engine's analysis of text counting tokens with enc,
+// as `sessionls budget --tokens` makes it: its TotalTokens and its
+// Cutoff's KeptTokens are the CLI's totalTokens and cutoff.keptTokens.
+func tokenReport(t *testing.T, text string, budget int64, enc tokens.Encoding) *analysis.Report {
+	t.Helper()
+	c, err := tokens.New(enc)
+	require.NoError(t, err)
+	return analysis.Analyze([]byte(text), analysis.Options{Budget: budget, Tokens: c})
+}
+
+// TestBudgetLensTokens: with tokens on, the Σ lens (no budget) and the ✂
+// lens (a cutoff) come unresolved and resolve with the file's and the kept
+// units' tokens, and sessionls/status reports both totals: the numbers
+// the engine counts for `sessionls budget --tokens`. A budget lens without
+// tokens to show (too small a budget, a file that does not load) comes
+// resolved, as without tokens. End to end over net.Pipe.
+func TestBudgetLensTokens(t *testing.T) {
+	type status struct {
+		Budget      *int64  `json:"budget"`
+		KeptChars   *int64  `json:"keptChars"`
+		Tokenizer   *string `json:"tokenizer"`
+		TotalTokens *int64  `json:"totalTokens"`
+		KeptTokens  *int64  `json:"keptTokens"`
+		TokensError *string `json:"tokensError"`
+	}
+	for _, enc := range tokens.Encodings() {
+		t.Run(string(enc), func(t *testing.T) {
+			text := readSession(t, "units.jsonl")
+			h := startHarness(t, harnessOptions{initOptions: map[string]any{"tokens": true, "tokenizer": string(enc)}})
+			uri := h.open("units.jsonl", "jsonl", text)
+			budgetLens := func() (protocol.CodeLens, protocol.CodeLens) {
+				t.Helper()
+				var lenses []protocol.CodeLens
+				h.call("textDocument/codeLens", textDoc(uri), &lenses)
+				for _, l := range lenses {
+					var got protocol.CodeLens
+					if l.Command != nil {
+						got = l
+					} else {
+						h.call("codeLens/resolve", l, &got)
+					}
+					if t := got.Command.Title; strings.HasPrefix(t, "Σ") || strings.HasPrefix(t, "✂") {
+						return l, got
+					}
+				}
+				t.Fatal("no budget lens")
+				return protocol.CodeLens{}, protocol.CodeLens{}
+			}
+			st := func() status {
+				var res status
+				h.call("sessionls/status", map[string]any{"uri": uri}, &res)
+				return res
+			}
+
+			// No budget: the Σ lens and the status give the file's tokens.
+			rep := tokenReport(t, text, 0, enc)
+			require.Positive(t, rep.TotalTokens)
+			sent, got := budgetLens()
+			require.Nil(t, sent.Command, "sent unresolved")
+			require.Equal(t, fmt.Sprintf("Σ %s chars · ≈ %s tokens · %s · set a context budget",
+				textfmt.Thousands(rep.TotalChars), textfmt.Thousands(rep.TotalTokens), textfmt.Plural(int64(rep.MessageCount()), "message", "messages")),
+				got.Command.Title)
+			require.Equal(t, commandSetBudget, got.Command.Command)
+			require.Empty(t, got.Command.Arguments, "the budget lens prompts for a budget")
+			require.Equal(t, sent.Range, got.Range)
+			s := st()
+			require.Equal(t, string(enc), *s.Tokenizer)
+			require.Equal(t, rep.TotalTokens, *s.TotalTokens)
+			require.Nil(t, s.KeptTokens, "no cutoff")
+			require.Nil(t, s.TokensError)
+
+			// A budget: the ✂ lens and the status give the kept units' tokens.
+			h.call("workspace/executeCommand", map[string]any{"command": commandSetBudget, "arguments": []any{500}}, nil)
+			rep = tokenReport(t, text, 500, enc)
+			require.NotNil(t, rep.Cutoff)
+			require.Positive(t, rep.Cutoff.KeptTokens)
+			require.Less(t, rep.Cutoff.KeptTokens, rep.TotalTokens, "the cutoff trims something")
+			sent, got = budgetLens()
+			require.Nil(t, sent.Command, "sent unresolved")
+			require.Equal(t, cutoffTitle(rep, rep.Cutoff, " · ≈ "+textfmt.Thousands(rep.Cutoff.KeptTokens)+" tokens"), got.Command.Title)
+			require.Contains(t, got.Command.Title, textfmt.Thousands(rep.Cutoff.KeptChars)+" chars · ≈ ")
+			require.Equal(t, int(sent.Range.Start.Line)+1, rep.Cutoff.FirstKeptLine)
+			s = st()
+			require.Equal(t, rep.TotalTokens, *s.TotalTokens)
+			require.Equal(t, rep.Cutoff.KeptTokens, *s.KeptTokens)
+			require.Equal(t, rep.Cutoff.KeptChars, *s.KeptChars)
+
+			// The lens of an older text resolves to an empty title.
+			var stale protocol.CodeLens
+			h.call("codeLens/resolve", map[string]any{"data": map[string]any{"uri": uri, "line": rep.Cutoff.FirstKeptLine + 1, "budget": true}}, &stale)
+			require.Equal(t, "", stale.Command.Title)
+
+			// Too small a budget: the runtime's error, resolved, no tokens.
+			h.call("workspace/executeCommand", map[string]any{"command": commandSetBudget, "arguments": []any{5}}, nil)
+			sent, got = budgetLens()
+			require.NotNil(t, sent.Command, "nothing to count: sent resolved")
+			require.NotContains(t, got.Command.Title, "tokens")
+			s = st()
+			require.Nil(t, s.KeptTokens)
+			require.Equal(t, rep.TotalTokens, *s.TotalTokens)
+		})
+	}
+}
+
+// TestBudgetTokensBounded: a file of more than maxTotalTokenBytes keeps
+// the budget lens without tokens, and the status says why.
+func TestBudgetTokensBounded(t *testing.T) {
+	line := `{"role":"user","content":"` + strings.Repeat("word ", 1<<18) + `"}` + "\n"
+	text := strings.Repeat(line, maxTotalTokenBytes/len(line)+1)
+	h := startHarness(t, harnessOptions{initOptions: map[string]any{"tokens": true}})
+	uri := h.open("huge.jsonl", "jsonl", text)
+	var lenses []protocol.CodeLens
+	h.call("textDocument/codeLens", textDoc(uri), &lenses)
+	var got protocol.CodeLens
+	h.call("codeLens/resolve", lenses[0], &got)
+	require.True(t, strings.HasPrefix(got.Command.Title, "Σ "), got.Command.Title)
+	require.NotContains(t, got.Command.Title, "tokens")
+	var s map[string]any
+	h.call("sessionls/status", map[string]any{"uri": uri}, &s)
+	require.NotContains(t, s, "totalTokens")
+	require.Contains(t, s["tokensError"], "more than the 33,554,432 the server counts while the editor waits")
+}
+
 // TestTokenLensesOff: by default unit lenses come resolved, with the title
 // they always had, and a settings change turns tokens on.
 func TestTokenLensesOff(t *testing.T) {
@@ -123,7 +245,7 @@ func TestTokenLensesOff(t *testing.T) {
 			unresolved++
 		}
 	}
-	require.Equal(t, len(rep.Units), unresolved)
+	require.Equal(t, len(rep.Units)+1, unresolved, "the units' and the Σ lens")
 }
 
 func TestTokenSettingsErrors(t *testing.T) {
