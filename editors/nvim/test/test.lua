@@ -1153,6 +1153,55 @@ local function run()
   local shown = vim.wait(WAIT, tokens_shown, 20)
   ok(shown, "unit lenses with tokens differ.\nwant prefixes: %s\ngot: %s", vim.inspect(want_tok), show(lens_list(fbuf)))
   log("ok   setup{ tokens = true }: %d unit lenses show budget --tokens's counts", vim.tbl_count(want_tok))
+
+  -- 15b. The budget lens and :SessionlsBudget add the tokens too: with no
+  -- budget the file's (Σ), with one the kept units' (✂), as budget
+  -- --tokens counts them (totalTokens, cutoff.keptTokens).
+  local function budget_lens_shown(line, prefix, part)
+    return vim.wait(WAIT, function()
+      for _, l in ipairs(lens_list(fbuf)) do
+        if l.line == line and l.title:sub(1, #prefix) == prefix and l.title:find(part, 1, true) then
+          return true
+        end
+      end
+      return false
+    end, 20)
+  end
+  local status = sessionls.clients(fbuf)[1].request_sync("sessionls/status", { uri = vim.uri_from_bufnr(fbuf) }, 5000, fbuf)
+  if type(status.result.budget) ~= "number" then
+    local part = string.format("Σ %s chars · ≈ %s tokens · ", thousands(bt.totalChars), thousands(bt.totalTokens))
+    ok(budget_lens_shown(1, part, part), "no Σ lens %q on line 1: %s", part, show(lens_list(fbuf)))
+    local said = sessionls.budget_text(fbuf)
+    local want = string.format("no budget (≈ %s tokens, o200k_base): ", thousands(bt.totalTokens))
+    ok(said:sub(1, #want) == want, ":SessionlsBudget says %q, want %q…", said, want)
+    log("ok   setup{ tokens = true }: the Σ lens and :SessionlsBudget show the file's tokens (%s)", said)
+  end
+  -- A budget that keeps the newer half of the units.
+  local budget = 0
+  for i = #bt.units, math.floor(#bt.units / 2) + 1, -1 do
+    budget = budget + bt.units[i].chars
+  end
+  local done = false
+  sessionls.set_budget(budget, function()
+    done = true
+  end)
+  ok(vim.wait(WAIT, function()
+    return done
+  end, 20), "set_budget(%d) did not answer", budget)
+  local bc = cli({ "budget", "--tokens", "--isolated", "--max-chars", tostring(budget), "--format", "json",
+    buffer_to_file(fbuf, tmp .. "/tokens.jsonl") })
+  local c = bc.cutoff
+  ok(type(c) == "table" and type(c.keptTokens) == "number", "budget --tokens --max-chars %d gave no kept tokens: %s", budget, vim.inspect(bc))
+  ok(c.keptTokens < bc.totalTokens, "budget %d trims nothing: %s", budget, vim.inspect(c))
+  local prefix = string.format("✂ budget %s · keeps ", thousands(budget))
+  local part = string.format(" · %s chars · ≈ %s tokens · ", thousands(c.keptChars), thousands(c.keptTokens))
+  refresh(fbuf)
+  ok(budget_lens_shown(c.firstKeptLine, prefix, part), "no ✂ lens %q…%q on line %d: %s", prefix, part, c.firstKeptLine, show(lens_list(fbuf)))
+  local said = sessionls.budget_text(fbuf)
+  local want = string.format("budget %s (from editor setting sessionls.budget) · keeps ≈ %s of ≈ %s tokens (o200k_base)",
+    thousands(budget), thousands(c.keptTokens), thousands(bc.totalTokens))
+  ok(said == want, ":SessionlsBudget says %q, want %q", said, want)
+  log("ok   setup{ tokens = true }: the ✂ lens and :SessionlsBudget show budget --tokens's kept tokens (%s)", said)
 end
 
 -- :help sessionls works from the shipped tags, and the shipped tags are

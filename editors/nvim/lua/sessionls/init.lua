@@ -733,7 +733,8 @@ end
 -- M.budget_text(bufnr): the budget that applies to the buffer and where
 -- it comes from, as the server reports it (sessionls/status): "budget
 -- 8,000 (from /repo/sessionls.toml:1:1)", "budget 8,000 (from editor
--- setting sessionls.budget)", or "no budget …".
+-- setting sessionls.budget)", or "no budget …"; with tokens on, the
+-- tokens follow: "… · keeps ≈ 1,980 of ≈ 3,100 tokens (o200k_base)".
 function M.budget_text(bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   local client = M.clients(bufnr)[1]
@@ -752,11 +753,22 @@ function M.budget_text(bufnr)
   if type(st) ~= "table" then
     return "budget: the server did not answer (" .. tostring(resp and resp.err and resp.err.message) .. ")"
   end
+  -- With setup{ tokens = true }, the server counts the file's tokens and
+  -- the kept units' (sessionls budget --tokens's totalTokens, keptTokens).
+  local total = type(st.totalTokens) == "number" and st.totalTokens or nil
+  local enc = type(st.tokenizer) == "string" and st.tokenizer or "?"
   if type(st.budget) ~= "number" then
-    return "no budget: set one with :SessionlsBudget N, or budget = N in sessionls.toml"
+    local toks = total and string.format(" (≈ %s tokens, %s)", M.thousands(total), enc) or ""
+    return "no budget" .. toks .. ": set one with :SessionlsBudget N, or budget = N in sessionls.toml"
   end
   local src = type(st.budgetSource) == "string" and st.budgetSource or "?"
-  return string.format("budget %s (from %s)", M.thousands(st.budget), src)
+  local toks = ""
+  if total and type(st.keptTokens) == "number" then
+    toks = string.format(" · keeps ≈ %s of ≈ %s tokens (%s)", M.thousands(st.keptTokens), M.thousands(total), enc)
+  elseif total then
+    toks = string.format(" · ≈ %s tokens in all (%s)", M.thousands(total), enc)
+  end
+  return string.format("budget %s (from %s)%s", M.thousands(st.budget), src, toks)
 end
 
 -- The server's quick fix for a byte order mark Neovim hides ('bomb'): the
