@@ -15,6 +15,17 @@ export interface SessionStatus {
   minBudget?: number | null;
   /** Where the budget comes from: "editor setting sessionls.budget" or "/repo/sessionls.toml:3:1"; null without one. */
   budgetSource?: string | null;
+  /** With sessionls.tokens, for a file that loads: the tokenizer and the file's and the kept units' tokens (budget --tokens's totalTokens and keptTokens). */
+  tokenizer?: string;
+  totalTokens?: number;
+  keptTokens?: number;
+  /** Why the tokens are not counted (a file of more than 32 MiB). */
+  tokensError?: string;
+}
+
+/** " · ≈ 1,980 tokens", or "" when n is not a count. */
+function tokensPart(n: number | null | undefined): string {
+  return typeof n === "number" ? ` · ≈ ${plural(n, "token", "tokens")}` : "";
 }
 
 const numberFormat = new Intl.NumberFormat("en-US");
@@ -31,11 +42,14 @@ export function plural(n: number, one: string, many: string): string {
  * The status bar text, worded so that no number can be taken for another:
  * `✂ 12,345 chars · no budget`, `✂ budget 8,000 keeps 7,912 chars`,
  * `✂ budget 42 too small (needs ≥ 719)` (the newest unit does not fit),
- * `✂ budget 100 · no messages`, `✂ budget 8,000 · file does not load`.
+ * `✂ budget 100 · no messages`, `✂ budget 8,000 · file does not load`;
+ * with sessionls.tokens, the tokens follow the chars:
+ * `✂ 12,345 chars · ≈ 3,100 tokens · no budget`,
+ * `✂ budget 8,000 keeps 7,912 chars · ≈ 1,980 tokens`.
  */
 export function statusText(s: SessionStatus): string {
   if (s.budget === null || s.budget === undefined) {
-    return `✂ ${formatCount(s.totalChars)} chars · no budget`;
+    return `✂ ${formatCount(s.totalChars)} chars${tokensPart(s.totalTokens)} · no budget`;
   }
   const budget = `budget ${formatCount(s.budget)}`;
   if (!s.loads) {
@@ -48,17 +62,22 @@ export function statusText(s: SessionStatus): string {
     const least = typeof s.minBudget === "number" ? ` (needs ≥ ${formatCount(s.minBudget)})` : "";
     return `✂ ${budget} too small${least}`;
   }
-  return `✂ ${budget} keeps ${plural(s.keptChars, "char", "chars")}`;
+  return `✂ ${budget} keeps ${plural(s.keptChars, "char", "chars")}${tokensPart(s.keptTokens)}`;
 }
 
 /** The status bar tooltip: the details the short text leaves out. */
 export function statusTooltip(s: SessionStatus): string {
   const lines: string[] = [];
-  lines.push(`${plural(s.messages, "message", "messages")}, ${plural(s.totalChars, "char", "chars")} in all`);
+  const tokens = typeof s.totalTokens === "number" ? `, ≈ ${plural(s.totalTokens, "token", "tokens")} (${s.tokenizer})` : "";
+  lines.push(`${plural(s.messages, "message", "messages")}, ${plural(s.totalChars, "char", "chars")}${tokens} in all`);
+  if (s.tokensError) {
+    lines.push(`Tokens: ${s.tokensError}`);
+  }
   if (s.budget !== null && s.budget !== undefined) {
     if (s.keptChars !== null && s.keptChars !== undefined && !s.error) {
+      const kept = typeof s.keptTokens === "number" ? ` (≈ ${plural(s.keptTokens, "token", "tokens")})` : "";
       lines.push(
-        `Budget ${formatCount(s.budget)} keeps ${plural(s.keptChars, "char", "chars")} from line ${s.firstKeptLine}`,
+        `Budget ${formatCount(s.budget)} keeps ${plural(s.keptChars, "char", "chars")}${kept} from line ${s.firstKeptLine}`,
       );
     } else {
       lines.push(`Budget ${formatCount(s.budget)}: ${s.error ?? "no cutoff"}`);

@@ -1103,6 +1103,26 @@ async function main() {
       const missing = tokUnits.filter((u) => !(lenses[u.startLine] || []).some((t) => t.startsWith(`${fmt(u.chars)} chars · ≈ ${fmt(u.tokens)} tokens · `)));
       return { ok: missing.length === 0, detail: `missing ${JSON.stringify(missing)}\nlenses ${JSON.stringify(lenses)}` };
     });
+    // The ✂ lens and the status bar add the kept units' tokens: budget
+    // --tokens's cutoff.keptTokens at the same budget.
+    const tokCut = JSON.parse(
+      spawnSync(BIN, ["budget", "--tokens", "--isolated", "--max-chars", String(budget), "--format", "json", path.join(WORKSPACE, "clean.jsonl")], { encoding: "utf8" }).stdout,
+    ).cutoff;
+    if (!tokCut || typeof tokCut.keptTokens !== "number") {
+      throw new Error(`budget --tokens --max-chars ${budget} gave no kept tokens for clean.jsonl: ${JSON.stringify(tokCut)}`);
+    }
+    const cutTokens = `✂ budget ${fmt(budget)} · keeps `;
+    const keptTokens = ` · ${fmt(tokCut.keptChars)} chars · ≈ ${fmt(tokCut.keptTokens)} tokens · `;
+    await waitUntil(`sessionls.tokens: the ✂ lens on line ${tokCut.firstKeptLine} shows budget --tokens's kept tokens`, async () => {
+      const lenses = (await readEditor(page)).lenses;
+      const got = lenses[tokCut.firstKeptLine] || [];
+      return { ok: got.some((t) => t.startsWith(cutTokens) && t.includes(keptTokens)), detail: `want "${cutTokens}…${keptTokens}…"\ngot ${JSON.stringify(got)}` };
+    });
+    const tokStatus = `✂ budget ${fmt(budget)} keeps ${plural(tokCut.keptChars, "char", "chars")} · ≈ ${plural(tokCut.keptTokens, "token", "tokens")}`;
+    await waitUntil(`sessionls.tokens: status bar "${tokStatus}"`, async () => {
+      const got = await statusBarText(page);
+      return { ok: got === tokStatus, detail: `want ${JSON.stringify(tokStatus)}\ngot  ${JSON.stringify(got)}` };
+    });
     await screenshot(page, "clean-tokens");
     fs.writeFileSync(settingsFile, settingsBefore);
 

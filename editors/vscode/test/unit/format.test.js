@@ -21,6 +21,14 @@ test("statusText", async (t) => {
     ["too small, older server", { budget: 10, error: "context budget cannot contain the smallest consistent message unit" }, "✂ budget 10 too small"],
     ["no messages", { budget: 100, totalChars: 0, messages: 0, error: "context budget cannot be empty" }, "✂ budget 100 · no messages"],
     ["no budget, does not load", { loads: false, error: "x" }, "✂ 12,345 chars · no budget"],
+    ["tokens, no budget", { tokenizer: "o200k_base", totalTokens: 3100 }, "✂ 12,345 chars · ≈ 3,100 tokens · no budget"],
+    [
+      "tokens, a cut",
+      { budget: 8000, keptChars: 7912, firstKeptLine: 12, tokenizer: "o200k_base", totalTokens: 3100, keptTokens: 1980 },
+      "✂ budget 8,000 keeps 7,912 chars · ≈ 1,980 tokens",
+    ],
+    ["one token kept", { budget: 5, keptChars: 1, firstKeptLine: 1, totalTokens: 1, keptTokens: 1 }, "✂ budget 5 keeps 1 char · ≈ 1 token"],
+    ["tokens not counted", { tokenizer: "o200k_base", tokensError: "too long" }, "✂ 12,345 chars · no budget"],
   ];
   for (const [name, patch, want] of cases) {
     await t.test(name, () => assert.equal(statusText({ ...base, ...patch }), want));
@@ -41,6 +49,12 @@ test("statusTooltip says why", () => {
   const fromToml = statusTooltip({ ...base, budget: 300, keptChars: 200, firstKeptLine: 4, budgetSource: "/repo/sessionls.toml:1:1" });
   assert.match(fromToml, /The budget comes from \/repo\/sessionls.toml:1:1\./);
   assert.doesNotMatch(statusTooltip(base), /comes from/);
+  const toks = statusTooltip({ ...base, budget: 8000, keptChars: 7912, firstKeptLine: 12, tokenizer: "cl100k_base", totalTokens: 3100, keptTokens: 1980 });
+  assert.match(toks, /42 messages, 12,345 chars, ≈ 3,100 tokens \(cl100k_base\) in all/);
+  assert.match(toks, /Budget 8,000 keeps 7,912 chars \(≈ 1,980 tokens\) from line 12/);
+  const tooLong = statusTooltip({ ...base, tokenizer: "o200k_base", tokensError: "cannot count the tokens: 40 MB" });
+  assert.match(tooLong, /Tokens: cannot count the tokens: 40 MB/);
+  assert.doesNotMatch(statusTooltip(base), /token/);
 });
 
 test("validateBudget and parseBudget", async (t) => {
