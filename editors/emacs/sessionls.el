@@ -141,6 +141,7 @@ Long lines are the norm here, so lines are not wrapped."
 (add-to-list 'auto-mode-alist '("\\.jsonl\\'" . sessionls-jsonl-mode))
 
 (define-key sessionls-jsonl-mode-map (kbd "C-c C-l") #'sessionls-lens-run)
+(define-key sessionls-jsonl-mode-map (kbd "C-c C-b") #'sessionls-status)
 ;; js-mode binds M-. to `js-find-symbol' (etags); here definitions come from
 ;; the server through xref (a tool result's call, a call's result).
 (define-key sessionls-jsonl-mode-map (kbd "M-.") #'xref-find-definitions)
@@ -226,6 +227,50 @@ clears it; interactively, a prefix argument (\\[universal-argument]) clears it."
         (message "sessionls: context budget %s characters" (sessionls--thousands n))
       (message "sessionls: context budget cleared"))
     sessionls-budget))
+
+;;;; Status
+
+(defun sessionls--status-text (st)
+  "The words of ST, the server's answer to sessionls/status.
+\"12,345 chars · 42 messages · no budget\" or \"budget 8,000 (from
+/repo/sessionls.toml:1:1) keeps 7,912 chars from line 12\"; with
+`sessionls-tokens', the tokens follow the chars: \"12,345 chars · ≈
+3,100 tokens · …\", \"… keeps 7,912 chars · ≈ 1,980 tokens from line
+12\" (the figures of `sessionls budget --tokens')."
+  (let* ((tok (lambda (n) (if (numberp n) (format " · ≈ %s tokens" (sessionls--thousands n)) "")))
+         (budget (plist-get st :budget))
+         (err (plist-get st :error))
+         (tokerr (plist-get st :tokensError))
+         (text
+          (if (not (numberp budget))
+              (format "%s chars%s · %d message%s · no budget%s"
+                      (sessionls--thousands (plist-get st :totalChars)) (funcall tok (plist-get st :totalTokens))
+                      (plist-get st :messages) (if (eql (plist-get st :messages) 1) "" "s")
+                      (if (stringp err) (concat " · " err) ""))
+            (concat (format "budget %s (from %s)" (sessionls--thousands budget)
+                            (or (plist-get st :budgetSource) "?"))
+                    (if (and (numberp (plist-get st :keptChars)) (not (stringp err)))
+                        (format " keeps %s chars%s from line %d"
+                                (sessionls--thousands (plist-get st :keptChars)) (funcall tok (plist-get st :keptTokens))
+                                (plist-get st :firstKeptLine))
+                      (format ": %s" (or err "no cutoff")))))))
+    (if (stringp tokerr) (format "%s (tokens: %s)" text tokerr) text)))
+
+;;;###autoload
+(defun sessionls-status ()
+  "Show the current buffer's context budget, its source and what it keeps.
+The server's sessionls/status: the budget and its source (the editor
+setting, or the line of the sessionls.toml that sets it), the kept
+chars and the first kept line, and with `sessionls-tokens' the tokens.
+Return the text."
+  (interactive)
+  (let* ((server (sessionls--server))
+         (st (progn (sessionls--flush-changes)
+                    (jsonrpc-request server :sessionls/status
+                                     (list :uri (plist-get (eglot--TextDocumentIdentifier) :uri)))))
+         (text (sessionls--status-text st)))
+    (message "sessionls: %s" text)
+    text))
 
 ;;;; The context map
 
@@ -460,8 +505,9 @@ quadratic: 48 s for a 15 MB session)."
                   (sessionls--lens-overlay (reverse (cdr g))))))))))))
 
 (defvar-local sessionls--lens-unresolved nil
-  "Unit lenses the server sent without a command (token counts are on):
-a hash table from 1-based line to the CodeLens, resolved when shown.")
+  "Lenses the server sent without a command (token counts are on): unit
+lenses, and the Σ or ✂ lens.  A hash table from 1-based line to the
+list of its CodeLenses, resolved when shown.")
 
 (defun sessionls--lens-add (line title command)
   "Add the lens (TITLE COMMAND) to the lenses shown on LINE."
@@ -494,20 +540,21 @@ lenses of its line."
               ;; past the start covers it.
               (to (+ (line-number-at-pos (window-start w)) (max (window-body-height w) 1))))
           (cl-loop for line from from to to
-                   for lens = (gethash line pending)
-                   when lens
+                   for lenses = (gethash line pending)
+                   when lenses
                    do (remhash line pending)
-                   (let ((line line))
-                     (jsonrpc-async-request
-                      server :codeLens/resolve lens
-                      :success-fn (lambda (res)
-                                    (when (buffer-live-p buf)
-                                      (with-current-buffer buf
-                                        (when-let ((cmd (and (= gen sessionls--lens-generation)
-                                                             (plist-get res :command))))
-                                          (sessionls--lens-add line (plist-get cmd :title) cmd)))))
-                      :error-fn #'ignore
-                      :timeout-fn #'ignore))))))))
+                   (dolist (lens lenses)
+                     (let ((line line))
+                       (jsonrpc-async-request
+                        server :codeLens/resolve lens
+                        :success-fn (lambda (res)
+                                      (when (buffer-live-p buf)
+                                        (with-current-buffer buf
+                                          (when-let ((cmd (and (= gen sessionls--lens-generation)
+                                                               (plist-get res :command))))
+                                            (sessionls--lens-add line (plist-get cmd :title) cmd)))))
+                        :error-fn #'ignore
+                        :timeout-fn #'ignore)))))))))
 
 (defun sessionls-lens-refresh ()
   "Ask the server for the lenses of the current buffer and show them."
@@ -530,8 +577,10 @@ lenses of its line."
                            (let ((pending (make-hash-table)))
                              (cl-loop for lens across (or lenses [])
                                       unless (plist-get lens :command)
-                                      do (puthash (1+ (plist-get (plist-get (plist-get lens :range) :start) :line))
-                                                  lens pending))
+                                      ;; A line may hold two: the ✂ lens and
+                                      ;; its unit's, in the server's order.
+                                      do (let ((line (1+ (plist-get (plist-get (plist-get lens :range) :start) :line))))
+                                           (puthash line (append (gethash line pending) (list lens)) pending)))
                              (setq sessionls--lens-unresolved
                                    (and (> (hash-table-count pending) 0) pending)))
                            (sessionls--lens-resolve-visible)))))

@@ -672,7 +672,30 @@ F's message: \"budget 8,000 keeps …; 11 messages above are trimmed\"."
                                       want))))
                        "with sessionls-tokens, unit lenses lack their tokens.\nwant prefixes:\n%s\ngot:\n%s"
                        (st-show-lenses want) (st-show-lenses (st-overlay-lenses)))
-                (st-log "ok   sessionls-tokens: %d unit lenses resolved with budget --tokens's counts" (length want))))))))))
+                (st-log "ok   sessionls-tokens: %d unit lenses resolved with budget --tokens's counts" (length want)))
+              ;; 8b. The ✂ lens and M-x sessionls-status add the kept
+              ;; units' tokens: budget --tokens's cutoff.keptTokens.
+              (let* ((bj (st-cli "budget" "--tokens" "--isolated" "--format" "json"
+                                 "--max-chars" (number-to-string sessionls-budget) (st-buffer-to-file "tokens.jsonl")))
+                     (c (plist-get bj :cutoff))
+                     (prefix (format "✂ budget %s · keeps " (st-thousands sessionls-budget)))
+                     (part (and c (format " · %s chars · ≈ %s tokens · "
+                                          (st-thousands (plist-get c :keptChars)) (st-thousands (plist-get c :keptTokens))))))
+                (st-ok (and c (numberp (plist-get c :keptTokens))) "budget --tokens at %d gave no kept tokens: %S" sessionls-budget bj)
+                (st-ok (st-wait-for
+                        (lambda ()
+                          (cl-find-if (lambda (g) (and (= (car g) (plist-get c :firstKeptLine))
+                                                       (string-prefix-p prefix (cdr g))
+                                                       (string-search part (cdr g))))
+                                      (st-overlay-lenses))))
+                       "with sessionls-tokens, no ✂ lens %S…%S on line %d:\n%s"
+                       prefix part (plist-get c :firstKeptLine) (st-show-lenses (st-overlay-lenses)))
+                (let ((said (sessionls-status))
+                      (want (format "budget %s (from editor setting sessionls.budget) keeps %s chars · ≈ %s tokens from line %d"
+                                    (st-thousands sessionls-budget) (st-thousands (plist-get c :keptChars))
+                                    (st-thousands (plist-get c :keptTokens)) (plist-get c :firstKeptLine))))
+                  (st-ok (equal said want) "sessionls-status says %S, want %S" said want)
+                  (st-log "ok   sessionls-tokens: the ✂ lens and sessionls-status give budget --tokens's kept tokens (%s)" said))))))))))
 
 ;;;; The context map
 
