@@ -643,8 +643,30 @@ changes, an edit or a sessionls.toml changed outside Emacs alike; eglot
       (when sessionls-lens-mode
         (sessionls--lens-schedule)))))
 
+;;;; A byte order mark Emacs hides
+
+(defun sessionls--disk-bom-removed (arguments)
+  "Revisit the file of ARGUMENTS ([URI]) the server removed a BOM from.
+Emacs reads a UTF-8 byte order mark as the coding system
+utf-8-with-signature and hides it; the server reports it (the runtime
+refuses the file) and its quick fix, the command
+sessionls.removeDiskBOM, rewrites the file on disk without it, only
+while the rest is the buffer's text.  The buffer is then reverted:
+Emacs reads the file again as plain UTF-8, so the buffer is in step with
+the file (no \"changed on disk\" question at the next edit) and a save
+does not write the BOM back."
+  (when-let* ((uri (and (sequencep arguments) (> (length arguments) 0) (elt arguments 0)))
+              (path (and (stringp uri) (ignore-errors (eglot--uri-to-path uri))))
+              (buf (find-buffer-visiting path)))
+    (with-current-buffer buf
+      (unless (buffer-modified-p)
+        (revert-buffer t t t)))))
+
 (with-eval-after-load 'eglot
   (sessionls--register)
+  (cl-defmethod eglot-execute-command :after (_server command arguments)
+    (when (equal (format "%s" command) "sessionls.removeDiskBOM")
+      (sessionls--disk-bom-removed arguments)))
   (add-hook 'eglot-managed-mode-hook #'sessionls--maybe-lenses)
   (cl-defmethod eglot-handle-notification :after
     (_server (_method (eql textDocument/publishDiagnostics)) &key uri &allow-other-keys)

@@ -783,11 +783,79 @@ refused); with no opener, the message gives the page's path."
              "without an opener, sessionls-map said %S" said))
     (st-log "ok   M-x sessionls-map: pages from the server (as opened, after an edit) and from sessionls map (no server) agree with budget --format json; without an opener the path is given")))
 
+;;;; A byte order mark Emacs hides
+
+(defun st-file-bytes (path)
+  "The bytes of the file at PATH, as a unibyte string."
+  (with-temp-buffer
+    (set-buffer-multibyte nil)
+    (insert-file-contents-literally path)
+    (buffer-string)))
+
+(defun st-bom-diag-p ()
+  "Whether flymake shows the server's diagnostic for a hidden BOM."
+  (cl-find-if (lambda (d) (string-match-p "byte order mark" (nth 3 d))) (st-flymake-diags)))
+
+(defun st-check-bom ()
+  "A file that begins with a UTF-8 BOM, which Emacs hides (it reads it as
+the coding system utf-8-with-signature): the server reports it on line 1,
+and its quick fix (sessionls.removeDiskBOM) leaves the file on disk
+without it, every other byte kept, the buffer unmodified and in step
+with the file (no supersession prompt), and a later save does not write
+the BOM back."
+  (let* ((path (expand-file-name "bom.jsonl" st-tmp))
+         (body (concat (st-file-bytes (expand-file-name "../../testdata/sessions/units.jsonl" (getenv "SESSIONLS_EL_DIR")))
+                       (encode-coding-string "{\"role\":\"user\",\"content\":\"é🙂 ✂ 设计\"}\n" 'utf-8)))
+         (bytes (concat "\357\273\277" body)))
+    (let ((coding-system-for-write 'no-conversion))
+      (write-region bytes nil path nil 'silent))
+    (find-file path)
+    (st-ok (coding-system-get buffer-file-coding-system :bom)
+           "Emacs read %s as %s, not as UTF-8 with a BOM: the test proves nothing" path buffer-file-coding-system)
+    (eglot-ensure)
+    (run-hooks 'post-command-hook)
+    (st-ok (st-wait-for (lambda () (eglot-current-server))) "no eglot server for bom.jsonl")
+    (st-ok (st-wait-for #'st-bom-diag-p) "no diagnostic for the BOM Emacs hides: %S" (st-flymake-diags))
+    (st-log "ok   a BOM Emacs hides (%s) is reported: %s" buffer-file-coding-system (nth 3 (st-bom-diag-p)))
+    ;; Any question Emacs would ask (the file changed on disk; save over
+    ;; it?) fails the test instead of waiting on stdin.
+    (cl-letf (((symbol-function 'ask-user-about-supersession-threat)
+               (lambda (f) (error "Emacs asks whether to edit %s, changed on disk" f)))
+              ((symbol-function 'yes-or-no-p) (lambda (q) (error "Emacs asks: %s" q)))
+              ((symbol-function 'y-or-n-p) (lambda (q) (error "Emacs asks: %s" q))))
+      (goto-char (point-min))
+      (eglot-code-actions (point-min) (point-min) "quickfix" t)
+      (st-ok (st-wait-for (lambda () (not (st-bom-diag-p)))) "the BOM diagnostic stayed after the quick fix: %S" (st-flymake-diags))
+      (st-ok (equal (st-file-bytes path) body) "after the quick fix the file on disk is not its bytes without the BOM:\n%S" (st-file-bytes path))
+      (st-ok (not (buffer-modified-p)) "the quick fix left the buffer modified")
+      (st-ok (verify-visited-file-modtime) "after the quick fix the buffer is out of step with the file (Emacs would ask before the next edit)")
+      (st-ok (not (coding-system-get buffer-file-coding-system :bom))
+             "after the quick fix the buffer still saves with a BOM (%s)" buffer-file-coding-system)
+      ;; An edit, undone by hand, and a save: the file keeps every byte and
+      ;; gets no BOM back.
+      (goto-char (point-max))
+      (insert "x")
+      (delete-char -1)
+      (set-buffer-modified-p t)
+      (save-buffer)
+      (st-ok (equal (st-file-bytes path) body) "a save after the quick fix changed the file:\n%S" (st-file-bytes path))
+      ;; The server answers in order: once this is answered, it has
+      ;; checked the saved file (didSave) and published what it found.
+      (jsonrpc-request (eglot-current-server) :sessionls/status (list :uri (plist-get (eglot--TextDocumentIdentifier) :uri)))
+      (accept-process-output nil 0.2)
+      (flymake-start)
+      (st-ok (not (st-bom-diag-p)) "the BOM diagnostic came back after a save: %S" (st-flymake-diags)))
+    (st-log "ok   the BOM quick fix: the file loses exactly its 3 BOM bytes (%d kept), the buffer is unmodified and in step with the file, a save writes no BOM back"
+            (length body))
+    (let ((s (eglot-current-server))) (when s (eglot-shutdown s)))
+    (kill-buffer)))
+
 (let ((status 1))
   (condition-case err
       (progn
         (st-run)
         (st-check-map)
+        (st-check-bom)
         (st-log "ALL OK: %d checks" st-checks)
         (setq status 0))
     (error (st-log "ERROR after %d checks: %s" st-checks (error-message-string err))))
