@@ -705,12 +705,103 @@ async function contextMapSteps(page) {
   }
 }
 
+// 18. A file that begins with a UTF-8 byte order mark: VS Code hides it
+// ("UTF-8 with BOM" in the status bar) while the runtime refuses the file.
+// The server reports it on line 1; its quick fix (sessionls.removeDiskBOM)
+// rewrites the file on disk without the BOM, and VS Code, whose copy is
+// not dirty, reloads it: the squiggle goes, the file keeps every other
+// byte, the tab is neither dirty nor in conflict, the encoding reads UTF-8
+// and a later save writes no BOM back.
+const BOM_FILE = "bom.jsonl";
+const BOM_BODY = () =>
+  Buffer.concat([
+    fs.readFileSync(path.join(__dirname, "..", "..", "..", "testdata", "sessions", "units.jsonl")),
+    Buffer.from('{"role":"user","content":"é🙂 ✂ 设计"}\n', "utf8"),
+  ]);
+
+function writeBOMFile() {
+  fs.writeFileSync(path.join(WORKSPACE, BOM_FILE), Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), BOM_BODY()]));
+}
+
+async function bomSteps(page) {
+  const file = path.join(WORKSPACE, BOM_FILE);
+  const body = BOM_BODY();
+  const encoding = () =>
+    page.evaluate(() => {
+      const e = document.querySelector("#status\\.editor\\.encoding");
+      return e ? e.textContent.trim() : null;
+    });
+  const tabState = () =>
+    page.evaluate(() => {
+      const t = document.querySelector(".tabs-container .tab.active");
+      return t ? { label: t.getAttribute("aria-label") || "", dirty: t.classList.contains("dirty") } : null;
+    });
+  await openFile(page, BOM_FILE);
+  await waitUntil(`${BOM_FILE}: VS Code reads it as UTF-8 with BOM`, async () => {
+    const e = await encoding();
+    return { ok: e === "UTF-8 with BOM", detail: `encoding: ${e}` };
+  });
+  await waitUntil(`${BOM_FILE}: the hidden BOM is an error squiggle on line 1`, async () => {
+    const got = (await readEditor(page)).squiggles;
+    return { ok: JSON.stringify(got.error) === "[1]", detail: `squiggles ${JSON.stringify(got)}` };
+  });
+  await goToLine(page, 1);
+  await chord(page, "Control", "Period");
+  const title = "Remove the byte order mark from the file on disk";
+  await waitUntil(`the light bulb menu offers "${title}"`, async () => {
+    const text = await page.evaluate(() => [...document.querySelectorAll(".action-widget")].map((e) => e.textContent).join("\n"));
+    return { ok: text.includes(title), detail: `menu: ${text}` };
+  });
+  const row = (
+    await page.evaluateHandle((t) => [...document.querySelectorAll(".action-widget .monaco-list-row")].find((r) => r.textContent.includes(t)) || null, title)
+  ).asElement();
+  if (!row) {
+    throw new Error(`no row "${title}" in the light bulb menu`);
+  }
+  await row.click();
+  await waitUntil(`the quick fix: ${BOM_FILE} on disk is its bytes without the BOM (${body.length} bytes)`, async () => {
+    const disk = fs.readFileSync(file);
+    return { ok: disk.equals(body), detail: `disk: ${disk.length} bytes, starts ${JSON.stringify([...disk.subarray(0, 4)])}` };
+  });
+  await waitUntil(`after the quick fix: no squiggle, the tab not dirty, the encoding UTF-8`, async () => {
+    const sq = (await readEditor(page)).squiggles;
+    const tab = await tabState();
+    const e = await encoding();
+    return {
+      ok: sq.error.length === 0 && tab && tab.label.includes(BOM_FILE) && !tab.dirty && e === "UTF-8",
+      detail: `squiggles ${JSON.stringify(sq)}, tab ${JSON.stringify(tab)}, encoding ${e}`,
+    };
+  });
+  // A line typed at the end and saved: the file on disk is the body and
+  // that line, with no BOM put back and no conflict reported.
+  const typed = '{"role":"user","content":"typed after the fix"}';
+  await chord(page, "Control", "End");
+  await page.keyboard.type(typed);
+  await chord(page, "Control", "KeyS");
+  const want = Buffer.concat([body, Buffer.from(typed, "utf8")]);
+  await waitUntil(`a save after the fix: ${BOM_FILE} on disk is the body and the typed line, no BOM`, async () => {
+    const disk = fs.readFileSync(file);
+    return { ok: disk.equals(want), detail: `disk: ${disk.length} bytes (want ${want.length}), starts ${JSON.stringify([...disk.subarray(0, 4)])}` };
+  });
+  await waitUntil("after the save: the tab is not dirty and no notification reports a conflict", async () => {
+    const tab = await tabState();
+    const n = (await notificationsText(page)) || "";
+    return { ok: tab && !tab.dirty && !/newer|conflict|Failed to save/i.test(n), detail: `tab ${JSON.stringify(tab)}, notifications ${n}` };
+  });
+  await screenshot(page, "bom-fixed");
+}
+
 async function main() {
   if (process.env.E2E_DOCS === "1") {
     return withWorkbench(docsScreenshot);
   }
   // For step 17 (the context map): testdata/sessions/units.jsonl, 8 units.
   fs.writeFileSync(path.join(WORKSPACE, MAP_FILE), fs.readFileSync(path.join(__dirname, "..", "..", "..", "testdata", "sessions", "units.jsonl")));
+  writeBOMFile();
+  if (process.env.E2E_ONLY === "bom") {
+    // A quicker run of step 18 alone (E2E_ONLY=bom run.sh).
+    return withWorkbench(bomSteps);
+  }
   if (process.env.E2E_ONLY === "map") {
     // A quicker run of step 17 alone (E2E_ONLY=map run.sh).
     writeBig(fs.readFileSync(path.join(WORKSPACE, "clean.jsonl"), "utf8"));
@@ -1151,6 +1242,9 @@ async function main() {
     // 17. The context map in a webview (after the big file, whose
     // notification would otherwise cover the page).
     await contextMapSteps(page);
+
+    // 18. The BOM VS Code hides, and its quick fix.
+    await bomSteps(page);
 
     const failures = (await notificationsText(page)).match(/Sending notification[^\n]*failed/);
     if (failures) {
