@@ -31,6 +31,27 @@ const KIND_FIX_ALL = "source.fixAll.sessionls";
  * diagnostics or lenses, so the extension says so and offers the CLI.
  */
 export const LARGE_FILE_BYTES = 50 * 1024 * 1024;
+/**
+ * VS Code draws a resolved code lens (one with its command) wherever it is,
+ * on screen or not: every refresh of a session with thousands of units
+ * re-rendered thousands of lens widgets, 5 to 8 s behind each keystroke on
+ * a 20 MB session in code-server (E2E_ONLY=lag in test/e2e.js). Past this
+ * many lenses, the extension hands VS Code the server's lenses without
+ * their commands and gives each its command back when VS Code resolves it,
+ * which it does for the lenses on screen only (no server round trip).
+ */
+const DEFER_LENSES_ABOVE = 200;
+
+/** A lens whose command the extension keeps until VS Code resolves it. */
+class DeferredLens extends vscode.CodeLens {
+  constructor(
+    range: vscode.Range,
+    readonly deferred: vscode.Command,
+  ) {
+    super(range);
+  }
+}
+
 const STATUS_REQUEST = "sessionls/status";
 const STATUS_DEBOUNCE_MS = 200;
 
@@ -290,6 +311,20 @@ class SessionlsExtension implements vscode.Disposable {
       middleware: {
         workspace: {
           didChangeConfiguration: (sections, next) => (retired ? Promise.resolve() : next(sections)),
+        },
+        provideCodeLenses: async (document, token, next) => {
+          const lenses = await next(document, token);
+          if (!lenses || lenses.length <= DEFER_LENSES_ABOVE) {
+            return lenses;
+          }
+          return lenses.map((l) => (l.command ? new DeferredLens(l.range, l.command) : l));
+        },
+        resolveCodeLens: (lens, token, next) => {
+          if (lens instanceof DeferredLens) {
+            lens.command = lens.deferred;
+            return lens;
+          }
+          return next(lens, token);
         },
         executeCommand: async (cmd, args, next) => {
           if (cmd !== SERVER_SET_BUDGET) {

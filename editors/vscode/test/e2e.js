@@ -250,7 +250,8 @@ async function readEditor(page) {
       const r = s.getBoundingClientRect();
       faded.add(lineAt(r.top));
     }
-    return { lenses, squiggles, faded: [...faded].sort((a, b) => a - b), lines: nums.length };
+    const decorations = [...editor.querySelectorAll(".codelens-decoration")].filter((d) => d.textContent.trim() !== "").length;
+    return { lenses, squiggles, faded: [...faded].sort((a, b) => a - b), lines: nums.length, visible: nums.map((n) => n.line), decorations };
   });
 }
 
@@ -791,6 +792,193 @@ async function bomSteps(page) {
   await screenshot(page, "bom-fixed");
 }
 
+// 19. A session with more lenses than the extension hands VS Code resolved
+// (DEFER_LENSES_ABOVE in src/extension.ts): the lenses on screen are the
+// CLI's, VS Code draws only those (not one widget per unit of the file),
+// the ones scrolled to are drawn too, and a click on one still runs its
+// command (budget to here).
+const MANY_FILE = "many.jsonl";
+const MANY_UNITS = 400;
+
+function writeManyFile() {
+  const lines = [];
+  for (let i = 1; i <= MANY_UNITS; i++) {
+    lines.push(`{"role":"user","content":"message ${i} of a long session"}`);
+  }
+  fs.writeFileSync(path.join(WORKSPACE, MANY_FILE), lines.join("\n") + "\n");
+}
+
+async function manyLensSteps(page) {
+  const file = path.join(WORKSPACE, MANY_FILE);
+  const text = fs.readFileSync(file, "utf8");
+  const settingsFile = path.join(WORKSPACE, ".vscode", "settings.json");
+  const settingsBefore = fs.existsSync(settingsFile) ? fs.readFileSync(settingsFile, "utf8") : null;
+  const noBudget = settingsBefore ? JSON.parse(settingsBefore) : {};
+  delete noBudget["sessionls.budget"];
+  fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
+  fs.writeFileSync(settingsFile, JSON.stringify(noBudget, null, 2));
+  const facts = factsFor(MANY_FILE, text, 0);
+  if (facts.units.length <= 200) {
+    throw new Error(`${MANY_FILE} has ${facts.units.length} units: the step needs more than the extension's 200`);
+  }
+  const want = expectedLenses(facts, 0);
+  // fresh: the file just opened, so VS Code has resolved (and drawn) only
+  // what is on screen; after scrolling, the lenses resolved before stay
+  // drawn above the window (readEditor puts them on its first line) until
+  // the next refresh.
+  const onScreen = (label, fresh) =>
+    waitUntil(`${MANY_FILE} (${facts.units.length} units): ${label}: the lenses on screen are the CLI's${fresh ? ", and VS Code draws no others" : ""}`, async () => {
+      const ed = await readEditor(page);
+      // The last rows may be cut by the bottom edge, with their lens.
+      const lines = ed.visible.slice(fresh ? 0 : 1, -2);
+      const w = byLine([...want.entries()].filter(([l]) => lines.includes(Number(l))));
+      const g = byLine(Object.entries(ed.lenses).filter(([l]) => lines.includes(Number(l))));
+      const ok = lines.length > 5 && JSON.stringify(w) === JSON.stringify(g) && (!fresh || ed.decorations <= ed.visible.length + 2);
+      return { ok, detail: `lines ${lines[0]}–${lines[lines.length - 1]}; ${ed.decorations} lens decorations drawn\nwant:\n  ${w.join("\n  ")}\ngot:\n  ${g.join("\n  ")}` };
+    });
+  await openFile(page, MANY_FILE);
+  await onScreen("at the top", true);
+  await goToLine(page, 300);
+  await onScreen("scrolled to line 300", false);
+  // Budget to here on a lens VS Code resolved from the extension's copy.
+  const ed = await readEditor(page);
+  const target = ed.visible[Math.floor(ed.visible.length / 2)];
+  const k = facts.units.findIndex((u) => u.startLine === target);
+  const fromNewest = facts.units.slice(k).reduce((n, u) => n + u.chars, 0);
+  const title = want.get(target)[0];
+  await clickLens(page, title);
+  const cut = budgetJSON(file, fromNewest).cutoff;
+  const status = `✂ budget ${fmt(fromNewest)} keeps ${plural(cut.keptChars, "char", "chars")}`;
+  await waitUntil(`a click on the lens of line ${target} sets the budget to its ${fmt(fromNewest)} chars from newest: status bar "${status}"`, async () => {
+    const got = await statusBarText(page);
+    return { ok: got === status && cut.firstKeptLine === target, detail: `got ${JSON.stringify(got)}; the CLI keeps from line ${cut.firstKeptLine}` };
+  });
+  await screenshot(page, "many-lenses");
+  if (settingsBefore === null) {
+    fs.rmSync(settingsFile, { force: true });
+  } else {
+    fs.writeFileSync(settingsFile, settingsBefore);
+  }
+}
+
+// E2E_ONLY=lag: how far the lenses lag behind typing in a large session
+// (E2E_LAG_FILE, a session of about 20 MB: go run ./bench/gen -size 19M).
+// A measurement, not a check: it types a character into a user message
+// in the middle of the file, then deletes it, E2E_LAG_ROUNDS times, and
+// logs the milliseconds from each keystroke until the lens of that unit
+// shows the new chars, with the median; the sessionls output channel
+// (the client's trace of every message, with its round trip) is copied
+// to the output directory.
+const LAG_FILE = "lag.jsonl";
+
+async function lagSteps(page) {
+  const file = path.join(WORKSPACE, LAG_FILE);
+  const facts = budgetJSON(file, 1e15);
+  const lines = fs.readFileSync(file, "utf8").split("\n");
+  const head = '{"role":"user","content":"';
+  let unit = null;
+  for (let k = Math.floor(facts.units.length / 2); k < facts.units.length && !unit; k++) {
+    if (lines[facts.units[k].startLine - 1].startsWith(head)) {
+      unit = facts.units[k];
+    }
+  }
+  if (!unit) {
+    throw new Error(`${LAG_FILE}: no unit in the second half starts with a user message`);
+  }
+  const lensChars = async (line) => {
+    const got = (await readEditor(page)).lenses[line] || [];
+    for (const t of got) {
+      const m = t.match(/^([0-9,]+) chars · /);
+      if (m) {
+        return Number(m[1].replace(/,/g, ""));
+      }
+    }
+    return null;
+  };
+  const t0 = Date.now();
+  await openFile(page, LAG_FILE);
+  // Go to the line, column just inside the content string; on a loaded
+  // machine the quick input of a 20 MB file answers slowly, so wait for it
+  // before Enter and for the cursor after.
+  await chord(page, "Control", "KeyG");
+  await page.waitForSelector(".quick-input-widget .quick-input-box input", { visible: true });
+  await page.keyboard.type(`${unit.startLine}:${head.length + 1}`);
+  await waitUntil(`Go to Line offers line ${unit.startLine}`, async () => ({
+    ok: await quickInputReady(page, `:${unit.startLine}:${head.length + 1}`, `Go to line ${unit.startLine}`),
+    detail: "",
+  }), 60000);
+  await page.keyboard.press("Enter");
+  await waitUntil(`the cursor is on line ${unit.startLine}`, async () => {
+    const l = await cursorLine(page);
+    return { ok: l === unit.startLine, detail: `cursor line ${l}` };
+  }, 60000);
+  await waitUntil(`${LAG_FILE} (${fmt(fs.statSync(file).size)} bytes, ${facts.units.length} units): the lens of line ${unit.startLine} says ${fmt(unit.chars)} chars`, async () => {
+    const n = await lensChars(unit.startLine);
+    return { ok: n === unit.chars, detail: `lens chars ${n}` };
+  }, 180000);
+  log(`lag: opened, lenses shown after ${Date.now() - t0} ms`);
+  // What the workbench still does after the first lenses (the outline,
+  // folding, the first resolves) would fall on the first round.
+  await sleep(Number(process.env.E2E_LAG_SETTLE_MS || 10000));
+  const rounds = Number(process.env.E2E_LAG_ROUNDS || 10);
+  const samples = [];
+  // E2E_LAG_PROFILE=1: a CPU profile of the workbench (the renderer) over
+  // the rounds, its heaviest functions logged by self time.
+  let cdp = null;
+  if (process.env.E2E_LAG_PROFILE === "1") {
+    cdp = await page.target().createCDPSession();
+    await cdp.send("Profiler.enable");
+    await cdp.send("Profiler.setSamplingInterval", { interval: 1000 });
+    await cdp.send("Profiler.start");
+  }
+  for (let i = 0; i < rounds; i++) {
+    const want = unit.chars + (i % 2 === 0 ? 1 : 0);
+    const start = Date.now();
+    if (i % 2 === 0) {
+      await page.keyboard.type("x");
+    } else {
+      await page.keyboard.press("Backspace");
+    }
+    let n = null;
+    while ((n = await lensChars(unit.startLine)) !== want) {
+      if (Date.now() - start > 60000) {
+        throw new Error(`lag: the lens of line ${unit.startLine} still says ${n} chars 60 s after the keystroke, want ${want}`);
+      }
+      await sleep(20);
+    }
+    samples.push(Date.now() - start);
+    log(`lag: round ${i + 1}: the lens followed the keystroke after ${samples[i]} ms`);
+    await sleep(1000);
+  }
+  if (cdp) {
+    const { profile } = await cdp.send("Profiler.stop");
+    const self = new Map();
+    const dt = new Map();
+    profile.samples.forEach((id, k) => dt.set(id, (dt.get(id) || 0) + (profile.timeDeltas[k] || 0)));
+    for (const n of profile.nodes) {
+      const f = n.callFrame;
+      const key = `${f.functionName || "(anonymous)"} ${path.basename(f.url || "")}:${f.lineNumber}`;
+      self.set(key, (self.get(key) || 0) + (dt.get(n.id) || 0));
+    }
+    const total = [...self.values()].reduce((a, b) => a + b, 0);
+    const top = [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 25);
+    log(`lag: renderer profile, ${Math.round(total / 1000)} ms sampled; heaviest by self time:`);
+    for (const [k, v] of top) {
+      log(`lag:   ${String(Math.round(v / 1000)).padStart(6)} ms  ${k}`);
+    }
+    fs.writeFileSync(path.join(OUT, "renderer.cpuprofile"), JSON.stringify(profile));
+  }
+  const sorted = samples.slice().sort((a, b) => a - b);
+  log(`lag: keystroke → lens, ms: ${samples.join(" ")}; median ${sorted[Math.floor(sorted.length / 2)]}, max ${sorted[sorted.length - 1]}`);
+  await screenshot(page, "lag");
+  const logs = path.join(WORKSPACE, "..", "user-data", "logs");
+  const found = spawnSync("find", [logs, "-name", "*sessionls*.log"], { encoding: "utf8" }).stdout.split("\n").filter(Boolean);
+  for (const f of found) {
+    fs.copyFileSync(f, path.join(OUT, `trace-${path.basename(f)}`));
+  }
+  log(`lag: copied ${found.length} output channel logs to ${OUT}`);
+}
+
 async function main() {
   if (process.env.E2E_DOCS === "1") {
     return withWorkbench(docsScreenshot);
@@ -798,6 +986,21 @@ async function main() {
   // For step 17 (the context map): testdata/sessions/units.jsonl, 8 units.
   fs.writeFileSync(path.join(WORKSPACE, MAP_FILE), fs.readFileSync(path.join(__dirname, "..", "..", "..", "testdata", "sessions", "units.jsonl")));
   writeBOMFile();
+  writeManyFile();
+  if (process.env.E2E_ONLY === "many") {
+    // A quicker run of step 19 alone (E2E_ONLY=many run.sh).
+    return withWorkbench(manyLensSteps);
+  }
+  if (process.env.E2E_ONLY === "lag") {
+    fs.copyFileSync(process.env.E2E_LAG_FILE, path.join(WORKSPACE, LAG_FILE));
+    const settingsFile = path.join(WORKSPACE, ".vscode", "settings.json");
+    fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
+    fs.writeFileSync(
+      settingsFile,
+      JSON.stringify({ "sessionls.trace.server": "messages", "workbench.editorLargeFileConfirmation": 1024, ...JSON.parse(process.env.E2E_LAG_SETTINGS || "{}") }, null, 2),
+    );
+    return withWorkbench(lagSteps);
+  }
   if (process.env.E2E_ONLY === "bom") {
     // A quicker run of step 18 alone (E2E_ONLY=bom run.sh).
     return withWorkbench(bomSteps);
@@ -1245,6 +1448,9 @@ async function main() {
 
     // 18. The BOM VS Code hides, and its quick fix.
     await bomSteps(page);
+
+    // 19. More lenses than VS Code gets resolved.
+    await manyLensSteps(page);
 
     const failures = (await notificationsText(page)).match(/Sending notification[^\n]*failed/);
     if (failures) {
