@@ -86,8 +86,9 @@ func settingTable() []Setting {
 	}, {
 		Key: "tokens", Kind: KindBool, Default: false,
 		Editor: "tokens",
-		Doc:    "Unit lenses show the unit's tokens beside its characters (resolved when a lens is shown).",
-		EditorDoc: "Show token counts beside the character costs in the unit lenses (`1,234 chars · ≈ 310 tokens · …`) and the hover. " +
+		Doc:    "Lenses show tokens beside characters: each unit's, the file's (Σ) and the kept units' (✂), resolved when a lens is shown.",
+		EditorDoc: "Show token counts beside the character costs in the unit lenses (`1,234 chars · ≈ 310 tokens · …`), the Σ and ✂ lenses " +
+			"(the file's and the kept units' tokens), the status and the hover. " +
 			"Counted when a lens is shown (`codeLens/resolve`), with `#sessionls.tokenizer#`.",
 		field: func(s *Settings) slot { return &s.Tokens },
 	}, {
