@@ -329,6 +329,11 @@ type Report struct {
 	// loadMessage is the first invalid line's finding message, kept even
 	// when its code is disabled (LoadFailure reads it).
 	loadMessage string
+	// Usage is the model's reported usage per turn and Compactions the
+	// compaction points, in line order, for the dialects whose files
+	// record them (turns.go); nil for the seed runtime.
+	Usage       []Usage
+	Compactions []Compaction
 }
 
 // Loads reports whether loadSession would return the messages.

@@ -248,6 +248,40 @@ var registry = [...]Rule{
 			"(the string then holds what the writer meant). Example: " +
 			"`{\"role\":\"user\",\"content\":\"line one` and `line two\"}` on consecutive lines.",
 	},
+	{
+		Code: CodeCodexResumeRefused, Severity: SeverityError, Fix: FixNone,
+		Summary: "A Codex CLI rollout that codex refuses to resume as a whole.",
+		Doc: "Codex reads a rollout with `tokio::fs::read_to_string` and then its lines " +
+			"(`RolloutRecorder::load_rollout_items`): a file that is not valid UTF-8 anywhere fails " +
+			"the read, a file of only whitespace fails with `empty session file`, and a file with " +
+			"no `session_meta` line it can read fails with `failed to parse thread ID from rollout " +
+			"file` (`get_rollout_history`). `codex resume` then refuses the session, whatever its " +
+			"other lines hold. Example: a rollout whose first line, its `session_meta`, was cut " +
+			"short by a crash.",
+	},
+	{
+		Code: CodeCodexSkippedLine, Severity: SeverityWarning, Fix: FixNone,
+		Summary: "A Codex CLI rollout line that codex's loader skips: its item is lost on resume.",
+		Doc: "Codex skips, without a word to the user, every line that `serde_json` cannot parse " +
+			"or cannot read as a `RolloutLine` (`{timestamp, type, payload}`, `type` one of " +
+			"`session_meta`, `response_item`, `compacted`, `turn_context`, `event_msg`, the " +
+			"payload of that type's shape). Besides lines that `JSON.parse` also rejects (reported " +
+			"as `invalid-json` and the damage codes), that is JSON nested more than 127 levels " +
+			"(serde_json's recursion limit), a lone UTF-16 surrogate escape, a number beyond a " +
+			"double's range, an unknown item type or a payload missing a member its type needs. A " +
+			"skipped `response_item` is missing from the history the model is sent on resume. " +
+			"Example: `{\"timestamp\":\"…\",\"type\":\"response_item\",\"payload\":{\"type\":" +
+			"\"function_call\",\"name\":\"shell\",\"arguments\":\"{}\"}}` (no `call_id`).",
+	},
+	{
+		Code: CodeCodexCompaction, Severity: SeverityInfo, Fix: FixNone,
+		Summary: "Where a Codex CLI session was compacted: the model is sent a summary instead of the history above.",
+		Doc: "A `compacted` line records a compaction: on resume, codex replaces the history " +
+			"before it with the line's `replacement_history` when it has one, or with the user's " +
+			"messages and the summary otherwise. The finding says how many messages above are " +
+			"no longer sent and what takes their place. Example: `compacted: 48 messages above " +
+			"(212,340 chars) are replaced by a summary of 1,904 chars`.",
+	},
 }
 
 // Rules returns the rule of every code, in the stable order of Codes.

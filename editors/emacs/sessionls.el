@@ -77,7 +77,10 @@ Change it in a running server with `sessionls-set-budget'."
     ("truncated-record" . "A record cut short by an interrupted append: the runtime refuses the whole file.")
     ("interleaved-record" . "Pieces of appends made at the same time, interleaved at node's 524,288-byte write boundaries: the runtime refuses the whole file.")
     ("zero-filled" . "A run of NUL bytes where the file system lost data: the runtime refuses the whole file.")
-    ("split-record" . "A record split over several lines by raw line breaks in a string: the runtime refuses the whole file."))
+    ("split-record" . "A record split over several lines by raw line breaks in a string: the runtime refuses the whole file.")
+    ("codex-resume-refused" . "A Codex CLI rollout that codex refuses to resume as a whole.")
+    ("codex-skipped-line" . "A Codex CLI rollout line that codex's loader skips: its item is lost on resume.")
+    ("codex-compaction" . "Where a Codex CLI session was compacted: the model is sent a summary instead of the history above."))
   "The finding codes of sessionls, each with what it means.
 Any of them can go in `sessionls-checks'.")
 ;; END GENERATED: finding codes

@@ -1,0 +1,38 @@
+package analysis
+
+// Facts some session formats record beside their messages (issue 21): the
+// model's own account of each turn and the points where the history was
+// compacted. The seed runtime records neither, so a seed report leaves
+// both nil and pays nothing for them.
+
+// Usage is what the model reported for one turn, where the file records it
+// (Codex CLI's token_count events, Claude Code's message usage).
+type Usage struct {
+	Line int // physical line (1-based) that records it
+	// The turn's tokens as the model's API counted them. How cached input
+	// relates to input is the API's: OpenAI counts cached input inside
+	// InputTokens, Anthropic beside it; ContextTokens is the sum that is
+	// the context either way.
+	InputTokens       int64
+	CachedInputTokens int64
+	OutputTokens      int64
+	ReasoningTokens   int64
+	// ContextTokens is the context the model read at that turn.
+	ContextTokens int64
+	// ContextWindow is the model's context window when the file records
+	// it; 0 when it does not.
+	ContextWindow int64
+}
+
+// Compaction is a point where the history was compacted: the model is no
+// longer sent the messages before it, but a summary (or a replacement
+// history) that Line holds.
+type Compaction struct {
+	Line int // physical line (1-based) of the compaction record
+	// Replaced is how many messages (Report.Messages, from 0) precede it:
+	// the history it replaces.
+	Replaced int
+	// Chars is the cost of what takes their place (in the units of
+	// Message.Cost).
+	Chars int64
+}
