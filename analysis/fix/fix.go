@@ -125,6 +125,9 @@ const (
 	// ZeroFilled deletes a run of NULs where the file system lost data,
 	// with the partial records it cut.
 	ZeroFilled
+	// SyntheticResult adds a result for a tool call that never got one
+	// (a dialect's fix, issue 21): invented content, so unsafe.
+	SyntheticResult
 )
 
 var kindNames = [...]string{
@@ -141,6 +144,7 @@ var kindNames = [...]string{
 	Rejoin:           "rejoin",
 	DropFragment:     "drop-fragment",
 	ZeroFilled:       "zero-filled",
+	SyntheticResult:  "synthetic-result",
 }
 
 func (k Kind) String() string {

@@ -1,0 +1,104 @@
+// Package codex is the Codex CLI dialect (issue 21): rollouts that Codex
+// CLI writes to ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl, read as its
+// loader reads them (codex-rs RolloutRecorder::load_rollout_items and
+// get_rollout_history; docs/semantics.md, "Codex CLI"), checked for what
+// the Responses API rejects when the history is sent again, and repaired.
+//
+// A rollout line is {"timestamp", "type", "payload"}; the history the
+// model sees is the response_item lines (messages, reasoning, calls and
+// their outputs), replaced at each compacted line. The report maps it into
+// the engine's model: a message per item sent to the model (a call is an
+// assistant message declaring one call, an output a tool message), units
+// as the engine groups them, Report.Usage from token_count events and
+// Report.Compactions from compacted lines.
+package codex
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/fix"
+)
+
+// MaxFileSize bounds what AnalyzeReader reads: codex itself reads a
+// rollout into one string (read_to_string), and sessionls holds it whole
+// to pair calls with outputs across the file.
+const MaxFileSize = 1 << 30
+
+// Dialect is the Codex CLI dialect. It is stateless.
+type Dialect struct{}
+
+// Name implements dialect.Dialect.
+func (Dialect) Name() string { return "codex" }
+
+// Sniff implements dialect.Dialect: a rollout line, an object with a
+// string "timestamp", a "type" that is a RolloutItem type and a "payload"
+// object. A seed message has a "role" and no "payload", so it is never
+// claimed.
+func (Dialect) Sniff(l []byte) bool {
+	l = bytes.TrimSpace(l)
+	if len(l) == 0 || l[0] != '{' || !bytes.Contains(l, []byte(`"payload"`)) {
+		return false
+	}
+	o, ok := object(l)
+	if !ok || o.kindOf("payload") != '{' {
+		return false
+	}
+	if _, ok := o.str("timestamp"); !ok {
+		return false
+	}
+	if _, isSeed := o["role"]; isSeed {
+		return false
+	}
+	t, _ := o.str("type")
+	switch t {
+	case typeSessionMeta, typeResponseItem, typeCompacted, typeTurnContext, typeEventMsg:
+		return true
+	}
+	return false
+}
+
+// AnalyzeReader implements dialect.Dialect. It reads the whole file (at
+// most MaxFileSize bytes): pairing runs across the file, and codex itself
+// holds the file in one string.
+func (d Dialect) AnalyzeReader(ctx context.Context, r io.Reader, opts analysis.Options) (*analysis.Report, error) {
+	data, err := io.ReadAll(io.LimitReader(&ctxReader{ctx, r}, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading the rollout: %w", err)
+	}
+	if len(data) > MaxFileSize {
+		return nil, fmt.Errorf("the rollout is larger than %d bytes, the most the codex dialect reads", MaxFileSize)
+	}
+	return analyze(data, opts), nil
+}
+
+// ctxReader stops a read when ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// Analyze implements dialect.Dialect.
+func (Dialect) Analyze(data []byte, opts analysis.Options) *analysis.Report {
+	return analyze(data, opts)
+}
+
+// Plan implements dialect.Dialect.
+func (Dialect) Plan(data []byte, findings []analysis.Finding) []fix.Fix {
+	return plan(data, findings)
+}
+
+// FixAll implements dialect.Dialect.
+func (Dialect) FixAll(ctx context.Context, data []byte, opts analysis.Options, unsafe bool) (fix.Result, error) {
+	return fixAll(ctx, data, opts, unsafe)
+}

@@ -1,0 +1,179 @@
+package codex
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// serdeDepthLimit is serde_json's recursion limit: its deserializer starts
+// with remaining_depth 128 and fails when an array or object brings it to
+// 0, so 127 levels parse and 128 do not (docs/semantics.md, "Codex CLI").
+const serdeDepthLimit = 127
+
+// serdeRejects says why serde_json::from_str::<Value> fails on a line that
+// JSON.parse accepts, or "" when it parses it too. The grammar is the same
+// (RFC 8259, no extensions, the same four whitespace characters); serde_json
+// differs in three ways: its recursion limit, a \u escape of a lone UTF-16
+// surrogate (JSON.parse makes a lone surrogate of it; a Rust String cannot
+// hold one), and a number beyond a double's range (JSON.parse makes it
+// Infinity; serde_json says "number out of range"). l is known to be valid
+// JSON, so the scan only follows strings and brackets.
+func serdeRejects(l []byte) string {
+	depth := 0
+	for i := 0; i < len(l); i++ {
+		switch c := l[i]; {
+		case c == '"':
+			j, why := scanString(l, i+1)
+			if why != "" {
+				return why
+			}
+			i = j
+		case c == '[' || c == '{':
+			depth++
+			if depth > serdeDepthLimit {
+				return fmt.Sprintf("nested more than %d levels deep (serde_json's recursion limit)", serdeDepthLimit)
+			}
+		case c == ']' || c == '}':
+			depth--
+		case c == '-' || (c >= '0' && c <= '9'):
+			j := i
+			for j < len(l) && (l[j] == '-' || l[j] == '+' || l[j] == '.' || l[j] == 'e' || l[j] == 'E' || (l[j] >= '0' && l[j] <= '9')) {
+				j++
+			}
+			if f, err := strconv.ParseFloat(string(l[i:j]), 64); err != nil && math.IsInf(f, 0) {
+				return fmt.Sprintf("the number %.40s is beyond a double's range (serde_json: number out of range)", l[i:j])
+			}
+			i = j - 1
+		}
+	}
+	return ""
+}
+
+// scanString scans a string whose content begins at l[i] and returns the
+// index of its closing quote, or why serde_json refuses its escapes.
+func scanString(l []byte, i int) (int, string) {
+	for ; i < len(l); i++ {
+		switch l[i] {
+		case '"':
+			return i, ""
+		case '\\':
+			i++
+			if i >= len(l) || l[i] != 'u' {
+				continue
+			}
+			u := hex4(l, i+1)
+			i += 4
+			switch {
+			case u >= 0xDC00 && u <= 0xDFFF:
+				return i, fmt.Sprintf(`a lone low surrogate \u%04X (serde_json cannot hold it in a string)`, u)
+			case u >= 0xD800 && u <= 0xDBFF:
+				if i+6 < len(l) && l[i+1] == '\\' && l[i+2] == 'u' {
+					if v := hex4(l, i+3); v >= 0xDC00 && v <= 0xDFFF {
+						i += 6
+						continue
+					}
+				}
+				return i, fmt.Sprintf(`a lone high surrogate \u%04X (serde_json cannot hold it in a string)`, u)
+			}
+		}
+	}
+	return i, ""
+}
+
+func hex4(l []byte, i int) int {
+	if i+4 > len(l) {
+		return -1
+	}
+	v, err := strconv.ParseUint(string(l[i:i+4]), 16, 32)
+	if err != nil {
+		return -1
+	}
+	return int(v)
+}
+
+// obj is a JSON object's members, raw; a repeated key keeps its last value,
+// as serde_json's Value map does.
+type obj map[string]json.RawMessage
+
+func object(raw json.RawMessage) (obj, bool) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, false
+	}
+	var o obj
+	if json.Unmarshal(raw, &o) != nil {
+		return nil, false
+	}
+	return o, true
+}
+
+// str returns member k as a string, and whether it is one.
+func (o obj) str(k string) (string, bool) {
+	raw, ok := o[k]
+	if !ok || len(raw) == 0 || raw[0] != '"' {
+		return "", false
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// has reports whether member k is present and not null.
+func (o obj) has(k string) bool {
+	raw, ok := o[k]
+	return ok && string(raw) != "null"
+}
+
+// kindOf is the JSON kind of member k: '"', '{', '[', 'n' (null), 'b', '0',
+// or 0 when absent.
+func (o obj) kindOf(k string) byte {
+	raw, ok := o[k]
+	if !ok || len(raw) == 0 {
+		return 0
+	}
+	switch c := raw[0]; c {
+	case '"', '{', '[':
+		return c
+	case 'n':
+		return 'n'
+	case 't', 'f':
+		return 'b'
+	}
+	return '0'
+}
+
+// need checks that the members ks are strings.
+func (o obj) needStrings(what string, ks ...string) string {
+	for _, k := range ks {
+		if _, ok := o.str(k); !ok {
+			return fmt.Sprintf("%s needs a string %q", what, k)
+		}
+	}
+	return ""
+}
+
+// optString: absent, null or a string (serde's Option<String>).
+func (o obj) optString(what, k string) string {
+	if c := o.kindOf(k); c != 0 && c != 'n' && c != '"' {
+		return fmt.Sprintf("%s.%s must be a string or null", what, k)
+	}
+	return ""
+}
+
+// width16 is the length of b in UTF-16 code units (b is valid UTF-8).
+func width16(b []byte) int64 {
+	n := int64(0)
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		n++
+		if r > 0xFFFF {
+			n++
+		}
+		b = b[size:]
+	}
+	return n
+}

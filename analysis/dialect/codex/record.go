@@ -1,0 +1,322 @@
+package codex
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// The RolloutItem types (codex-rs protocol: `#[serde(tag = "type", content =
+// "payload", rename_all = "snake_case")] enum RolloutItem`).
+const (
+	typeSessionMeta  = "session_meta"
+	typeResponseItem = "response_item"
+	typeCompacted    = "compacted"
+	typeTurnContext  = "turn_context"
+	typeEventMsg     = "event_msg"
+)
+
+// item kinds a record holds, as far as the history sent to the model goes.
+type itemKind uint8
+
+const (
+	kindNone        itemKind = iota // not sent to the model (metadata, events, unknown response items)
+	kindMessage                     // a message (user, developer, system, assistant)
+	kindReasoning                   // the model's reasoning item
+	kindCall                        // function_call, custom_tool_call, local_shell_call
+	kindOutput                      // function_call_output, custom_tool_call_output
+	kindCompacted                   // a compaction
+	kindTurnContext                 // the settings of a turn (a boundary between turns)
+	kindSessionMeta                 // the session's header
+	kindEvent                       // an event_msg
+)
+
+// callFamily pairs calls with outputs: the Responses API pairs a
+// function_call (and a local_shell_call) with a function_call_output, a
+// custom_tool_call with a custom_tool_call_output.
+type callFamily uint8
+
+const (
+	famFunction callFamily = iota + 1
+	famCustom
+)
+
+// record is what one line that codex's loader reads holds.
+type record struct {
+	typ      string // RolloutItem type
+	ptype    string // the payload's own "type" (response items, events)
+	kind     itemKind
+	role     string // message role
+	callID   string // calls and outputs
+	name     string // a call's tool name
+	family   callFamily
+	cost     int64  // UTF-16 units of the payload's JSON, for items sent to the model
+	sentText string // the text whose length is cost (the payload's JSON)
+	ts       json.RawMessage
+	usage    *usageFacts
+	summary  int64     // compacted: cost of the summary message
+	replaced []subItem // compacted: replacement_history's calls and outputs
+	hasRepl  bool      // compacted: replacement_history present
+	isError  bool      // output: a synthetic interrupted result
+	sessID   string    // session_meta id
+	window   int64     // turn_context / session_meta: model context window when recorded
+}
+
+// subItem is a call or output inside a compaction's replacement_history.
+type subItem struct {
+	kind   itemKind
+	callID string
+	family callFamily
+}
+
+type usageFacts struct {
+	input, cached, output, reasoning int64
+	window                           int64
+}
+
+// readRecord reads a line that serde_json parses as a RolloutLine the way
+// codex-rs does, and says why the loader skips it when it does not ("" for
+// a line it reads).
+func readRecord(l []byte) (record, string) {
+	top, ok := object(l)
+	if !ok {
+		return record{}, "a rollout line must be a JSON object"
+	}
+	var r record
+	if _, ok := top.str("timestamp"); !ok {
+		return r, `a rollout line needs a string "timestamp"`
+	}
+	r.ts = top["timestamp"]
+	typ, ok := top.str("type")
+	if !ok {
+		return r, `a rollout line needs a string "type"`
+	}
+	r.typ = typ
+	payload, present := top["payload"]
+	if !present {
+		return r, `a rollout line needs a "payload"`
+	}
+	p, isObj := object(payload)
+	switch typ {
+	case typeSessionMeta:
+		if !isObj {
+			return r, "session_meta's payload must be an object"
+		}
+		if why := p.needStrings("session_meta", "id", "timestamp", "cwd", "originator", "cli_version"); why != "" {
+			return r, why
+		}
+		r.kind = kindSessionMeta
+		r.sessID, _ = p.str("id")
+	case typeResponseItem:
+		if !isObj {
+			return r, "response_item's payload must be an object"
+		}
+		if why := readResponseItem(p, &r, "response_item"); why != "" {
+			return r, why
+		}
+		if r.kind != kindNone {
+			r.sentText = string(payload)
+			r.cost = width16(payload)
+		}
+	case typeCompacted:
+		if !isObj {
+			return r, "compacted's payload must be an object"
+		}
+		msg, ok := p.str("message")
+		if !ok {
+			return r, `compacted needs a string "message"`
+		}
+		r.kind = kindCompacted
+		r.sentText = msg
+		r.summary = width16([]byte(msg))
+		switch p.kindOf("replacement_history") {
+		case 0, 'n':
+		case '[':
+			var items []json.RawMessage
+			if json.Unmarshal(p["replacement_history"], &items) != nil {
+				return r, "compacted.replacement_history must be an array of response items"
+			}
+			r.hasRepl = true
+			r.summary = 0
+			for k, raw := range items {
+				io, ok := object(raw)
+				if !ok {
+					return r, fmt.Sprintf("compacted.replacement_history[%d] must be an object", k)
+				}
+				var sub record
+				if why := readResponseItem(io, &sub, fmt.Sprintf("compacted.replacement_history[%d]", k)); why != "" {
+					return r, why
+				}
+				if sub.kind != kindNone {
+					r.summary += width16(raw)
+				}
+				if sub.kind == kindCall || sub.kind == kindOutput {
+					r.replaced = append(r.replaced, subItem{sub.kind, sub.callID, sub.family})
+				}
+			}
+		default:
+			return r, "compacted.replacement_history must be an array or null"
+		}
+	case typeTurnContext:
+		if !isObj {
+			return r, "turn_context's payload must be an object"
+		}
+		if why := p.needStrings("turn_context", "cwd", "model"); why != "" {
+			return r, why
+		}
+		r.kind = kindTurnContext
+	case typeEventMsg:
+		if !isObj {
+			return r, "event_msg's payload must be an object"
+		}
+		et, ok := p.str("type")
+		if !ok {
+			return r, `event_msg needs a string "type"`
+		}
+		r.kind = kindEvent
+		r.ptype = et
+		if et == "token_count" {
+			r.usage = readTokenCount(p)
+		}
+	default:
+		return r, fmt.Sprintf("unknown rollout item type %q (codex reads session_meta, response_item, compacted, turn_context, event_msg)", typ)
+	}
+	return r, ""
+}
+
+// readResponseItem checks a ResponseItem the way serde reads it
+// (codex-rs protocol/src/models.rs) and fills r's history facts. An unknown
+// type is ResponseItem::Other (`#[serde(other)]`): read, never sent.
+func readResponseItem(p obj, r *record, what string) string {
+	t, ok := p.str("type")
+	if !ok {
+		return what + ` needs a string "type"`
+	}
+	r.ptype = t
+	switch t {
+	case "message":
+		role, ok := p.str("role")
+		if !ok {
+			return what + ` message needs a string "role"`
+		}
+		var parts []json.RawMessage
+		if p.kindOf("content") != '[' || json.Unmarshal(p["content"], &parts) != nil {
+			return what + ` message needs a "content" array`
+		}
+		for k, part := range parts {
+			po, ok := object(part)
+			if !ok {
+				return fmt.Sprintf("%s content[%d] must be an object", what, k)
+			}
+			pt, ok := po.str("type")
+			if !ok {
+				return fmt.Sprintf(`%s content[%d] needs a string "type"`, what, k)
+			}
+			switch pt {
+			case "input_text", "output_text":
+				if _, ok := po.str("text"); !ok {
+					return fmt.Sprintf(`%s content[%d] (%s) needs a string "text"`, what, k, pt)
+				}
+			case "input_image":
+				if _, ok := po.str("image_url"); !ok {
+					return fmt.Sprintf(`%s content[%d] (input_image) needs a string "image_url"`, what, k)
+				}
+			}
+		}
+		r.kind = kindMessage
+		r.role = role
+	case "reasoning":
+		if p.kindOf("summary") != '[' {
+			return what + ` reasoning needs a "summary" array`
+		}
+		if why := p.optString(what, "encrypted_content"); why != "" {
+			return why
+		}
+		r.kind = kindReasoning
+	case "function_call":
+		if why := p.needStrings(what+" function_call", "name", "arguments", "call_id"); why != "" {
+			return why
+		}
+		r.kind, r.family = kindCall, famFunction
+		r.callID, _ = p.str("call_id")
+		r.name, _ = p.str("name")
+	case "custom_tool_call":
+		if why := p.needStrings(what+" custom_tool_call", "call_id", "name", "input"); why != "" {
+			return why
+		}
+		r.kind, r.family = kindCall, famCustom
+		r.callID, _ = p.str("call_id")
+		r.name, _ = p.str("name")
+	case "local_shell_call":
+		if why := p.needStrings(what+" local_shell_call", "status"); why != "" {
+			return why
+		}
+		if p.kindOf("action") != '{' {
+			return what + ` local_shell_call needs an "action" object`
+		}
+		if why := p.optString(what, "call_id"); why != "" {
+			return why
+		}
+		r.kind, r.family, r.name = kindCall, famFunction, "local_shell"
+		r.callID, _ = p.str("call_id")
+		if r.callID == "" {
+			r.kind = kindMessage // no call_id (Chat Completions): nothing to pair
+			r.role = "assistant"
+		}
+	case "function_call_output", "custom_tool_call_output":
+		if _, ok := p.str("call_id"); !ok {
+			return fmt.Sprintf(`%s %s needs a string "call_id"`, what, t)
+		}
+		if c := p.kindOf("output"); c != '"' && c != '[' {
+			return fmt.Sprintf(`%s %s needs an "output" string or array of content items`, what, t)
+		}
+		r.kind, r.family = kindOutput, famFunction
+		if t == "custom_tool_call_output" {
+			r.family = famCustom
+		}
+		r.callID, _ = p.str("call_id")
+		if out, _ := p.str("output"); out == syntheticOutput {
+			r.isError = true
+		}
+	case "web_search_call":
+		r.kind = kindMessage
+		r.role = "assistant"
+	default:
+		// ResponseItem::Other, ghost_snapshot, compaction: read, not sent
+		// as conversation (a compaction item's encrypted content is the
+		// model's own; it is counted where the API bills it, not here).
+	}
+	return ""
+}
+
+// readTokenCount reads an event_msg token_count's info (null before the
+// first response of a session).
+func readTokenCount(p obj) *usageFacts {
+	info, ok := object(p["info"])
+	if !ok {
+		return nil
+	}
+	last, ok := object(info["last_token_usage"])
+	if !ok {
+		return nil
+	}
+	u := &usageFacts{
+		input:     num(last, "input_tokens"),
+		cached:    num(last, "cached_input_tokens"),
+		output:    num(last, "output_tokens"),
+		reasoning: num(last, "reasoning_output_tokens"),
+		window:    num(info, "model_context_window"),
+	}
+	return u
+}
+
+func num(o obj, k string) int64 {
+	raw, ok := o[k]
+	if !ok {
+		return 0
+	}
+	var f float64
+	if json.Unmarshal(raw, &f) != nil || f < 0 || f > 1<<53 {
+		return 0
+	}
+	return int64(f)
+}
