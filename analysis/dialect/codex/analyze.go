@@ -204,16 +204,20 @@ func analyze(data []byte, opts analysis.Options) *analysis.Report {
 	var sinceCompaction int64
 	var tokensSince int64
 
-	closeSegment := func(report bool) {
+	// closeSegment ends the calls of a segment: at the end of the file, or
+	// at a compaction (compactedAt), after which they are no longer sent.
+	closeSegment := func(compactedAt int) {
 		for _, c := range open {
-			if c.answered || !report {
+			if c.answered {
 				continue
 			}
-			findings = append(findings, analysis.Finding{
-				Line: c.ln, Span: c.span, Code: analysis.CodeMissingToolResult,
-				Message: fmt.Sprintf("%s %s (%s) has no %s: a history sent as recorded is rejected with \"No tool output found for %s %s.\" (codex itself sends \"aborted\" in its place when it resumes)",
-					strings.ReplaceAll(c.family.outputType(), "_output", ""), quoteID(c.id), quoteID(c.name), c.family.outputType(), c.family.call(), quoteID(c.id)),
-			})
+			msg := fmt.Sprintf("%s %s (%s) has no %s: a history sent as recorded is rejected with \"No tool output found for %s %s.\" (codex itself sends \"aborted\" in its place when it resumes)",
+				strings.ReplaceAll(c.family.outputType(), "_output", ""), quoteID(c.id), quoteID(c.name), c.family.outputType(), c.family.call(), quoteID(c.id))
+			if compactedAt > 0 {
+				msg = fmt.Sprintf("%s %s (%s) has no %s; the compaction at line %d replaced it, so it is no longer sent (a history rebuilt from the lines would be rejected with \"No tool output found for %s %s.\")",
+					strings.ReplaceAll(c.family.outputType(), "_output", ""), quoteID(c.id), quoteID(c.name), c.family.outputType(), compactedAt, c.family.call(), quoteID(c.id))
+			}
+			findings = append(findings, analysis.Finding{Line: c.ln, Span: c.span, Code: analysis.CodeMissingToolResult, Message: msg})
 		}
 		for _, c := range open {
 			if c.answered {
@@ -238,7 +242,7 @@ func analyze(data []byte, opts analysis.Options) *analysis.Report {
 			}
 			continue
 		case kindCompacted:
-			closeSegment(false)
+			closeSegment(rd.n)
 			before := len(msgs)
 			rep.Compactions = append(rep.Compactions, analysis.Compaction{Line: rd.n, Replaced: before, Chars: rec.summary})
 			what := fmt.Sprintf("a summary of %s chars", textfmt.Thousands(rec.summary))
@@ -330,7 +334,7 @@ func analyze(data []byte, opts analysis.Options) *analysis.Report {
 		tokensSince += m.Tokens
 		msgs = append(msgs, m)
 	}
-	closeSegment(true)
+	closeSegment(0)
 	rep.TotalChars = sinceCompaction
 	if counter != nil {
 		rep.TotalTokens = tokensSince

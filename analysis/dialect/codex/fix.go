@@ -17,8 +17,11 @@ import (
 // plan computes the fixes of the findings it knows how to repair, in line
 // order: an orphan output is deleted (unsafe: its content is lost); a call
 // without an output gets a synthetic one (unsafe: invented), placed right
-// after the call's turn (its run of calls, outputs and reasoning), in the
-// call's own envelope and timestamp. The JSON-level damage (invalid-json and
+// after the call's turn: the run of calls and outputs it belongs to (its
+// parallel calls and their outputs; events between them are passed over),
+// before the next reasoning item or message, so that no reasoning item is
+// parted from the item that follows it; in the call's own envelope and
+// timestamp. The JSON-level damage (invalid-json and
 // its causes) is repaired by the engine (damage.go).
 func plan(data []byte, findings []analysis.Finding) []fix.Fix {
 	want := map[int][]string{}
@@ -31,11 +34,28 @@ func plan(data []byte, findings []analysis.Finding) []fix.Fix {
 		return nil
 	}
 	s := scanFile(data)
+	damaged := damagedLines(data, findings)
+	// mentions reports whether a damaged line (one codex skips for its
+	// JSON) before or after line ln holds id: the call or output a fix
+	// would take for missing may be there, for the JSON-level repairs to
+	// restore first (FixAll's next round then sees it).
+	mentions := func(id string, ln int, before bool) bool {
+		q, err := json.Marshal(id)
+		if err != nil {
+			return true
+		}
+		for _, d := range damaged {
+			if (before && d.n < ln || !before && d.n > ln) && bytes.Contains(data[d.start:d.end], q) {
+				return true
+			}
+		}
+		return false
+	}
 	var out []fix.Fix
 	for i, rd := range s.reads {
 		for _, code := range want[rd.n] {
 			switch {
-			case code == analysis.CodeOrphanToolResult && rd.rec.kind == kindOutput:
+			case code == analysis.CodeOrphanToolResult && rd.rec.kind == kindOutput && !mentions(rd.rec.callID, rd.n, true):
 				end := rd.end
 				if rd.nl {
 					end++
@@ -47,7 +67,7 @@ func plan(data []byte, findings []analysis.Finding) []fix.Fix {
 					LineStart: rd.start,
 					Lost:      fix.Loss{Bytes: int64(end - rd.start), Records: 1},
 				})
-			case code == analysis.CodeMissingToolResult && rd.rec.kind == kindCall:
+			case code == analysis.CodeMissingToolResult && rd.rec.kind == kindCall && !mentions(rd.rec.callID, rd.n, false):
 				if f, ok := synthetic(data, s.reads, i); ok {
 					out = append(out, f)
 				}
@@ -64,7 +84,7 @@ func synthetic(data []byte, reads []read, i int) (fix.Fix, bool) {
 	last := i
 	for k := i + 1; k < len(reads); k++ {
 		switch reads[k].rec.kind {
-		case kindCall, kindOutput, kindReasoning:
+		case kindCall, kindOutput:
 			last = k
 			continue
 		case kindEvent:
@@ -209,6 +229,27 @@ func origins(data []byte, fixes []fix.Fix, prev []int) []int {
 			} else {
 				out[i] = 0
 			}
+		}
+	}
+	return out
+}
+
+// damagedLines are the lines the findings say codex skips for their JSON
+// (invalid-json and its causes).
+func damagedLines(data []byte, findings []analysis.Finding) []physLine {
+	bad := map[int]bool{}
+	for _, f := range findings {
+		if analysis.IsRefusal(f.Code) {
+			bad[f.Line] = true
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	var out []physLine
+	for _, pl := range lines(data) {
+		if bad[pl.n] {
+			out = append(out, pl)
 		}
 	}
 	return out

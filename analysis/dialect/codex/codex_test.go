@@ -1,0 +1,219 @@
+package codex
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sessionls/sessionls/analysis"
+)
+
+const corpus = "../../../testdata/dialects/codex"
+
+func readCorpus(t *testing.T, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(corpus, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// at is a finding's line and code, "line:code".
+func at(fs []analysis.Finding) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, fmt.Sprintf("%d:%s", f.Line, f.Code))
+	}
+	return out
+}
+
+func errorsOf(fs []analysis.Finding) []analysis.Finding {
+	var out []analysis.Finding
+	for _, f := range fs {
+		if f.Severity == analysis.SeverityError {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// TestCorpus: each rollout of testdata/dialects/codex (gen.mjs wrote them
+// with node's appendFile and real crashes) gets exactly its breakage's
+// findings, at their lines; the clean one none but its compaction.
+func TestCorpus(t *testing.T) {
+	tests := []struct {
+		file string
+		want []string
+		// contains: a finding's message must hold each (the API's exact
+		// error, the loader's words)
+		contains []string
+		refused  bool
+	}{
+		{file: "clean.jsonl", want: []string{"23:codex-compaction"}},
+		{file: "missing-output.jsonl",
+			want: []string{"9:missing-tool-result", "22:codex-compaction", "28:missing-tool-result"},
+			contains: []string{`"No tool output found for function call call_Zr88k1."`, "the compaction at line 22 replaced it"}},
+		{file: "orphan-output.jsonl", want: []string{"14:orphan-tool-result", "22:codex-compaction"},
+			contains: []string{`"No tool call found for custom tool call output with call_id call_Vb71x9."`}},
+		{file: "duplicate-call-id.jsonl", want: []string{"16:duplicate-call-id", "23:codex-compaction"}},
+		{file: "skipped-lines.jsonl",
+			want: []string{"4:codex-skipped-line", "24:codex-compaction", "30:codex-skipped-line", "34:codex-skipped-line", "36:codex-skipped-line"},
+			contains: []string{`unknown rollout item type "world_state"`, `needs a string "call_id"`, `lone high surrogate \uD83E`, "127 levels"}},
+		{file: "split-record.jsonl",
+			want: []string{"14:invalid-json", "15:invalid-json", "16:invalid-json", "17:invalid-json", "18:invalid-json", "19:invalid-json",
+				"20:invalid-json", "21:invalid-json", "22:invalid-json", "23:orphan-tool-result", "31:codex-compaction"}},
+		{file: "cut-tail.jsonl", want: []string{"23:codex-compaction", "33:invalid-json"}},
+		{file: "crash-resumed.jsonl", want: []string{"16:missing-tool-result", "17:invalid-json", "22:codex-compaction"}},
+		{file: "no-meta.jsonl", want: []string{"1:invalid-json", "1:codex-resume-refused", "22:codex-compaction"}, refused: true,
+			contains: []string{`"failed to parse thread ID from rollout file"`}},
+		{file: "not-utf8.jsonl", want: []string{"23:codex-compaction", "26:codex-resume-refused"}, refused: true,
+			contains: []string{"stream did not contain valid UTF-8"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			data := readCorpus(t, tt.file)
+			rep := Dialect{}.Analyze(data, analysis.Options{})
+			if got := at(rep.Findings); !slices.Equal(got, tt.want) {
+				t.Errorf("findings %v, want %v", got, tt.want)
+			}
+			var all strings.Builder
+			for _, f := range rep.Findings {
+				all.WriteString(f.Message + "\n")
+			}
+			for _, c := range tt.contains {
+				if !strings.Contains(all.String(), c) {
+					t.Errorf("no finding says %q:\n%s", c, all.String())
+				}
+			}
+			if rep.Loads() == tt.refused {
+				t.Errorf("Loads() = %v, want %v", rep.Loads(), !tt.refused)
+			}
+			// The stream path agrees with the document path.
+			rr, err := Dialect{}.AnalyzeReader(context.Background(), bytes.NewReader(data), analysis.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(at(rr.Findings), at(rep.Findings)) {
+				t.Errorf("AnalyzeReader %v, Analyze %v", at(rr.Findings), at(rep.Findings))
+			}
+		})
+	}
+}
+
+// intact are the lines of data codex reads as records (the JSON lines that
+// are whole), by line number.
+func intact(data []byte) map[int][]byte {
+	out := map[int][]byte{}
+	s := scanFile(data)
+	for _, rd := range s.reads {
+		out[rd.n] = data[rd.start:rd.end]
+	}
+	return out
+}
+
+// TestFixAll: --fix --unsafe-fixes leaves no error and no pairing warning
+// that has a fix, and every record it does not delete is in the output
+// byte for byte, in order, where Origin says.
+func TestFixAll(t *testing.T) {
+	tests := []struct {
+		file    string
+		fixed   int
+		after   []string // findings left
+		deleted []int    // input lines the fixes delete (orphans)
+		added   int      // lines the fixes add
+	}{
+		{file: "clean.jsonl", after: []string{"23:codex-compaction"}},
+		{file: "missing-output.jsonl", fixed: 2, added: 2, after: []string{"23:codex-compaction"}},
+		{file: "orphan-output.jsonl", fixed: 1, deleted: []int{14}, after: []string{"21:codex-compaction"}},
+		{file: "duplicate-call-id.jsonl", after: []string{"16:duplicate-call-id", "23:codex-compaction"}},
+		{file: "skipped-lines.jsonl", after: []string{"4:codex-skipped-line", "24:codex-compaction", "30:codex-skipped-line", "34:codex-skipped-line", "36:codex-skipped-line"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			data := readCorpus(t, tt.file)
+			res, err := Dialect{}.FixAll(context.Background(), data, analysis.Options{}, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Fixed != tt.fixed {
+				t.Errorf("fixed %d, want %d", res.Fixed, tt.fixed)
+			}
+			if got := at(res.Report.Findings); !slices.Equal(got, tt.after) {
+				t.Errorf("after the fixes: %v, want %v", got, tt.after)
+			}
+			if e := errorsOf(res.Report.Findings); len(e) > 0 {
+				t.Errorf("errors left: %v", at(e))
+			}
+			// Safe fixes alone change nothing here (none of these is safe).
+			safe, err := Dialect{}.FixAll(context.Background(), data, analysis.Options{}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(safe.Data, data) || safe.Fixed != 0 {
+				t.Errorf("safe fixes changed the file (%d fixed)", safe.Fixed)
+			}
+			checkIntact(t, data, res.Data, res.Origin, tt.deleted, tt.added)
+			// Fixing the output again changes nothing.
+			again, err := Dialect{}.FixAll(context.Background(), res.Data, analysis.Options{}, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again.Fixed != 0 || !bytes.Equal(again.Data, res.Data) {
+				t.Errorf("a second FixAll fixed %d more", again.Fixed)
+			}
+		})
+	}
+}
+
+// checkIntact: every intact line of in, but the deleted ones, is a line of
+// out byte for byte, in order, and origin (nil: nothing changed) maps
+// out's lines to them; out has added lines more that no line of in is.
+func checkIntact(t *testing.T, in, out []byte, origin []int, deleted []int, added int) {
+	t.Helper()
+	inLines := bytes.Split(in, []byte{'\n'})
+	outLines := bytes.Split(out, []byte{'\n'})
+	if origin == nil {
+		if !bytes.Equal(in, out) {
+			t.Fatal("the file changed but Origin is nil")
+		}
+		return
+	}
+	if len(origin) != len(lines(out)) {
+		t.Fatalf("%d origins for %d lines", len(origin), len(lines(out)))
+	}
+	seen := map[int]bool{}
+	prev, fresh := 0, 0
+	for i, o := range origin {
+		if o == 0 {
+			fresh++
+			continue
+		}
+		if o <= prev {
+			t.Errorf("line %d comes from line %d, after line %d", i+1, o, prev)
+		}
+		prev = o
+		if !bytes.Equal(outLines[i], inLines[o-1]) {
+			t.Errorf("line %d is not line %d byte for byte", i+1, o)
+		}
+		seen[o] = true
+	}
+	if fresh != added {
+		t.Errorf("%d lines written by fixes, want %d", fresh, added)
+	}
+	for n := range intact(in) {
+		if !seen[n] && !slices.Contains(deleted, n) {
+			t.Errorf("intact line %d is not in the output", n)
+		}
+	}
+	for _, n := range deleted {
+		if seen[n] {
+			t.Errorf("line %d should be deleted", n)
+		}
+	}
+}
