@@ -234,10 +234,13 @@ func analyze(data []byte, opts analysis.Options) *analysis.Report {
 		switch rec.kind {
 		case kindEvent:
 			if rec.usage != nil {
+				// The context at that turn is codex's own measure,
+				// TokenUsage::tokens_in_context_window: last_token_usage's
+				// total_tokens (input, cached input included, + output).
 				u := rec.usage
 				rep.Usage = append(rep.Usage, analysis.Usage{
 					Line: rd.n, InputTokens: u.input, CachedInputTokens: u.cached, OutputTokens: u.output,
-					ReasoningTokens: u.reasoning, ContextTokens: u.input, ContextWindow: u.window,
+					ReasoningTokens: u.reasoning, ContextTokens: u.total, ContextWindow: u.window,
 				})
 			}
 			continue

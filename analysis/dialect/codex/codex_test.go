@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/tokens"
 )
 
 const corpus = "../../../testdata/dialects/codex"
@@ -57,13 +58,13 @@ func TestCorpus(t *testing.T) {
 	}{
 		{file: "clean.jsonl", want: []string{"23:codex-compaction"}},
 		{file: "missing-output.jsonl",
-			want: []string{"9:missing-tool-result", "22:codex-compaction", "28:missing-tool-result"},
+			want:     []string{"9:missing-tool-result", "22:codex-compaction", "28:missing-tool-result"},
 			contains: []string{`"No tool output found for function call call_Zr88k1."`, "the compaction at line 22 replaced it"}},
 		{file: "orphan-output.jsonl", want: []string{"14:orphan-tool-result", "22:codex-compaction"},
 			contains: []string{`"No tool call found for custom tool call output with call_id call_Vb71x9."`}},
 		{file: "duplicate-call-id.jsonl", want: []string{"16:duplicate-call-id", "23:codex-compaction"}},
 		{file: "skipped-lines.jsonl",
-			want: []string{"4:codex-skipped-line", "24:codex-compaction", "30:codex-skipped-line", "34:codex-skipped-line", "36:codex-skipped-line"},
+			want:     []string{"4:codex-skipped-line", "24:codex-compaction", "30:codex-skipped-line", "34:codex-skipped-line", "36:codex-skipped-line"},
 			contains: []string{`unknown rollout item type "world_state"`, `needs a string "call_id"`, `lone high surrogate \uD83E`, "127 levels"}},
 		{file: "split-record.jsonl",
 			want: []string{"14:invalid-json", "15:invalid-json", "16:invalid-json", "17:invalid-json", "18:invalid-json", "19:invalid-json",
@@ -215,5 +216,70 @@ func checkIntact(t *testing.T, in, out []byte, origin []int, deleted []int, adde
 		if seen[n] {
 			t.Errorf("line %d should be deleted", n)
 		}
+	}
+}
+
+// TestModel: the clean rollout in the engine's model: messages for the
+// items sent to the model (calls as assistants declaring one call, outputs
+// as tool results), units pairing parallel calls with their outputs, the
+// model's usage per turn, the compaction, and token counts.
+func TestModel(t *testing.T) {
+	data := readCorpus(t, "clean.jsonl")
+	counter, err := tokens.New(tokens.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Dialect{}.Analyze(data, analysis.Options{Tokens: counter})
+	var roles []string
+	for _, m := range rep.Messages {
+		r := m.Role.String()
+		if len(m.Calls) > 0 {
+			r += "(" + m.Calls[0].ID + ")"
+		}
+		if m.ToolCallID != "" {
+			r += "(" + m.ToolCallID + ")"
+		}
+		roles = append(roles, fmt.Sprintf("%d:%s", m.Line, r))
+	}
+	want := []string{"2:user", "4:user", "7:assistant", "8:assistant(call_Qm3cA1)", "9:assistant(call_Qm3cA2)",
+		"10:tool(call_Qm3cA1)", "11:tool(call_Qm3cA2)", "13:assistant", "14:assistant(call_Vb71x9)", "15:tool(call_Vb71x9)",
+		"16:assistant(call_Qm3cA3)", "17:tool(call_Qm3cA3)", "20:assistant", "23:user", "26:user", "28:assistant",
+		"29:assistant(call_Zr88k1)", "30:tool(call_Zr88k1)", "32:assistant"}
+	if !slices.Equal(roles, want) {
+		t.Errorf("messages\n%v, want\n%v", roles, want)
+	}
+	var us []string
+	for _, u := range rep.Units {
+		us = append(us, fmt.Sprintf("%d-%d", u.StartLine, u.EndLine))
+	}
+	// The parallel calls of lines 8-9 and their outputs are one unit.
+	if wantU := "2-2 4-4 7-7 8-11 13-13 14-15 16-17 20-20 23-23 26-26 28-28 29-30 32-32"; strings.Join(us, " ") != wantU {
+		t.Errorf("units %v, want %s", us, wantU)
+	}
+	if got := fmt.Sprint(rep.Usage); got != "[{12 9120 8064 212 128 9332 272000} {18 10344 9088 401 256 10745 272000} {31 4210 1024 188 64 4398 272000}]" {
+		t.Errorf("usage %s", got)
+	}
+	if len(rep.Compactions) != 1 || rep.Compactions[0].Line != 23 || rep.Compactions[0].Replaced != 13 {
+		t.Errorf("compactions %+v", rep.Compactions)
+	}
+	// Costs: each message's is the UTF-16 length of its payload's JSON;
+	// the total is what is sent on resume, from the compaction on.
+	var since int64
+	for _, m := range rep.Messages {
+		if m.Line >= 23 {
+			since += m.Cost
+		}
+		if m.Cost <= 0 || m.Tokens <= 0 {
+			t.Errorf("line %d: cost %d, tokens %d", m.Line, m.Cost, m.Tokens)
+		}
+	}
+	if rep.TotalChars != since {
+		t.Errorf("TotalChars %d, want %d", rep.TotalChars, since)
+	}
+	l30 := bytes.Split(data, []byte{'\n'})[29]
+	payload := l30[bytes.Index(l30, []byte(`"payload":`))+len(`"payload":`) : len(l30)-1]
+	i, _ := rep.MessageAtLine(30)
+	if n, _ := counter.Count(string(payload)); rep.Messages[i].Cost != int64(len([]rune(string(payload)))) || rep.Messages[i].Tokens != int64(n) {
+		t.Errorf("line 30: cost %d tokens %d, want %d and %d", rep.Messages[i].Cost, rep.Messages[i].Tokens, len(payload), n)
 	}
 }

@@ -69,8 +69,8 @@ type subItem struct {
 }
 
 type usageFacts struct {
-	input, cached, output, reasoning int64
-	window                           int64
+	input, cached, output, reasoning, total int64
+	window                                  int64
 }
 
 // readRecord reads a line that serde_json parses as a RolloutLine the way
@@ -136,7 +136,8 @@ func readRecord(l []byte) (record, string) {
 				return r, "compacted.replacement_history must be an array of response items"
 			}
 			r.hasRepl = true
-			r.summary = 0
+			r.sentText = string(p["replacement_history"])
+			r.summary = width16(p["replacement_history"])
 			for k, raw := range items {
 				io, ok := object(raw)
 				if !ok {
@@ -145,9 +146,6 @@ func readRecord(l []byte) (record, string) {
 				var sub record
 				if why := readResponseItem(io, &sub, fmt.Sprintf("compacted.replacement_history[%d]", k)); why != "" {
 					return r, why
-				}
-				if sub.kind != kindNone {
-					r.summary += width16(raw)
 				}
 				if sub.kind == kindCall || sub.kind == kindOutput {
 					r.replaced = append(r.replaced, subItem{sub.kind, sub.callID, sub.family})
@@ -304,7 +302,11 @@ func readTokenCount(p obj) *usageFacts {
 		cached:    num(last, "cached_input_tokens"),
 		output:    num(last, "output_tokens"),
 		reasoning: num(last, "reasoning_output_tokens"),
+		total:     num(last, "total_tokens"),
 		window:    num(info, "model_context_window"),
+	}
+	if u.total == 0 {
+		u.total = u.input + u.output
 	}
 	return u
 }

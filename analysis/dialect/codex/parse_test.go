@@ -1,0 +1,106 @@
+package codex
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/sessionls/sessionls/analysis"
+)
+
+// TestSerdeRejects: where serde_json parts from JSON.parse, at the edges.
+func TestSerdeRejects(t *testing.T) {
+	nest := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	tests := []struct {
+		l      string
+		reject bool
+	}{
+		{nest(127), false},
+		{nest(128), true},
+		{`{"a":` + nest(126) + `}`, false},
+		{`{"a":` + nest(127) + `}`, true},
+		{`"\ud83e\udd16"`, false},
+		{`"\ud83e"`, true},
+		{`"\udd16"`, true},
+		{`"\\ud83e"`, false}, // an escaped backslash, then text
+		{`"\ud83e\u0041"`, true},
+		{`[1e308,-1.7976931348623157e308]`, false},
+		{`[1e309]`, true},
+		{`[-1e400]`, true},
+		{`[1e-400]`, false}, // underflows to 0 in both
+		{`{"s":"[[[[", "n":1}`, false},
+	}
+	for _, tt := range tests {
+		if got := serdeRejects([]byte(tt.l)) != ""; got != tt.reject {
+			t.Errorf("%.60s: rejected %v, want %v", tt.l, got, tt.reject)
+		}
+	}
+}
+
+func TestSniff(t *testing.T) {
+	tests := []struct {
+		l    string
+		want bool
+	}{
+		{`{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"x"}}`, true},
+		{`{"timestamp":"t","type":"response_item","payload":{"type":"message"}}`, true},
+		{`{"timestamp":"t","type":"world_state","payload":{}}`, false},
+		{`{"role":"user","content":"hi"}`, false},
+		{`{"role":"user","content":"hi","timestamp":"t","type":"event_msg","payload":{}}`, false},
+		{`{"type":"user","uuid":"u","message":{"role":"user","content":"hi"}}`, false},
+		{`{"timestamp":1,"type":"event_msg","payload":{}}`, false},
+		{`not json`, false},
+	}
+	for _, tt := range tests {
+		if got := (Dialect{}).Sniff([]byte(tt.l)); got != tt.want {
+			t.Errorf("Sniff(%s) = %v", tt.l, got)
+		}
+	}
+}
+
+// TestHostile: random damage to a rollout never panics, and a plan's fixes
+// apply to the file they were made for.
+func TestHostile(t *testing.T) {
+	base := readCorpus(t, "clean.jsonl")
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 300; i++ {
+		data := append([]byte(nil), base...)
+		for k := r.IntN(6); k >= 0; k-- {
+			p := r.IntN(len(data))
+			switch r.IntN(4) {
+			case 0:
+				data[p] = byte(r.IntN(256))
+			case 1:
+				data = append(data[:p], data[min(len(data), p+r.IntN(400)):]...)
+			case 2:
+				data = append(data[:p:p], append([]byte("\n"), data[p:]...)...)
+			default:
+				data = data[:p]
+			}
+			if len(data) == 0 {
+				break
+			}
+		}
+		rep := Dialect{}.Analyze(data, analysis.Options{})
+		for _, f := range rep.Findings {
+			if f.Line < 1 || f.Line > max(1, rep.Lines) {
+				t.Fatalf("finding at line %d of %d", f.Line, rep.Lines)
+			}
+		}
+		for _, f := range (Dialect{}).Plan(data, rep.Findings) {
+			for _, e := range f.Edits {
+				if e.Start < 0 || e.End > len(data) || e.Start > e.End {
+					t.Fatalf("edit %+v outside %d bytes", e, len(data))
+				}
+			}
+		}
+		res, err := Dialect{}.FixAll(context.Background(), data, analysis.Options{}, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Origin != nil && len(res.Origin) != len(lines(res.Data)) {
+			t.Fatalf("%d origins for %d lines", len(res.Origin), len(lines(res.Data)))
+		}
+	}
+}
