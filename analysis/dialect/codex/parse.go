@@ -1,10 +1,12 @@
 package codex
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -43,8 +45,8 @@ func serdeRejects(l []byte) string {
 			for j < len(l) && (l[j] == '-' || l[j] == '+' || l[j] == '.' || l[j] == 'e' || l[j] == 'E' || (l[j] >= '0' && l[j] <= '9')) {
 				j++
 			}
-			if f, err := strconv.ParseFloat(string(l[i:j]), 64); err != nil && math.IsInf(f, 0) {
-				return fmt.Sprintf("the number %.40s is beyond a double's range (serde_json: number out of range)", l[i:j])
+			if !serdeNumber(l[i:j]) {
+				return fmt.Sprintf("the number %.40s is beyond a double's range as serde_json computes it (number out of range)", l[i:j])
 			}
 			i = j - 1
 		}
@@ -177,3 +179,121 @@ func width16(b []byte) int64 {
 	}
 	return n
 }
+
+// serdeNumber reports whether serde_json (its default features: no
+// float_roundtrip, no arbitrary_precision) reads the number literal lit,
+// valid JSON, without "number out of range". It follows serde_json's
+// de.rs step for step (parse_integer, parse_long_integer, parse_decimal,
+// parse_decimal_overflow, parse_exponent, parse_exponent_overflow,
+// f64_from_parts): digits gather into a u64 significand while it fits,
+// later ones only move the exponent, and the value is the significand as a
+// double multiplied or divided by a power of ten, which is not correctly
+// rounded: 1.7976931348623158e308, a finite double to JSON.parse and
+// strconv, overflows there.
+func serdeNumber(lit []byte) bool {
+	i := 0
+	if i < len(lit) && lit[i] == '-' {
+		i++
+	}
+	digit := func(k int) bool { return k < len(lit) && lit[k] >= '0' && lit[k] <= '9' }
+	const maxU = math.MaxUint64
+	var sig uint64
+	exp := int64(0) // digits dropped from a long integer
+	if digit(i) && lit[i] == '0' {
+		i++
+	} else {
+		for digit(i) {
+			d := uint64(lit[i] - '0')
+			if sig >= maxU/10 && (sig > maxU/10 || d > maxU%10) {
+				for digit(i) { // parse_long_integer
+					exp++
+					i++
+				}
+				break
+			}
+			sig = sig*10 + d
+			i++
+		}
+	}
+	if i < len(lit) && lit[i] == '.' {
+		i++
+		for digit(i) {
+			d := uint64(lit[i] - '0')
+			if sig >= maxU/10 && (sig > maxU/10 || d > maxU%10) {
+				for digit(i) { // parse_decimal_overflow
+					i++
+				}
+				break
+			}
+			sig = sig*10 + d
+			exp--
+			i++
+		}
+	}
+	if i < len(lit) && (lit[i] == 'e' || lit[i] == 'E') {
+		i++
+		positive := true
+		if i < len(lit) && (lit[i] == '+' || lit[i] == '-') {
+			positive = lit[i] == '+'
+			i++
+		}
+		var e int64
+		for digit(i) {
+			d := int64(lit[i] - '0')
+			if e >= math.MaxInt32/10 && (e > math.MaxInt32/10 || d > math.MaxInt32%10) {
+				// parse_exponent_overflow: an error unless the value is 0.
+				return sig == 0 || !positive
+			}
+			e = e*10 + d
+			i++
+		}
+		if positive {
+			exp += e
+		} else {
+			exp -= e
+		}
+		exp = max(min(exp, math.MaxInt32), math.MinInt32) // saturating i32
+	} else if exp == 0 && !bytes.ContainsAny(lit, ".") {
+		return true // an integer: u64, i64 or -(sig as f64), all finite
+	}
+	return fromParts(sig, exp)
+}
+
+// fromParts is serde_json's f64_from_parts: false for number out of range.
+func fromParts(sig uint64, exp int64) bool {
+	pow := pow10()
+	f := float64(sig) // round to nearest, ties to even, as Rust's `as f64`
+	for {
+		a := exp
+		if a < 0 {
+			a = -a
+		}
+		if a < int64(len(pow)) {
+			if exp >= 0 {
+				f *= pow[a]
+				return !math.IsInf(f, 0)
+			}
+			f /= pow[a]
+			return true
+		}
+		if f == 0 {
+			return true
+		}
+		if exp >= 0 {
+			return false
+		}
+		f /= 1e308
+		exp += 308
+	}
+}
+
+// pow10 is serde_json's POW10 table, 1e0 to 1e308, each the double nearest
+// its power of ten (Rust's float literals; strconv.ParseFloat rounds the
+// same way, where math.Pow10 need not).
+var pow10 = sync.OnceValue(func() []float64 {
+	t := make([]float64, 309)
+	for k := range t {
+		t[k], _ = strconv.ParseFloat("1e"+strconv.Itoa(k), 64)
+	}
+	return t
+})

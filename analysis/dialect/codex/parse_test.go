@@ -29,6 +29,15 @@ func TestSerdeRejects(t *testing.T) {
 		{`[1e309]`, true},
 		{`[-1e400]`, true},
 		{`[1e-400]`, false}, // underflows to 0 in both
+		// Finite to JSON.parse and strconv; serde_json's product
+		// 17976931348623158 × 1e292 rounds to infinity (its oracle agrees).
+		{`[1.7976931348623158e308]`, true},
+		{`[1.7976931348623157e308]`, false},
+		{`[0e999999999999]`, false}, // exponent overflow with a zero significand
+		{`[1e99999999999]`, true},
+		{`[1e-99999999999]`, false},
+		{`[` + strings.Repeat("9", 400) + `]`, true},
+		{`[` + strings.Repeat("9", 300) + `]`, false},
 		{`{"s":"[[[[", "n":1}`, false},
 	}
 	for _, tt := range tests {
