@@ -16,7 +16,6 @@ package codex
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/sessionls/sessionls/analysis"
@@ -24,8 +23,7 @@ import (
 )
 
 // MaxFileSize bounds what AnalyzeReader reads: codex itself reads a
-// rollout into one string (read_to_string), and sessionls holds it whole
-// to pair calls with outputs across the file.
+// rollout into one string (read_to_string).
 const MaxFileSize = 1 << 30
 
 // Dialect is the Codex CLI dialect. It is stateless.
@@ -61,31 +59,10 @@ func (Dialect) Sniff(l []byte) bool {
 	return false
 }
 
-// AnalyzeReader implements dialect.Dialect. It reads the whole file (at
-// most MaxFileSize bytes): pairing runs across the file, and codex itself
-// holds the file in one string.
-func (d Dialect) AnalyzeReader(ctx context.Context, r io.Reader, opts analysis.Options) (*analysis.Report, error) {
-	data, err := io.ReadAll(io.LimitReader(&ctxReader{ctx, r}, MaxFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading the rollout: %w", err)
-	}
-	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("the rollout is larger than %d bytes, the most the codex dialect reads", MaxFileSize)
-	}
-	return analyze(data, opts), nil
-}
-
-// ctxReader stops a read when ctx is done.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
+// AnalyzeReader implements dialect.Dialect. It holds one line at a time
+// (a line of at most MaxFileSize bytes) and a few words per message.
+func (Dialect) AnalyzeReader(ctx context.Context, r io.Reader, opts analysis.Options) (*analysis.Report, error) {
+	return analyzeStream(ctx, r, opts)
 }
 
 // Analyze implements dialect.Dialect.

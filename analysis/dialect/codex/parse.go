@@ -124,12 +124,6 @@ func (o obj) str(k string) (string, bool) {
 	return s, true
 }
 
-// has reports whether member k is present and not null.
-func (o obj) has(k string) bool {
-	raw, ok := o[k]
-	return ok && string(raw) != "null"
-}
-
 // kindOf is the JSON kind of member k: '"', '{', '[', 'n' (null), 'b', '0',
 // or 0 when absent.
 func (o obj) kindOf(k string) byte {

@@ -1,10 +1,13 @@
 package codex
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/sessionls/sessionls/analysis"
 )
@@ -92,6 +95,15 @@ func TestHostile(t *testing.T) {
 			}
 		}
 		rep := Dialect{}.Analyze(data, analysis.Options{})
+		// The stream path (here one byte at a time) makes the same report.
+		rr, err := Dialect{}.AnalyzeReader(context.Background(), iotest.OneByteReader(bytes.NewReader(data)), analysis.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(rr.Findings, rr.Messages, rr.Units, rr.Lines, rr.Width16, rr.TotalChars, rr.FirstInvalidLine) !=
+			fmt.Sprint(rep.Findings, rep.Messages, rep.Units, rep.Lines, rep.Width16, rep.TotalChars, rep.FirstInvalidLine) {
+			t.Fatalf("AnalyzeReader and Analyze differ on %q", data)
+		}
 		for _, f := range rep.Findings {
 			if f.Line < 1 || f.Line > max(1, rep.Lines) {
 				t.Fatalf("finding at line %d of %d", f.Line, rep.Lines)
@@ -111,5 +123,16 @@ func TestHostile(t *testing.T) {
 		if res.Origin != nil && len(res.Origin) != len(lines(res.Data)) {
 			t.Fatalf("%d origins for %d lines", len(res.Origin), len(lines(res.Data)))
 		}
+	}
+}
+
+func TestAnalyzeReaderCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := (Dialect{}).AnalyzeReader(ctx, bytes.NewReader(readCorpus(t, "clean.jsonl")), analysis.Options{}); err == nil {
+		t.Fatal("no error from a cancelled context")
+	}
+	if _, err := (Dialect{}).FixAll(ctx, readCorpus(t, "missing-output.jsonl"), analysis.Options{}, true); err == nil {
+		t.Fatal("no error from FixAll with a cancelled context")
 	}
 }

@@ -58,7 +58,6 @@ type record struct {
 	hasRepl  bool      // compacted: replacement_history present
 	isError  bool      // output: a synthetic interrupted result
 	sessID   string    // session_meta id
-	window   int64     // turn_context / session_meta: model context window when recorded
 }
 
 // subItem is a call or output inside a compaction's replacement_history.
