@@ -19,6 +19,22 @@ package analysis
 // The dialect decides what loads: it sets FirstInvalidLine (0 when its
 // loader skips the lines JSON.parse refuses) before calling Complete.
 func (r *Report) Complete(msgs []Message, checks []Finding, opts Options) {
+	r.complete(msgs, nil, checks, opts)
+}
+
+// CompleteUnits is Complete with the dialect's own grouping of msgs into
+// units (oldest first, covering msgs in order, Chars, Tokens and the
+// FromNewest sums filled in), for a format whose calls are messages of
+// their own (Codex CLI: a parallel call's output can follow the next
+// call, which trimContext's rule would part from its own call).
+func (r *Report) CompleteUnits(msgs []Message, units []Unit, checks []Finding, opts Options) {
+	if units == nil {
+		units = []Unit{}
+	}
+	r.complete(msgs, units, checks, opts)
+}
+
+func (r *Report) complete(msgs []Message, units []Unit, checks []Finding, opts Options) {
 	var l linker
 	var nodes nodeList
 	limit := newFindingLimit(opts)
@@ -33,7 +49,11 @@ func (r *Report) Complete(msgs []Message, checks []Finding, opts Options) {
 			opts.Observer.Observe(m, int(nd.owner))
 		}
 	}
-	r.Units = buildUnits(&nodes)
+	if units != nil {
+		r.Units = units
+	} else {
+		r.Units = buildUnits(&nodes)
+	}
 	r.Messages = nil
 	if !opts.SkipMessages {
 		r.Messages = msgs

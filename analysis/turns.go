@@ -36,3 +36,15 @@ type Compaction struct {
 	// Message.Cost).
 	Chars int64
 }
+
+// SetLoad says whether the dialect's loader loads the file: line 0 when it
+// does; otherwise the line (1-based) of the first reason it refuses it and
+// its message, which LoadFailure returns. A JSON-only analysis
+// (Options.JSONOnly) sets the first line JSON.parse refuses, which a
+// dialect whose loader skips such lines replaces with its own verdict.
+func (r *Report) SetLoad(line int, message string) {
+	r.FirstInvalidLine, r.loadMessage = max(line, 0), message
+	if line <= 0 {
+		r.loadMessage = ""
+	}
+}

@@ -107,41 +107,6 @@ func units(msgs []analysis.Message, lastOut map[int]int) []analysis.Unit {
 	return us
 }
 
-// keep applies the severity from the registry, Options.Disabled and
-// Options.MaxFindingsPerCode, and sorts the findings by line.
-func keep(fs []analysis.Finding, opts analysis.Options, rep *analysis.Report) []analysis.Finding {
-	out := fs[:0]
-	kept := map[string]int{}
-	sortFindings(fs)
-	for _, f := range fs {
-		if opts.Disabled[f.Code] {
-			continue
-		}
-		r, _, ok := analysis.RuleFor(f.Code)
-		if !ok {
-			continue
-		}
-		f.Severity = r.Severity
-		if opts.MaxFindingsPerCode > 0 && kept[f.Code] >= opts.MaxFindingsPerCode {
-			i := 0
-			for i < len(rep.Omitted) && rep.Omitted[i].Code != f.Code {
-				i++
-			}
-			if i == len(rep.Omitted) {
-				rep.Omitted = append(rep.Omitted, analysis.Omitted{Code: f.Code, Severity: r.Severity})
-			}
-			rep.Omitted[i].N++
-			if opts.OmittedLines[f.Code] {
-				rep.Omitted[i].Lines = append(rep.Omitted[i].Lines, int32(f.Line))
-			}
-			continue
-		}
-		kept[f.Code]++
-		out = append(out, f)
-	}
-	return out
-}
-
 // read is a line codex's loader reads, with its record.
 type read struct {
 	physLine

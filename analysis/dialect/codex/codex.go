@@ -72,10 +72,28 @@ func (Dialect) Analyze(data []byte, opts analysis.Options) *analysis.Report {
 
 // Plan implements dialect.Dialect.
 func (Dialect) Plan(data []byte, findings []analysis.Finding) []fix.Fix {
-	return plan(data, findings)
+	fixes, _, _ := plan(data, findings)
+	return fixes
 }
 
 // FixAll implements dialect.Dialect.
 func (Dialect) FixAll(ctx context.Context, data []byte, opts analysis.Options, unsafe bool) (fix.Result, error) {
 	return fixAll(ctx, data, opts, unsafe)
+}
+
+// ResumeContext is what a resume sends of a report's history: the chars
+// and tokens of its messages from the last compaction on (all of them when
+// there is none). It needs the report's messages (not SkipMessages).
+func ResumeContext(rep *analysis.Report) (chars, tokens int64) {
+	from := 0
+	if n := len(rep.Compactions); n > 0 {
+		from = rep.Compactions[n-1].Line
+	}
+	for _, m := range rep.Messages {
+		if m.Line >= from {
+			chars += m.Cost
+			tokens += m.Tokens
+		}
+	}
+	return chars, tokens
 }

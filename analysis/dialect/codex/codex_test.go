@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/fix"
 	"github.com/sessionls/sessionls/analysis/tokens"
 )
 
@@ -67,11 +68,11 @@ func TestCorpus(t *testing.T) {
 			want:     []string{"4:codex-skipped-line", "24:codex-compaction", "30:codex-skipped-line", "34:codex-skipped-line", "36:codex-skipped-line"},
 			contains: []string{`unknown rollout item type "world_state"`, `needs a string "call_id"`, `lone high surrogate \uD83E`, "127 levels"}},
 		{file: "split-record.jsonl",
-			want: []string{"14:invalid-json", "15:invalid-json", "16:invalid-json", "17:invalid-json", "18:invalid-json", "19:invalid-json",
-				"20:invalid-json", "21:invalid-json", "22:invalid-json", "23:orphan-tool-result", "31:codex-compaction"}},
-		{file: "cut-tail.jsonl", want: []string{"23:codex-compaction", "33:invalid-json"}},
-		{file: "crash-resumed.jsonl", want: []string{"16:missing-tool-result", "17:invalid-json", "22:codex-compaction"}},
-		{file: "no-meta.jsonl", want: []string{"1:invalid-json", "1:codex-resume-refused", "22:codex-compaction"}, refused: true,
+			want: []string{"14:split-record", "15:split-record", "16:split-record", "17:split-record", "18:split-record", "19:split-record",
+				"20:split-record", "21:split-record", "22:split-record", "23:orphan-tool-result", "31:codex-compaction"}},
+		{file: "cut-tail.jsonl", want: []string{"23:codex-compaction", "33:truncated-record"}},
+		{file: "crash-resumed.jsonl", want: []string{"16:missing-tool-result", "17:truncated-record", "22:codex-compaction"}},
+		{file: "no-meta.jsonl", want: []string{"1:codex-resume-refused", "1:truncated-record", "22:codex-compaction"}, refused: true,
 			contains: []string{`"failed to parse thread ID from rollout file"`}},
 		{file: "not-utf8.jsonl", want: []string{"23:codex-compaction", "26:codex-resume-refused"}, refused: true,
 			contains: []string{"stream did not contain valid UTF-8"}},
@@ -118,22 +119,35 @@ func intact(data []byte) map[int][]byte {
 	return out
 }
 
-// TestFixAll: --fix --unsafe-fixes leaves no error and no pairing warning
-// that has a fix, and every record it does not delete is in the output
-// byte for byte, in order, where Origin says.
+// TestFixAll: --fix --unsafe-fixes leaves no error (but in a file codex
+// refuses as a whole, which no fix can save) and no pairing warning that
+// has a fix, and every record it does not delete is in the output byte for
+// byte, in order, where Origin says; --fix alone makes only the safe
+// repairs.
 func TestFixAll(t *testing.T) {
 	tests := []struct {
-		file    string
-		fixed   int
-		after   []string // findings left
-		deleted []int    // input lines the fixes delete (orphans)
-		added   int      // lines the fixes add
+		file      string
+		safeFixed int      // fixes --fix alone makes
+		fixed     int      // with --unsafe-fixes
+		after     []string // findings left
+		deleted   []int    // intact input lines the fixes delete (orphans)
+		added     int      // lines the fixes write
+		lost      fix.Loss
+		refused   bool
 	}{
 		{file: "clean.jsonl", after: []string{"23:codex-compaction"}},
 		{file: "missing-output.jsonl", fixed: 2, added: 2, after: []string{"23:codex-compaction"}},
-		{file: "orphan-output.jsonl", fixed: 1, deleted: []int{14}, after: []string{"21:codex-compaction"}},
+		{file: "orphan-output.jsonl", fixed: 1, deleted: []int{14}, after: []string{"21:codex-compaction"}, lost: fix.Loss{Bytes: 273, Records: 1}},
 		{file: "duplicate-call-id.jsonl", after: []string{"16:duplicate-call-id", "23:codex-compaction"}},
 		{file: "skipped-lines.jsonl", after: []string{"4:codex-skipped-line", "24:codex-compaction", "30:codex-skipped-line", "34:codex-skipped-line", "36:codex-skipped-line"}},
+		// The apply_patch call rejoined (safe): its output is no orphan.
+		{file: "split-record.jsonl", safeFixed: 1, fixed: 1, added: 1, after: []string{"23:codex-compaction"}},
+		{file: "cut-tail.jsonl", fixed: 1, after: []string{"23:codex-compaction"}, lost: fix.Loss{Bytes: 82, Records: 1}},
+		// The cut output deleted, the record the resumed writer appended
+		// on its line kept, and the call given a synthetic output.
+		{file: "crash-resumed.jsonl", fixed: 2, added: 2, after: []string{"23:codex-compaction"}, lost: fix.Loss{Bytes: 40, Records: 1}},
+		{file: "no-meta.jsonl", fixed: 1, added: 1, after: []string{"1:codex-resume-refused", "22:codex-compaction"}, lost: fix.Loss{Bytes: 213, Records: 1}, refused: true},
+		{file: "not-utf8.jsonl", after: []string{"23:codex-compaction", "26:codex-resume-refused"}, refused: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -142,22 +156,24 @@ func TestFixAll(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Fixed != tt.fixed {
-				t.Errorf("fixed %d, want %d", res.Fixed, tt.fixed)
+			if res.Fixed != tt.fixed || res.Lost != tt.lost {
+				t.Errorf("fixed %d losing %+v, want %d losing %+v", res.Fixed, res.Lost, tt.fixed, tt.lost)
 			}
 			if got := at(res.Report.Findings); !slices.Equal(got, tt.after) {
 				t.Errorf("after the fixes: %v, want %v", got, tt.after)
 			}
-			if e := errorsOf(res.Report.Findings); len(e) > 0 {
+			if e := errorsOf(res.Report.Findings); len(e) > 0 != tt.refused {
 				t.Errorf("errors left: %v", at(e))
 			}
-			// Safe fixes alone change nothing here (none of these is safe).
+			if res.Report.Loads() == tt.refused {
+				t.Errorf("after the fixes Loads() = %v", res.Report.Loads())
+			}
 			safe, err := Dialect{}.FixAll(context.Background(), data, analysis.Options{}, false)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Equal(safe.Data, data) || safe.Fixed != 0 {
-				t.Errorf("safe fixes changed the file (%d fixed)", safe.Fixed)
+			if safe.Fixed != tt.safeFixed || (tt.safeFixed == 0) != bytes.Equal(safe.Data, data) {
+				t.Errorf("--fix alone fixed %d, want %d", safe.Fixed, tt.safeFixed)
 			}
 			checkIntact(t, data, res.Data, res.Origin, tt.deleted, tt.added)
 			// Fixing the output again changes nothing.
@@ -263,9 +279,11 @@ func TestModel(t *testing.T) {
 		t.Errorf("compactions %+v", rep.Compactions)
 	}
 	// Costs: each message's is the UTF-16 length of its payload's JSON;
-	// the total is what is sent on resume, from the compaction on.
-	var since int64
+	// the total is every message's, and what a resume sends is from the
+	// last compaction on (ResumeContext).
+	var all, since int64
 	for _, m := range rep.Messages {
+		all += m.Cost
 		if m.Line >= 23 {
 			since += m.Cost
 		}
@@ -273,8 +291,8 @@ func TestModel(t *testing.T) {
 			t.Errorf("line %d: cost %d, tokens %d", m.Line, m.Cost, m.Tokens)
 		}
 	}
-	if rep.TotalChars != since {
-		t.Errorf("TotalChars %d, want %d", rep.TotalChars, since)
+	if chars, _ := ResumeContext(rep); rep.TotalChars != all || chars != since {
+		t.Errorf("TotalChars %d, ResumeContext %d, want %d and %d", rep.TotalChars, chars, all, since)
 	}
 	l30 := bytes.Split(data, []byte{'\n'})[29]
 	payload := l30[bytes.Index(l30, []byte(`"payload":`))+len(`"payload":`) : len(l30)-1]

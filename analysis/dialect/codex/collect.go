@@ -21,31 +21,38 @@ type callState struct {
 	lastOut  int // index of the last output answering it
 }
 
-// collector builds the report from the lines' facts, in line order: the
-// loader's verdicts, the history's messages, the pairing of calls with
-// outputs, compactions and usage. It holds a few words per message and one
-// entry per call of the current segment, never a line.
+// collector builds the dialect's part of the report from the facts of the
+// lines JSON.parse accepts, in line order: the loader's verdicts, the
+// history's messages, the pairing of calls with outputs, compactions and
+// usage. It holds a few words per message and one entry per call of the
+// current segment, never a line.
 type collector struct {
-	rep      *analysis.Report
-	findings []analysis.Finding
-	msgs     []analysis.Message
-	calls    map[string]*callState
-	open     []*callState
-	lastOut  map[int]int // message index of a call → index of its last output
-	haveMeta bool
-	nonBlank bool
-	since    int64 // chars sent on resume: from the last compaction on
-	tokens   int64
-	badUTF8  bool
+	findings    []analysis.Finding
+	msgs        []analysis.Message
+	calls       map[string]*callState
+	open        []*callState
+	lastOut     map[int]int // message index of a call → index of its last output
+	usage       []analysis.Usage
+	compactions []analysis.Compaction
+	haveMeta    bool
+	skipped     int
+	since       int64 // chars of the history since the last compaction
+	tokErr      *analysis.TokenError
 }
 
 func newCollector() *collector {
-	return &collector{rep: &analysis.Report{}, calls: map[string]*callState{}, lastOut: map[int]int{}}
+	return &collector{calls: map[string]*callState{}, lastOut: map[int]int{}}
 }
 
-func (c *collector) refuse(ln int, span line.Span, msg string) {
-	if c.rep.FirstInvalidLine == 0 || ln < c.rep.FirstInvalidLine {
-		c.rep.FirstInvalidLine = ln
+// refuse records that codex refuses the file, at line ln (col -1: the
+// whole line).
+func (c *collector) refuse(rep *analysis.Report, ln, col int, msg string) {
+	if rep.FirstInvalidLine == 0 || ln < rep.FirstInvalidLine {
+		rep.SetLoad(ln, msg)
+	}
+	span := line.Span{}
+	if col >= 0 {
+		span = line.Span{StartCol: col, EndCol: col + 1}
 	}
 	c.findings = append(c.findings, analysis.Finding{Line: ln, Span: span, Code: analysis.CodeCodexResumeRefused, Message: msg})
 }
@@ -53,29 +60,11 @@ func (c *collector) refuse(ln int, span line.Span, msg string) {
 // add takes line n's facts; off is the offset of its first byte in the file
 // and width16 its UTF-16 length.
 func (c *collector) add(n int, off int64, f facts) {
-	c.rep.Lines = n
-	if f.badUTF8 >= 0 && !c.badUTF8 {
-		c.badUTF8 = true
-		c.refuse(n, line.Span{Start: f.badUTF8, End: f.badUTF8 + 1, StartCol: f.badCol, EndCol: f.badCol + 1},
-			fmt.Sprintf("codex cannot read the file: the byte at offset %s is not UTF-8, so tokio::fs::read_to_string fails (\"stream did not contain valid UTF-8\") and codex resume refuses the whole session",
-				textfmt.Thousands(off+int64(f.badUTF8))))
-	}
-	if f.blank {
-		return
-	}
-	c.nonBlank = true
 	switch {
-	case f.badUTF8 >= 0:
-		return
-	case f.jsonBad:
-		c.rep.InvalidLines++
-		c.findings = append(c.findings, analysis.Finding{
-			Line: n, Span: f.jsonSpan, Code: analysis.CodeInvalidJSON,
-			Message: "codex skips this line when it resumes the session (serde_json cannot parse it): " + f.jsonReason,
-		})
-		return
+	case f.blank || f.badUTF8 >= 0 || f.jsonBad:
+		return // skipped before parsing; a file not UTF-8 is refused (textScan)
 	case f.skip != "":
-		c.rep.InvalidLines++
+		c.skipped++
 		c.findings = append(c.findings, analysis.Finding{
 			Line: n, Span: f.whole, Code: analysis.CodeCodexSkippedLine,
 			Message: "codex skips this line when it resumes the session: " + f.skip,
@@ -92,7 +81,7 @@ func (c *collector) add(n int, off int64, f facts) {
 			// The context at that turn is codex's own measure,
 			// TokenUsage::tokens_in_context_window: last_token_usage's
 			// total_tokens (input, cached input included, + output).
-			c.rep.Usage = append(c.rep.Usage, analysis.Usage{
+			c.usage = append(c.usage, analysis.Usage{
 				Line: n, InputTokens: u.input, CachedInputTokens: u.cached, OutputTokens: u.output,
 				ReasoningTokens: u.reasoning, ContextTokens: u.total, ContextWindow: u.window,
 			})
@@ -100,7 +89,7 @@ func (c *collector) add(n int, off int64, f facts) {
 		return
 	case kindCompacted:
 		c.closeSegment(n)
-		c.rep.Compactions = append(c.rep.Compactions, analysis.Compaction{Line: n, Replaced: len(c.msgs), Chars: rec.summary})
+		c.compactions = append(c.compactions, analysis.Compaction{Line: n, Replaced: len(c.msgs), Chars: rec.summary})
 		what := "a summary"
 		if rec.hasRepl {
 			what = "a replacement history"
@@ -116,15 +105,15 @@ func (c *collector) add(n int, off int64, f facts) {
 			}
 		}
 		c.msgs = append(c.msgs, analysis.Message{Line: n, Role: line.RoleUser, Cost: rec.summary, Tokens: f.tokens})
-		c.since, c.tokens = rec.summary, f.tokens
+		c.since = rec.summary
 		return
 	case kindMessage, kindReasoning, kindCall, kindOutput:
 	default:
 		return // turn_context, and response items never sent (Other)
 	}
 	m := analysis.Message{Line: n, Cost: rec.cost, Tokens: f.tokens}
-	if f.tokErr != nil && c.rep.TokensErr == nil {
-		c.rep.TokensErr = &analysis.TokenError{Line: n, Err: f.tokErr}
+	if f.tokErr != nil && c.tokErr == nil {
+		c.tokErr = &analysis.TokenError{Line: n, Err: f.tokErr}
 	}
 	switch rec.kind {
 	case kindMessage:
@@ -176,7 +165,6 @@ func (c *collector) add(n int, off int64, f facts) {
 		}
 	}
 	c.since += m.Cost
-	c.tokens += m.Tokens
 	c.msgs = append(c.msgs, m)
 }
 
@@ -200,26 +188,4 @@ func (c *collector) closeSegment(compactedAt int) {
 	}
 	c.open = nil
 	clear(c.calls)
-}
-
-// finish completes the report.
-func (c *collector) finish(opts analysis.Options, width16 int64) *analysis.Report {
-	rep := c.rep
-	rep.Width16 = width16
-	if !c.nonBlank && !c.badUTF8 {
-		c.refuse(1, line.Span{}, "codex refuses the file: \"empty session file\" (it holds only whitespace)")
-	} else if !c.haveMeta {
-		c.refuse(1, line.Span{}, "codex refuses the file: \"failed to parse thread ID from rollout file\" (no session_meta line it can read)")
-	}
-	c.closeSegment(0)
-	rep.TotalChars = c.since
-	if counterOf(opts) != nil {
-		rep.TotalTokens = c.tokens
-	}
-	rep.Units = units(c.msgs, c.lastOut)
-	if !opts.SkipMessages {
-		rep.Messages = c.msgs
-	}
-	rep.Findings = keep(c.findings, opts, rep)
-	return rep
 }

@@ -14,27 +14,39 @@ import (
 	"github.com/sessionls/sessionls/internal/textfmt"
 )
 
-// plan computes the fixes of the findings it knows how to repair, in line
-// order: an orphan output is deleted (unsafe: its content is lost); a call
-// without an output gets a synthetic one (unsafe: invented), placed right
-// after the call's turn: the run of calls and outputs it belongs to (its
-// parallel calls and their outputs; events between them are passed over),
-// before the next reasoning item or message, so that no reasoning item is
-// parted from the item that follows it; in the call's own envelope and
-// timestamp. The JSON-level damage (invalid-json and
-// its causes) is repaired by the engine (damage.go).
-func plan(data []byte, findings []analysis.Finding) []fix.Fix {
+// plan computes the fixes of the findings, in line order, and the runs of
+// lines whose interleaved pieces pair in several ways (no fix): the
+// JSON-level repairs of the lines codex skips for their JSON are the
+// engine's (fix.PlanJSON: split records rejoined, cut records deleted,
+// interleaved pieces rejoined); an orphan output is deleted (unsafe: its
+// content is lost); a call without an output gets a synthetic one (unsafe:
+// invented), placed right after the call's turn: the run of calls and
+// outputs it belongs to (its parallel calls and their outputs; events
+// between them are passed over), before the next reasoning item or
+// message, so that no reasoning item is parted from the item that follows
+// it; in the call's own envelope and timestamp.
+func plan(data []byte, findings []analysis.Finding) ([]fix.Fix, []fix.Ambiguity, int) {
+	var damage []analysis.Finding
 	want := map[int][]string{}
 	for _, f := range findings {
-		if f.Code == analysis.CodeOrphanToolResult || f.Code == analysis.CodeMissingToolResult {
+		switch {
+		case analysis.IsRefusal(f.Code):
+			damage = append(damage, f)
+		case f.Code == analysis.CodeOrphanToolResult || f.Code == analysis.CodeMissingToolResult:
 			want[f.Line] = append(want[f.Line], f.Code)
 		}
 	}
+	var out []fix.Fix
+	var ambs []fix.Ambiguity
+	if len(damage) > 0 {
+		out, ambs = fix.PlanJSON(data, damage)
+	}
 	if len(want) == 0 {
-		return nil
+		return out, ambs, 0
 	}
 	s := scanFile(data)
-	damaged := damagedLines(data, findings)
+	damaged := damagedLines(data, damage)
+	held := 0
 	// mentions reports whether a damaged line (one codex skips for its
 	// JSON) before or after line ln holds id: the call or output a fix
 	// would take for missing may be there, for the JSON-level repairs to
@@ -51,11 +63,12 @@ func plan(data []byte, findings []analysis.Finding) []fix.Fix {
 		}
 		return false
 	}
-	var out []fix.Fix
 	for i, rd := range s.reads {
 		for _, code := range want[rd.n] {
 			switch {
-			case code == analysis.CodeOrphanToolResult && rd.rec.kind == kindOutput && !mentions(rd.rec.callID, rd.n, true):
+			case code == analysis.CodeOrphanToolResult && rd.rec.kind == kindOutput && mentions(rd.rec.callID, rd.n, true):
+				held++
+			case code == analysis.CodeOrphanToolResult && rd.rec.kind == kindOutput:
 				end := rd.end
 				if rd.nl {
 					end++
@@ -75,7 +88,7 @@ func plan(data []byte, findings []analysis.Finding) []fix.Fix {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b fix.Fix) int { return cmp.Compare(a.Line, b.Line) })
-	return out
+	return out, ambs, held
 }
 
 // synthetic is the fix adding an output for the call reads[i].
@@ -134,8 +147,13 @@ func fixAll(ctx context.Context, data []byte, opts analysis.Options, unsafe bool
 			return fix.Result{}, err
 		}
 		res.Report = analyze(res.Data, opts)
-		fixes := fix.Select(plan(res.Data, res.Report.Findings), unsafe)
+		all, ambs, held := plan(res.Data, res.Report.Findings)
+		fixes := fix.Select(all, unsafe)
 		if len(fixes) == 0 {
+			res.Ambiguities = ambs
+			if unsafe {
+				res.HeldOrphans = held
+			}
 			return res, nil
 		}
 		res.Origin = origins(res.Data, fixes, res.Origin)
@@ -146,6 +164,11 @@ func fixAll(ctx context.Context, data []byte, opts analysis.Options, unsafe bool
 		}
 	}
 	res.Report = analyze(res.Data, opts)
+	var held int
+	_, res.Ambiguities, held = plan(res.Data, res.Report.Findings)
+	if unsafe {
+		res.HeldOrphans = held
+	}
 	return res, nil
 }
 
@@ -234,8 +257,8 @@ func origins(data []byte, fixes []fix.Fix, prev []int) []int {
 	return out
 }
 
-// damagedLines are the lines the findings say codex skips for their JSON
-// (invalid-json and its causes).
+// damagedLines are the lines of the findings (those codex skips for their
+// JSON: invalid-json and its causes).
 func damagedLines(data []byte, findings []analysis.Finding) []physLine {
 	bad := map[int]bool{}
 	for _, f := range findings {

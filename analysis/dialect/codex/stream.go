@@ -1,91 +1,108 @@
 package codex
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/internal/textfmt"
 )
 
-// analyze is the whole analysis of data in memory.
+// records decodes the lines JSON.parse accepts as codex's loader reads
+// them (in the engine's parsing workers) and collects them in line order.
+type records struct {
+	counter interface{ Count(string) (int, error) }
+	c       *collector
+}
+
+// Decode implements analysis.RecordReader.
+func (r *records) Decode(l []byte) any { return decodeLine(l, r.counter) }
+
+// Record implements analysis.RecordReader.
+func (r *records) Record(rec *analysis.Record) {
+	f, _ := rec.Value.(facts)
+	r.c.add(rec.Line, rec.Offset, f)
+}
+
+// jsonOptions are the options of the JSON-level analysis under opts.
+func jsonOptions(opts analysis.Options, rr *records) analysis.Options {
+	return analysis.Options{
+		JSONOnly: true, Records: rr,
+		Disabled: opts.Disabled, MaxFindingsPerCode: opts.MaxFindingsPerCode, OmittedLines: opts.OmittedLines,
+	}
+}
+
+// analyze is the whole analysis of data in memory (the language server's
+// path).
 func analyze(data []byte, opts analysis.Options) *analysis.Report {
 	c := newCollector()
-	counter := counterOf(opts)
-	var w int64
-	for _, pl := range lines(data) {
-		f := decodeLine(data[pl.start:pl.end], counter)
-		c.add(pl.n, int64(pl.start), f)
-		w += lineWidth(data[pl.start:pl.end], f)
-		if pl.nl {
-			w++
-		}
-	}
-	return c.finish(opts, w)
+	rr := &records{counter: counterOf(opts), c: c}
+	rep := analysis.Analyze(data, jsonOptions(opts, rr))
+	ts := newTextScan()
+	ts.feed(data)
+	ts.finish()
+	return c.finish(rep, ts, opts)
 }
 
-// lineWidth is a line's UTF-16 length (an invalid byte one unit).
-func lineWidth(l []byte, f facts) int64 {
-	if f.blank || f.whole.EndCol == 0 {
-		return width16(bytes.ToValidUTF8(l, []byte("\uFFFD")))
-	}
-	if bytes.HasSuffix(l, []byte{'\r'}) {
-		return int64(f.whole.EndCol) + 1
-	}
-	return int64(f.whole.EndCol)
-}
-
-// analyzeStream reads r line by line, holding one line at a time (at most
-// MaxFileSize bytes; codex itself reads the file into one string).
+// analyzeStream reads r through the engine's JSON-level stream (bounded by
+// the longest line, parsed across cores), with codex's reading of the text
+// (UTF-8, whitespace lines) alongside.
 func analyzeStream(ctx context.Context, r io.Reader, opts analysis.Options) (*analysis.Report, error) {
 	c := newCollector()
-	counter := counterOf(opts)
-	br := bufio.NewReaderSize(r, 1<<16)
-	var off, w int64
-	var long []byte
-	for n := 1; ; n++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	rr := &records{counter: counterOf(opts), c: c}
+	ts := newTextScan()
+	rep, err := analysis.AnalyzeReader(ctx, io.TeeReader(r, ts), jsonOptions(opts, rr))
+	if err != nil {
+		return nil, fmt.Errorf("reading the rollout: %w", err)
+	}
+	ts.finish()
+	return c.finish(rep, ts, opts), nil
+}
+
+// finish completes the JSON-level report rep with the collected history
+// and checks: the engine's findings on lines codex skips are said in its
+// terms, those on whitespace-only lines (which codex skips before parsing)
+// dropped, and whether codex loads the file set.
+func (c *collector) finish(rep *analysis.Report, ts *textScan, opts analysis.Options) *analysis.Report {
+	kept := rep.Findings[:0]
+	invalid := 0
+	for _, f := range rep.Findings {
+		switch {
+		case f.Code == analysis.CodeFileTooLarge:
+			continue // node's string limit; codex reads into a Rust String
+		case analysis.IsRefusal(f.Code) && ts.blank[f.Line]:
+			continue
+		case analysis.IsRefusal(f.Code):
+			invalid++
+			f.Message = "codex skips this line when it resumes the session (serde_json cannot parse it): " + f.Message
 		}
-		l, err := br.ReadSlice('\n')
-		for errors.Is(err, bufio.ErrBufferFull) {
-			long = append(long, l...)
-			if int64(len(long)) > MaxFileSize {
-				return nil, fmt.Errorf("line %d is longer than %d bytes, the most the codex dialect reads", n, int64(MaxFileSize))
-			}
-			l, err = br.ReadSlice('\n')
-		}
-		if long != nil {
-			l = append(long, l...)
-			long = long[:0]
-		}
-		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("reading the rollout: %w", err)
-		}
-		if len(l) == 0 {
-			break
-		}
-		nl := l[len(l)-1] == '\n'
-		body := l
-		if nl {
-			body = l[:len(l)-1]
-		}
-		f := decodeLine(body, counter)
-		c.add(n, off, f)
-		w += lineWidth(body, f)
-		if nl {
-			w++
-		}
-		off += int64(len(l))
-		if off > MaxFileSize {
-			return nil, fmt.Errorf("the rollout is larger than %d bytes, the most the codex dialect reads", int64(MaxFileSize))
-		}
-		if err != nil {
-			break
+		kept = append(kept, f)
+	}
+	rep.Findings = kept
+	rep.InvalidLines = invalid + c.skipped
+	rep.SetLoad(0, "")
+	switch {
+	case ts.badOff >= 0:
+		c.refuse(rep, ts.badLine, ts.badCol, fmt.Sprintf("codex cannot read the file: byte 0x%02X at offset %s is not UTF-8, so tokio::fs::read_to_string fails (\"stream did not contain valid UTF-8\") and codex resume refuses the whole session",
+			ts.badByte, textfmt.Thousands(ts.badOff)))
+	case !ts.nonBlank:
+		c.refuse(rep, 1, -1, "codex refuses the file: \"empty session file\" (it holds only whitespace)")
+	case !c.haveMeta:
+		c.refuse(rep, 1, -1, "codex refuses the file: \"failed to parse thread ID from rollout file\" (no session_meta line it can read)")
+	}
+	c.closeSegment(0)
+	checks := c.findings
+	sortFindings(checks)
+	for i := range checks {
+		if r, _, ok := analysis.RuleFor(checks[i].Code); ok {
+			checks[i].Severity = r.Severity
 		}
 	}
-	return c.finish(opts, w), nil
+	rep.Usage, rep.Compactions = c.usage, c.compactions
+	if c.tokErr != nil {
+		rep.TokensErr = c.tokErr
+	}
+	rep.CompleteUnits(c.msgs, units(c.msgs, c.lastOut), checks, opts)
+	return rep
 }
