@@ -27,8 +27,9 @@ func (r *records) Record(rec *analysis.Record) {
 
 // jsonOptions are the options of the JSON-level analysis under opts.
 func jsonOptions(opts analysis.Options, rr *records) analysis.Options {
+	// SkipMessages: the records are collected as they come (rr), not kept.
 	return analysis.Options{
-		JSONOnly: true, Records: rr,
+		JSONOnly: true, Records: rr, SkipMessages: true,
 		Disabled: opts.Disabled, MaxFindingsPerCode: opts.MaxFindingsPerCode, OmittedLines: opts.OmittedLines,
 	}
 }

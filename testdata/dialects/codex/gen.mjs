@@ -6,9 +6,10 @@
 // RLIMIT_FSIZE (EFBIG) and resumed, a writer leaving raw newlines, two
 // writers appending large records at once.
 //
-// Usage: node gen.mjs OUTDIR [--big]
+// Usage: node gen.mjs OUTDIR [--big] [CLASS ...]
 //   --big  also the classes that need records over 512 KiB (interleave):
 //          made at test time, not shipped
+//   CLASS  only these classes
 //
 // The content is fixed (no randomness): the same OUTDIR every run, but
 // where the kernel decides (which write lands first).
@@ -313,18 +314,28 @@ const classes = {
 
 // Classes needing records over node's 524,288-byte write chunk.
 const bigClasses = {
-  // Two sessions' writers (promises of one process) appending large tool
-  // outputs into one file at once: their write() chunks interleave.
+  // The session resumed twice at once (`codex resume` in two terminals):
+  // both append a turn to the same rollout, each with a record over
+  // node's 524,288-byte write chunk (a shell output; a pasted log in a
+  // user message, nested deeper), and their write() chunks interleave.
   async interleave(work, path) {
-    const big = (tag) => {
-      const s = session();
-      const k = s.findIndex((o) => o.payload.type === "function_call_output");
-      s[k].payload.output = JSON.stringify({ output: `${tag} `.repeat(Math.ceil((CHUNK * 1.5) / (tag.length + 1))), metadata: { exit_code: 0, duration_seconds: 1.1 } });
-      return s.map((m) => ({ m }));
-    };
+    const fill = (word, n) => `${word} `.repeat(Math.ceil(n / (word.length + 1)));
     for (let attempt = 0; attempt < 40; attempt++) {
       rmSync(path, { force: true });
-      const child = writeJob(work, { path, chains: [big("alpha"), big("omega")] });
+      await write(work, path, session().map((m) => ({ m })));
+      const a = [
+        ...user("Run the benchmarks and show me the raw output."),
+        shell("call_Pb1", "cargo bench --quiet 2>&1"),
+        shellOut("call_Pb1", fill("bench", CHUNK * 1.5)),
+        ...assistant("The benchmarks ran; parse_amount is 12% faster."),
+      ];
+      const b = [
+        ...user("Here is the production log:\n" + fill("log", CHUNK * 1.3)),
+        shell("call_Qr1", "rg -c ERROR /tmp/prod.log"),
+        shellOut("call_Qr1", "0\n"),
+        ...assistant("The log has no errors."),
+      ];
+      const child = writeJob(work, { path, chains: [a.map((m) => ({ m })), b.map((m) => ({ m }))] });
       await exited(child);
       const text = readFileSync(path, "utf8");
       if (text.split("\n").some((l) => l.length > CHUNK && !isJSON(l))) return;
@@ -349,7 +360,10 @@ async function main(argv) {
   const work = mkdtempSync(join(tmpdir(), "codex-gen-"));
   try {
     const all = argv.includes("--big") ? { ...classes, ...bigClasses } : classes;
-    for (const [name, make] of Object.entries(all)) await make(work, join(out, `${name}.jsonl`));
+    const only = argv.slice(1).filter((a) => !a.startsWith("--"));
+    for (const [name, make] of Object.entries(all)) {
+      if (only.length === 0 || only.includes(name)) await make(work, join(out, `${name}.jsonl`));
+    }
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -1,0 +1,70 @@
+package codex
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/internal/randjsonl/oracle"
+)
+
+// TestInterleave: two writers (promises of one node process) appending
+// large tool outputs to one rollout at once, their appendFile write()
+// chunks interleaved (gen.mjs --big, made here: 1.6 MB is not shipped).
+// The dialect names the interleaved lines, and FixAll rejoins the pieces
+// byte for byte: every record whole again, no error left.
+func TestInterleave(t *testing.T) {
+	node := oracle.Node(t)
+	dir := t.TempDir()
+	out, err := exec.Command(node, filepath.Join(corpus, "gen.mjs"), dir, "--big", "interleave").CombinedOutput()
+	if err != nil {
+		t.Fatalf("gen.mjs: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "interleave.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := Dialect{}.Analyze(data, analysis.Options{})
+	n := 0
+	for _, f := range rep.Findings {
+		if f.Code == analysis.CodeInterleavedRecord {
+			n++
+			if !strings.HasPrefix(f.Message, "codex skips this line") {
+				t.Errorf("line %d: %s", f.Line, f.Message)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatalf("no interleaved-record finding: %v", at(rep.Findings))
+	}
+	for _, unsafe := range []bool{false, true} {
+		res, err := Dialect{}.FixAll(context.Background(), data, analysis.Options{}, unsafe)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range res.Report.Findings {
+			if f.Code != analysis.CodeCodexCompaction {
+				t.Errorf("unsafe %v: left %d:%s %s", unsafe, f.Line, f.Code, f.Message)
+			}
+		}
+		checkIntact(t, data, res.Data, res.Origin, nil, countZero(res.Origin))
+		// Every record of both sessions is a line of its own again.
+		if got, want := len(scanFile(res.Data).reads), len(scanFile(data).reads); got <= want {
+			t.Errorf("unsafe %v: %d records read after the fix, %d before", unsafe, got, want)
+		}
+	}
+}
+
+func countZero(origin []int) int {
+	n := 0
+	for _, o := range origin {
+		if o == 0 {
+			n++
+		}
+	}
+	return n
+}
