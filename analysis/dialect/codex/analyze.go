@@ -2,6 +2,7 @@ package codex
 
 import (
 	"bytes"
+	"unicode/utf8"
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/line"
@@ -36,7 +37,11 @@ func lines(data []byte) []physLine {
 }
 
 func wholeLine(l []byte) line.Span {
-	return line.Span{Start: 0, End: len(l), StartCol: 0, EndCol: int(width16(bytes.ToValidUTF8(l, []byte("\uFFFD"))))}
+	v := l
+	if !utf8.Valid(l) {
+		v = bytes.ToValidUTF8(l, []byte("\uFFFD"))
+	}
+	return line.Span{Start: 0, End: len(l), StartCol: 0, EndCol: int(width16(v))}
 }
 
 // callIDSpan finds the call_id member's string literal in a line.
@@ -124,7 +129,7 @@ type scan struct {
 func scanFile(data []byte) *scan {
 	s := &scan{lines: lines(data)}
 	for _, pl := range s.lines {
-		f := decodeLine(data[pl.start:pl.end], nil)
+		f := decodeLine(data[pl.start:pl.end], nil, false)
 		if f.blank || f.badUTF8 >= 0 || f.jsonBad || f.skip != "" {
 			continue
 		}

@@ -37,9 +37,10 @@ func counterOf(opts analysis.Options) interface{ Count(string) (int, error) } {
 // decodeLine reads one physical line (without its '\n') as codex's loader
 // does: Rust's str::lines drops a CR before the '\n', a whitespace-only line
 // is skipped, serde_json parses the rest (package line gives JSON.parse's
-// verdict; serdeRejects the three ways serde_json differs), and the value is
-// read as a RolloutLine.
-func decodeLine(l []byte, counter interface{ Count(string) (int, error) }) facts {
+// verdict, unless parsed says JSON.parse already accepted the line;
+// serdeRejects the three ways serde_json differs), and the value is read
+// as a RolloutLine.
+func decodeLine(l []byte, counter interface{ Count(string) (int, error) }, parsed bool) facts {
 	f := facts{badUTF8: -1}
 	if !utf8.Valid(l) {
 		for i := 0; i < len(l); {
@@ -60,9 +61,11 @@ func decodeLine(l []byte, counter interface{ Count(string) (int, error) }) facts
 	if f.badUTF8 >= 0 {
 		return f // the file is refused as a whole
 	}
-	if r := line.Parse(l); r.Verdict == line.InvalidJSON {
-		f.jsonBad, f.jsonReason, f.jsonSpan = true, r.Reason, r.Span
-		return f
+	if !parsed {
+		if r := line.ParseJSON(l); r.Verdict == line.InvalidJSON {
+			f.jsonBad, f.jsonReason, f.jsonSpan = true, r.Reason, r.Span
+			return f
+		}
 	}
 	if why := serdeRejects(l); why != "" {
 		f.skip = "serde_json cannot parse it: " + why

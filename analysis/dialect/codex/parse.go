@@ -101,14 +101,176 @@ func hex4(l []byte, i int) int {
 type obj map[string]json.RawMessage
 
 func object(raw json.RawMessage) (obj, bool) {
-	if len(raw) == 0 || raw[0] != '{' {
+	i := skipWS(raw, 0)
+	if i >= len(raw) || raw[i] != '{' {
 		return nil, false
 	}
-	var o obj
-	if json.Unmarshal(raw, &o) != nil {
+	o := obj{}
+	i = skipWS(raw, i+1)
+	if i < len(raw) && raw[i] == '}' {
+		return o, true
+	}
+	for i < len(raw) {
+		if raw[i] != '"' {
+			return nil, false
+		}
+		kEnd := stringEnd(raw, i+1)
+		if kEnd < 0 {
+			return nil, false
+		}
+		key, ok := decodeString(raw[i : kEnd+1])
+		if !ok {
+			return nil, false
+		}
+		i = skipWS(raw, kEnd+1)
+		if i >= len(raw) || raw[i] != ':' {
+			return nil, false
+		}
+		vStart := skipWS(raw, i+1)
+		vEnd := skipValue(raw, vStart)
+		if vEnd < 0 {
+			return nil, false
+		}
+		o[key] = raw[vStart:vEnd]
+		i = skipWS(raw, vEnd)
+		if i >= len(raw) {
+			return nil, false
+		}
+		switch raw[i] {
+		case '}':
+			return o, true
+		case ',':
+			i = skipWS(raw, i+1)
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// elements returns a JSON array's elements, raw.
+func elements(raw json.RawMessage) ([]json.RawMessage, bool) {
+	i := skipWS(raw, 0)
+	if i >= len(raw) || raw[i] != '[' {
 		return nil, false
 	}
-	return o, true
+	var out []json.RawMessage
+	i = skipWS(raw, i+1)
+	if i < len(raw) && raw[i] == ']' {
+		return out, true
+	}
+	for i < len(raw) {
+		end := skipValue(raw, i)
+		if end < 0 {
+			return nil, false
+		}
+		out = append(out, raw[i:end])
+		i = skipWS(raw, end)
+		if i >= len(raw) {
+			return nil, false
+		}
+		switch raw[i] {
+		case ']':
+			return out, true
+		case ',':
+			i = skipWS(raw, i+1)
+		default:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+func skipWS(l []byte, i int) int {
+	for i < len(l) && (l[i] == ' ' || l[i] == '\t' || l[i] == '\r' || l[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index of the quote closing a string whose content
+// begins at l[i], or -1.
+func stringEnd(l []byte, i int) int {
+	for i < len(l) {
+		k := bytes.IndexAny(l[i:], "\"\\")
+		if k < 0 {
+			return -1
+		}
+		i += k
+		if l[i] == '"' {
+			return i
+		}
+		i += 2
+	}
+	return -1
+}
+
+// skipValue returns the end of the JSON value beginning at l[i], or -1.
+// The value was accepted by JSON.parse; the scan only follows strings and
+// brackets (and stays within l on any input).
+func skipValue(l []byte, i int) int {
+	if i >= len(l) {
+		return -1
+	}
+	switch l[i] {
+	case '"':
+		e := stringEnd(l, i+1)
+		if e < 0 {
+			return -1
+		}
+		return e + 1
+	case '{', '[':
+		depth := 0
+		for ; i < len(l); i++ {
+			switch l[i] {
+			case '"':
+				e := stringEnd(l, i+1)
+				if e < 0 {
+					return -1
+				}
+				i = e
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(l) && !isDelim(l[j]) {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
+}
+
+func isDelim(c byte) bool {
+	switch c {
+	case ',', ']', '}', ' ', '\t', '\r', '\n':
+		return true
+	}
+	return false
+}
+
+// decodeString decodes a string literal (quotes included).
+func decodeString(lit []byte) (string, bool) {
+	if len(lit) < 2 || lit[0] != '"' || lit[len(lit)-1] != '"' {
+		return "", false
+	}
+	if bytes.IndexByte(lit, '\\') < 0 {
+		return string(lit[1 : len(lit)-1]), true
+	}
+	var s string
+	if json.Unmarshal(lit, &s) != nil {
+		return "", false
+	}
+	return s, true
 }
 
 // str returns member k as a string, and whether it is one.
@@ -117,11 +279,7 @@ func (o obj) str(k string) (string, bool) {
 	if !ok || len(raw) == 0 || raw[0] != '"' {
 		return "", false
 	}
-	var s string
-	if json.Unmarshal(raw, &s) != nil {
-		return "", false
-	}
-	return s, true
+	return decodeString(raw)
 }
 
 // kindOf is the JSON kind of member k: '"', '{', '[', 'n' (null), 'b', '0',
@@ -160,16 +318,14 @@ func (o obj) optString(what, k string) string {
 	return ""
 }
 
-// width16 is the length of b in UTF-16 code units (b is valid UTF-8).
+// width16 is the length of b in UTF-16 code units (b is valid UTF-8): a
+// unit per character, two for one beyond the BMP (a 4-byte sequence).
 func width16(b []byte) int64 {
-	n := int64(0)
-	for len(b) > 0 {
-		r, size := utf8.DecodeRune(b)
-		n++
-		if r > 0xFFFF {
+	n := int64(utf8.RuneCount(b))
+	for _, c := range b {
+		if c >= 0xF0 {
 			n++
 		}
-		b = b[size:]
 	}
 	return n
 }

@@ -130,8 +130,8 @@ func readRecord(l []byte) (record, string) {
 		switch p.kindOf("replacement_history") {
 		case 0, 'n':
 		case '[':
-			var items []json.RawMessage
-			if json.Unmarshal(p["replacement_history"], &items) != nil {
+			items, ok := elements(p["replacement_history"])
+			if !ok {
 				return r, "compacted.replacement_history must be an array of response items"
 			}
 			r.hasRepl = true
@@ -195,8 +195,8 @@ func readResponseItem(p obj, r *record, what string) string {
 		if !ok {
 			return what + ` message needs a string "role"`
 		}
-		var parts []json.RawMessage
-		if p.kindOf("content") != '[' || json.Unmarshal(p["content"], &parts) != nil {
+		parts, ok := elements(p["content"])
+		if p.kindOf("content") != '[' || !ok {
 			return what + ` message needs a "content" array`
 		}
 		for k, part := range parts {
@@ -271,9 +271,7 @@ func readResponseItem(p obj, r *record, what string) string {
 			r.family = famCustom
 		}
 		r.callID, _ = p.str("call_id")
-		if out, _ := p.str("output"); out == syntheticOutput {
-			r.isError = true
-		}
+		r.isError = string(p["output"]) == `"`+syntheticOutput+`"`
 	case "web_search_call":
 		r.kind = kindMessage
 		r.role = "assistant"

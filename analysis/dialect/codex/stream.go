@@ -17,7 +17,7 @@ type records struct {
 }
 
 // Decode implements analysis.RecordReader.
-func (r *records) Decode(l []byte) any { return decodeLine(l, r.counter) }
+func (r *records) Decode(l []byte) any { return decodeLine(l, r.counter, true) }
 
 // Record implements analysis.RecordReader.
 func (r *records) Record(rec *analysis.Record) {
