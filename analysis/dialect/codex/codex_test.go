@@ -301,3 +301,32 @@ func TestModel(t *testing.T) {
 		t.Errorf("line 30: cost %d tokens %d, want %d and %d", rep.Messages[i].Cost, rep.Messages[i].Tokens, len(payload), n)
 	}
 }
+
+// TestSeverities: every finding the dialect makes has its code's severity
+// from the registry, and every code of the dialect is made by the corpus.
+func TestSeverities(t *testing.T) {
+	seen := map[string]bool{}
+	files, err := filepath.Glob(filepath.Join(corpus, "*.jsonl"))
+	if err != nil || len(files) == 0 {
+		t.Fatal("no corpus", err)
+	}
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range (Dialect{}).Analyze(data, analysis.Options{}).Findings {
+			seen[f.Code] = true
+			if r, _, _ := analysis.RuleFor(f.Code); f.Severity != r.Severity {
+				t.Errorf("%s: %d:%s has severity %s, the registry %s", filepath.Base(name), f.Line, f.Code, f.Severity, r.Severity)
+			}
+		}
+	}
+	for _, c := range []string{analysis.CodeCodexResumeRefused, analysis.CodeCodexSkippedLine, analysis.CodeCodexCompaction,
+		analysis.CodeOrphanToolResult, analysis.CodeMissingToolResult, analysis.CodeDuplicateCallID,
+		analysis.CodeTruncatedRecord, analysis.CodeSplitRecord} {
+		if !seen[c] {
+			t.Errorf("the corpus makes no %s finding", c)
+		}
+	}
+}
