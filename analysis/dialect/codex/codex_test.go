@@ -65,12 +65,12 @@ func TestCorpus(t *testing.T) {
 			contains: []string{`"No tool call found for custom tool call output with call_id call_Vb71x9."`}},
 		{file: "duplicate-call-id.jsonl", want: []string{"16:duplicate-call-id", "23:codex-compaction"}},
 		{file: "skipped-lines.jsonl",
-			want:     []string{"4:codex-skipped-line", "24:codex-compaction", "30:codex-skipped-line", "34:codex-skipped-line", "36:codex-skipped-line"},
+			want:     []string{"4:codex-skipped-line", "24:codex-compaction", "30:codex-skipped-line", "42:codex-skipped-line", "44:codex-skipped-line"},
 			contains: []string{`unknown rollout item type "world_state"`, `needs a string "call_id"`, `lone high surrogate \uD83E`, "127 levels"}},
 		{file: "split-record.jsonl",
 			want: []string{"14:split-record", "15:split-record", "16:split-record", "17:split-record", "18:split-record", "19:split-record",
 				"20:split-record", "21:split-record", "22:split-record", "23:orphan-tool-result", "31:codex-compaction"}},
-		{file: "cut-tail.jsonl", want: []string{"23:codex-compaction", "33:truncated-record"}},
+		{file: "cut-tail.jsonl", want: []string{"23:codex-compaction", "41:truncated-record"}},
 		{file: "crash-resumed.jsonl", want: []string{"16:missing-tool-result", "17:truncated-record", "22:codex-compaction"}},
 		{file: "no-meta.jsonl", want: []string{"1:codex-resume-refused", "1:truncated-record", "22:codex-compaction"}, refused: true,
 			contains: []string{`"failed to parse thread ID from rollout file"`}},
@@ -139,10 +139,10 @@ func TestFixAll(t *testing.T) {
 		{file: "missing-output.jsonl", fixed: 2, added: 2, after: []string{"23:codex-compaction"}},
 		{file: "orphan-output.jsonl", fixed: 1, deleted: []int{14}, after: []string{"21:codex-compaction"}, lost: fix.Loss{Bytes: 273, Records: 1}},
 		{file: "duplicate-call-id.jsonl", after: []string{"16:duplicate-call-id", "23:codex-compaction"}},
-		{file: "skipped-lines.jsonl", after: []string{"4:codex-skipped-line", "24:codex-compaction", "30:codex-skipped-line", "34:codex-skipped-line", "36:codex-skipped-line"}},
+		{file: "skipped-lines.jsonl", after: []string{"4:codex-skipped-line", "24:codex-compaction", "30:codex-skipped-line", "42:codex-skipped-line", "44:codex-skipped-line"}},
 		// The apply_patch call rejoined (safe): its output is no orphan.
 		{file: "split-record.jsonl", safeFixed: 1, fixed: 1, added: 1, after: []string{"23:codex-compaction"}},
-		{file: "cut-tail.jsonl", fixed: 1, after: []string{"23:codex-compaction"}, lost: fix.Loss{Bytes: 82, Records: 1}},
+		{file: "cut-tail.jsonl", fixed: 1, after: []string{"23:codex-compaction"}, lost: fix.Loss{Bytes: 103, Records: 1}},
 		// The cut output deleted, the record the resumed writer appended
 		// on its line kept, and the call given a synthetic output.
 		{file: "crash-resumed.jsonl", fixed: 2, added: 2, after: []string{"23:codex-compaction"}, lost: fix.Loss{Bytes: 40, Records: 1}},
@@ -260,7 +260,8 @@ func TestModel(t *testing.T) {
 	want := []string{"2:user", "4:user", "7:assistant", "8:assistant(call_Qm3cA1)", "9:assistant(call_Qm3cA2)",
 		"10:tool(call_Qm3cA1)", "11:tool(call_Qm3cA2)", "13:assistant", "14:assistant(call_Vb71x9)", "15:tool(call_Vb71x9)",
 		"16:assistant(call_Qm3cA3)", "17:tool(call_Qm3cA3)", "20:assistant", "23:user", "26:user", "28:assistant",
-		"29:assistant(call_Zr88k1)", "30:tool(call_Zr88k1)", "32:assistant"}
+		"29:assistant(call_Zr88k1)", "30:tool(call_Zr88k1)", "32:assistant",
+		"35:user", "37:assistant(call_Ls0001)", "38:tool(call_Ls0001)", "39:assistant", "40:assistant"}
 	if !slices.Equal(roles, want) {
 		t.Errorf("messages\n%v, want\n%v", roles, want)
 	}
@@ -269,7 +270,7 @@ func TestModel(t *testing.T) {
 		us = append(us, fmt.Sprintf("%d-%d", u.StartLine, u.EndLine))
 	}
 	// The parallel calls of lines 8-9 and their outputs are one unit.
-	if wantU := "2-2 4-4 7-7 8-11 13-13 14-15 16-17 20-20 23-23 26-26 28-28 29-30 32-32"; strings.Join(us, " ") != wantU {
+	if wantU := "2-2 4-4 7-7 8-11 13-13 14-15 16-17 20-20 23-23 26-26 28-28 29-30 32-32 35-35 37-38 39-39 40-40"; strings.Join(us, " ") != wantU {
 		t.Errorf("units %v, want %s", us, wantU)
 	}
 	if got := fmt.Sprint(rep.Usage); got != "[{12 9120 8064 212 128 9332 272000} {18 10344 9088 401 256 10745 272000} {31 4210 1024 188 64 4398 272000}]" {

@@ -163,6 +163,19 @@ function session() {
     shellOut("call_Zr88k1", "4:pub enum ParseError {\n5:    Number(std::num::ParseIntError),\n6:}\n"),
     tokenCount(4210, 1024, 188, 64),
     ...assistant("Added `ParseError::Precision`; `19.999` is now an error."),
+    // An older model's turn: the local_shell tool (answered by a
+    // function_call_output) and a web search.
+    turnContext(),
+    ...user("Is the working tree clean? And what does the Rust book say about f64 rounding?"),
+    line("response_item", {
+      type: "local_shell_call",
+      call_id: "call_Ls0001",
+      status: "completed",
+      action: { type: "exec", command: ["git", "status", "--short"], timeout_ms: 10000, working_directory: "/home/ada/src/tally", env: null, user: null },
+    }),
+    line("response_item", { type: "function_call_output", call_id: "call_Ls0001", output: " M src/parse.rs\n" }),
+    line("response_item", { type: "web_search_call", status: "completed", action: { type: "search", query: "rust f64 rounding cents" } }),
+    ...assistant("One file is modified (src/parse.rs). Floats are binary fractions, so keep money in integer cents."),
   ];
 }
 
