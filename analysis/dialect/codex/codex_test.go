@@ -96,6 +96,10 @@ func TestCorpus(t *testing.T) {
 			if rep.Loads() == tt.refused {
 				t.Errorf("Loads() = %v, want %v", rep.Loads(), !tt.refused)
 			}
+			// LoadFailure says codex's own reason, not a line it skips.
+			if lf := rep.LoadFailure(); tt.refused && (lf == nil || !strings.HasPrefix(lf.Message, "codex ") || lf.Line != rep.FirstInvalidLine) {
+				t.Errorf("LoadFailure() = %+v", lf)
+			}
 			// The stream path agrees with the document path.
 			rr, err := Dialect{}.AnalyzeReader(context.Background(), bytes.NewReader(data), analysis.Options{})
 			if err != nil {

@@ -136,3 +136,22 @@ func TestAnalyzeReaderCancelled(t *testing.T) {
 		t.Fatal("no error from FixAll with a cancelled context")
 	}
 }
+
+func TestIsUUID(t *testing.T) {
+	for s, want := range map[string]bool{
+		"0199d7a4-3c1e-7b52-9f0e-5a1c2b3d4e5f":          true,
+		"0199D7A4-3C1E-7B52-9F0E-5A1C2B3D4E5F":          true,
+		"0199d7a43c1e7b529f0e5a1c2b3d4e5f":              true,
+		"{0199d7a4-3c1e-7b52-9f0e-5a1c2b3d4e5f}":        true,
+		"urn:uuid:0199d7a4-3c1e-7b52-9f0e-5a1c2b3d4e5f": true,
+		"0199d7a4-3c1e-7b52-9f0e-5a1c2b3d4e5":           false,
+		"0199d7a4_3c1e-7b52-9f0e-5a1c2b3d4e5f":          false,
+		"0199d7a4-3c1e-7b52-9f0e-5a1c2b3d4e5g":          false,
+		"session-1":                                     false,
+		"":                                              false,
+	} {
+		if isUUID(s) != want {
+			t.Errorf("isUUID(%q) = %v", s, !want)
+		}
+	}
+}

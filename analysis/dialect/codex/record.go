@@ -3,6 +3,7 @@ package codex
 import (
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 )
 
 // The RolloutItem types (codex-rs protocol: `#[serde(tag = "type", content =
@@ -105,6 +106,9 @@ func readRecord(l []byte) (record, string) {
 		}
 		r.kind = kindSessionMeta
 		r.sessID, _ = p.str("id")
+		if !isUUID(r.sessID) {
+			return r, fmt.Sprintf("session_meta.id %q is not a UUID (ThreadId reads it with Uuid::parse_str)", truncate(r.sessID, 60))
+		}
 	case typeResponseItem:
 		if !isObj {
 			return r, "response_item's payload must be an object"
@@ -318,4 +322,50 @@ func num(o obj, k string) int64 {
 		return 0
 	}
 	return int64(f)
+}
+
+// isUUID reports whether uuid's Uuid::parse_str accepts s: 32 hex digits,
+// alone ("simple"), grouped 8-4-4-4-12 by hyphens, and that between braces
+// or after "urn:uuid:".
+func isUUID(s string) bool {
+	switch {
+	case len(s) == 38 && s[0] == '{' && s[37] == '}':
+		s = s[1:37]
+	case len(s) == 45 && s[:9] == "urn:uuid:":
+		s = s[9:]
+	}
+	hex := func(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+	switch len(s) {
+	case 32:
+		for i := 0; i < 32; i++ {
+			if !hex(s[i]) {
+				return false
+			}
+		}
+		return true
+	case 36:
+		for i := 0; i < 36; i++ {
+			if i == 8 || i == 13 || i == 18 || i == 23 {
+				if s[i] != '-' {
+					return false
+				}
+			} else if !hex(s[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// truncate shortens s to at most n bytes, on a character boundary, for a
+// message.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
