@@ -335,3 +335,20 @@ func TestSeverities(t *testing.T) {
 		}
 	}
 }
+
+// TestFixAllPastTheFindingCap: FixAll repairs every finding, not only
+// those a MaxFindingsPerCode report keeps, and returns the capped report.
+func TestFixAllPastTheFindingCap(t *testing.T) {
+	data := readCorpus(t, "missing-output.jsonl")
+	opts := analysis.Options{MaxFindingsPerCode: 1}
+	if rep := (Dialect{}).Analyze(data, opts); len(rep.Omitted) != 1 || rep.Omitted[0].N != 1 {
+		t.Fatalf("omitted %+v", rep.Omitted)
+	}
+	res, err := Dialect{}.FixAll(context.Background(), data, opts, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Fixed != 2 || len(res.Report.Omitted) != 0 {
+		t.Errorf("fixed %d, omitted %+v", res.Fixed, res.Report.Omitted)
+	}
+}

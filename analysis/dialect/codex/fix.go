@@ -142,18 +142,28 @@ const maxRounds = 4
 // left to fix, keeping every line it does not repair byte for byte.
 func fixAll(ctx context.Context, data []byte, opts analysis.Options, unsafe bool) (fix.Result, error) {
 	res := fix.Result{Data: data}
+	// Every finding is planned, past MaxFindingsPerCode too; the report
+	// returned is made with opts.
+	all := opts
+	all.MaxFindingsPerCode, all.OmittedLines = 0, nil
+	finish := func() {
+		if opts.MaxFindingsPerCode > 0 {
+			res.Report = analyze(res.Data, opts)
+		}
+	}
 	for range maxRounds {
 		if err := ctx.Err(); err != nil {
 			return fix.Result{}, err
 		}
-		res.Report = analyze(res.Data, opts)
-		all, ambs, held := plan(res.Data, res.Report.Findings)
-		fixes := fix.Select(all, unsafe)
+		res.Report = analyze(res.Data, all)
+		planned, ambs, held := plan(res.Data, res.Report.Findings)
+		fixes := fix.Select(planned, unsafe)
 		if len(fixes) == 0 {
 			res.Ambiguities = ambs
 			if unsafe {
 				res.HeldOrphans = held
 			}
+			finish()
 			return res, nil
 		}
 		res.Origin = origins(res.Data, fixes, res.Origin)
@@ -163,12 +173,13 @@ func fixAll(ctx context.Context, data []byte, opts analysis.Options, unsafe bool
 			res.Lost = res.Lost.Add(f.Lost)
 		}
 	}
-	res.Report = analyze(res.Data, opts)
+	res.Report = analyze(res.Data, all)
 	var held int
 	_, res.Ambiguities, held = plan(res.Data, res.Report.Findings)
 	if unsafe {
 		res.HeldOrphans = held
 	}
+	finish()
 	return res, nil
 }
 
