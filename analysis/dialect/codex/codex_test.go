@@ -352,3 +352,31 @@ func TestFixAllPastTheFindingCap(t *testing.T) {
 		t.Errorf("fixed %d, omitted %+v", res.Fixed, res.Report.Omitted)
 	}
 }
+
+// TestBudget: a budget cuts the codex history by its units, parallel calls
+// with their outputs, as the engine cuts the runtime's.
+func TestBudget(t *testing.T) {
+	data := readCorpus(t, "clean.jsonl")
+	full := Dialect{}.Analyze(data, analysis.Options{})
+	var newest int64
+	for _, u := range full.Units[len(full.Units)-6:] {
+		newest += u.Chars
+	}
+	rep := Dialect{}.Analyze(data, analysis.Options{Budget: newest})
+	if rep.Cutoff == nil || rep.Cutoff.KeptUnits != 6 || rep.Cutoff.FirstKeptLine != full.Units[len(full.Units)-6].StartLine {
+		t.Fatalf("cutoff %+v (units %+v)", rep.Cutoff, full.Units)
+	}
+	if !slices.Contains(at(rep.Findings), fmt.Sprintf("%d:budget-cutoff", rep.Cutoff.FirstKeptLine)) {
+		t.Errorf("findings %v", at(rep.Findings))
+	}
+	// A unit never parts a call from its output: the parallel calls of
+	// lines 8-9 and their outputs 10-11 are kept or dropped together.
+	for _, u := range full.Units {
+		if u.StartLine <= 9 && u.EndLine >= 8 && (u.StartLine != 8 || u.EndLine != 11) {
+			t.Errorf("unit %d-%d parts lines 8-11", u.StartLine, u.EndLine)
+		}
+	}
+	if rep := (Dialect{}).Analyze(data, analysis.Options{Budget: 10}); rep.CutoffErr == nil {
+		t.Error("no error for a budget smaller than the newest unit")
+	}
+}
