@@ -72,6 +72,7 @@ func TestCorpus(t *testing.T) {
 				"20:split-record", "21:split-record", "22:split-record", "23:orphan-tool-result", "31:codex-compaction"}},
 		{file: "cut-tail.jsonl", want: []string{"23:codex-compaction", "41:truncated-record"}},
 		{file: "crash-resumed.jsonl", want: []string{"16:missing-tool-result", "17:truncated-record", "22:codex-compaction"}},
+		{file: "nul-tail.jsonl", want: []string{"23:codex-compaction", "37:zero-filled"}},
 		{file: "no-meta.jsonl", want: []string{"1:codex-resume-refused", "1:truncated-record", "22:codex-compaction"}, refused: true,
 			contains: []string{`"failed to parse thread ID from rollout file"`}},
 		{file: "not-utf8.jsonl", want: []string{"23:codex-compaction", "26:codex-resume-refused"}, refused: true,
@@ -150,6 +151,9 @@ func TestFixAll(t *testing.T) {
 		// The cut output deleted, the record the resumed writer appended
 		// on its line kept, and the call given a synthetic output.
 		{file: "crash-resumed.jsonl", fixed: 2, added: 2, after: []string{"23:codex-compaction"}, lost: fix.Loss{Bytes: 40, Records: 1}},
+		// The NULs and the cut local_shell_call deleted; the turn appended
+		// after them (on the same line) kept.
+		{file: "nul-tail.jsonl", fixed: 1, added: 1, after: []string{"23:codex-compaction"}, lost: fix.Loss{Bytes: 1094, Records: 1}},
 		{file: "no-meta.jsonl", fixed: 1, added: 1, after: []string{"1:codex-resume-refused", "22:codex-compaction"}, lost: fix.Loss{Bytes: 213, Records: 1}, refused: true},
 		{file: "not-utf8.jsonl", after: []string{"23:codex-compaction", "26:codex-resume-refused"}, refused: true},
 	}
@@ -329,7 +333,7 @@ func TestSeverities(t *testing.T) {
 	}
 	for _, c := range []string{analysis.CodeCodexResumeRefused, analysis.CodeCodexSkippedLine, analysis.CodeCodexCompaction,
 		analysis.CodeOrphanToolResult, analysis.CodeMissingToolResult, analysis.CodeDuplicateCallID,
-		analysis.CodeTruncatedRecord, analysis.CodeSplitRecord} {
+		analysis.CodeTruncatedRecord, analysis.CodeSplitRecord, analysis.CodeZeroFilled} {
 		if !seen[c] {
 			t.Errorf("the corpus makes no %s finding", c)
 		}

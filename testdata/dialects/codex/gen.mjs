@@ -15,7 +15,7 @@
 // where the kernel decides (which write lands first).
 
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -311,6 +311,22 @@ const classes = {
     await until((e) => e.event === "error");
     spawnSync("prlimit", ["--pid", String(child.pid), "--fsize=unlimited"]);
     child.stdin.write("go\n");
+    await exited(child);
+  },
+  // A crash (ext4's delayed allocation): the file's size was written, the
+  // data of its last appends was not, and reads back as NULs from inside
+  // the local_shell_call on; codex resumed afterwards and appended a turn
+  // after the zeros.
+  async "nul-tail"(work, path) {
+    const s = session();
+    await write(work, path, s.map((m) => ({ m })));
+    const data = readFileSync(path);
+    const k = s.findIndex((o) => o.payload.type === "local_shell_call");
+    const from = s.slice(0, k).reduce((a, o) => a + Buffer.byteLength(L(o)) + 1, 0) + 60;
+    truncateSync(path, from);
+    truncateSync(path, data.length);
+    const more = [...user("Are you still there?"), ...assistant("Yes. The last commands were lost in a crash; the fix in src/parse.rs is intact.")];
+    const child = writeJob(work, { path, chains: [more.map((m) => ({ m }))] });
     await exited(child);
   },
   // A byte that is not UTF-8 (a tool's Latin-1 output pasted raw): codex
