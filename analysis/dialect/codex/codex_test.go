@@ -66,7 +66,7 @@ func TestCorpus(t *testing.T) {
 		{file: "duplicate-call-id.jsonl", want: []string{"16:duplicate-call-id", "23:codex-compaction"}},
 		{file: "skipped-lines.jsonl",
 			want:     []string{"4:codex-skipped-line", "24:codex-compaction", "30:codex-skipped-line", "42:codex-skipped-line", "44:codex-skipped-line"},
-			contains: []string{`unknown rollout item type "world_state"`, `needs a string "call_id"`, `lone high surrogate \uD83E`, "127 levels"}},
+			contains: []string{`unknown rollout item type "workspace_snapshot"`, `needs a string "call_id"`, `lone high surrogate \uD83E`, "127 levels"}},
 		{file: "split-record.jsonl",
 			want: []string{"14:split-record", "15:split-record", "16:split-record", "17:split-record", "18:split-record", "19:split-record",
 				"20:split-record", "21:split-record", "22:split-record", "23:orphan-tool-result", "31:codex-compaction"}},

@@ -57,7 +57,8 @@ func TestSniff(t *testing.T) {
 	}{
 		{`{"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"x"}}`, true},
 		{`{"timestamp":"t","type":"response_item","payload":{"type":"message"}}`, true},
-		{`{"timestamp":"t","type":"world_state","payload":{}}`, false},
+		{`{"timestamp":"t","type":"workspace_snapshot","payload":{}}`, false},
+		{`{"timestamp":"t","type":"world_state","payload":{}}`, false}, // known to newer codex, but never a first line
 		{`{"role":"user","content":"hi"}`, false},
 		{`{"role":"user","content":"hi","timestamp":"t","type":"event_msg","payload":{}}`, false},
 		{`{"type":"user","uuid":"u","message":{"role":"user","content":"hi"}}`, false},
@@ -153,5 +154,28 @@ func TestIsUUID(t *testing.T) {
 		if isUUID(s) != want {
 			t.Errorf("isUUID(%q) = %v", s, !want)
 		}
+	}
+}
+
+// TestNewerCodexLines: what newer codex versions write (an ordinal on
+// every line, metadata beside a response item's payload, item types such
+// as world_state, an output object) is read without a finding.
+func TestNewerCodexLines(t *testing.T) {
+	data := []byte(`{"timestamp":"2026-09-17T08:22:53.411Z","ordinal":0,"type":"session_meta","payload":{"session_id":"01a0ae76-2436-7590-9a11-216f21269bb4","id":"01a0ae76-2436-7590-9a11-216f21269bb4","timestamp":"2026-09-17T08:22:53.242Z","cwd":"/w","originator":"codex_exec","cli_version":"0.149.1","history_mode":"paginated"}}
+{"timestamp":"2026-09-17T08:22:53.412Z","ordinal":1,"type":"world_state","payload":{"full":true,"state":{}}}
+{"timestamp":"2026-09-17T08:22:53.506Z","ordinal":2,"type":"turn_context","payload":{"turn_id":"t1","cwd":"/w","model":"gpt-5.5","approval_policy":"never"}}
+{"timestamp":"2026-09-17T08:22:53.537Z","ordinal":3,"type":"response_item","payload":{"type":"message","id":"msg_1","role":"developer","content":[{"type":"input_text","text":"<permissions>"}]},"metadata":{"user_input_order":1}}
+{"timestamp":"2026-09-17T08:22:54.000Z","ordinal":4,"type":"response_item","payload":{"type":"function_call","name":"exec_command","namespace":"shell","arguments":"{\"cmd\":\"ls\"}","call_id":"call_1"}}
+{"timestamp":"2026-09-17T08:22:55.000Z","ordinal":5,"type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":{"content":"a\nb\n"}}}
+{"timestamp":"2026-09-17T08:22:55.100Z","ordinal":6,"type":"token_usage_record","payload":{"thread_id":"x","turn_id":"t1"}}
+{"timestamp":"2026-09-17T08:22:55.200Z","ordinal":7,"type":"response_item","payload":{"type":"tool_search_call","call_id":"ts_1","execution":"client","arguments":{"query":"x"}}}
+{"timestamp":"2026-09-17T08:22:56.000Z","ordinal":8,"type":"event_msg","payload":{"type":"task_complete","turn_id":"t1"}}
+`)
+	rep := Dialect{}.Analyze(data, analysis.Options{})
+	if len(rep.Findings) != 0 || !rep.Loads() {
+		t.Errorf("findings %v", at(rep.Findings))
+	}
+	if len(rep.Messages) != 3 {
+		t.Errorf("%d messages, want the developer message, the call and its output", len(rep.Messages))
 	}
 }

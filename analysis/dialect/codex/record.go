@@ -178,8 +178,15 @@ func readRecord(l []byte) (record, string) {
 		if et == "token_count" {
 			r.usage = readTokenCount(p)
 		}
+	case "inter_agent_communication", "inter_agent_communication_metadata", "token_usage_record",
+		"world_state", "retained_context", "security_risk_score", "realtime_item":
+		// Types newer codex versions write (codex-rs/history's
+		// RolloutItemWire): read by the codex that wrote them, skipped by
+		// an older one; none is the Responses history sessionls models, so
+		// sessionls neither checks nor costs them.
+		r.kind = kindNone
 	default:
-		return r, fmt.Sprintf("unknown rollout item type %q (codex reads session_meta, response_item, compacted, turn_context, event_msg)", typ)
+		return r, fmt.Sprintf("unknown rollout item type %q (codex reads session_meta, response_item, compacted, turn_context and event_msg, and newer versions a few more)", typ)
 	}
 	return r, ""
 }
@@ -267,8 +274,10 @@ func readResponseItem(p obj, r *record, what string) string {
 		if _, ok := p.str("call_id"); !ok {
 			return fmt.Sprintf(`%s %s needs a string "call_id"`, what, t)
 		}
-		if c := p.kindOf("output"); c != '"' && c != '[' {
-			return fmt.Sprintf(`%s %s needs an "output" string or array of content items`, what, t)
+		if c := p.kindOf("output"); c != '"' && c != '[' && c != '{' {
+			// A string or an array of content items; newer versions also
+			// write an object ({content | content_items}).
+			return fmt.Sprintf(`%s %s needs an "output": a string, an array of content items or an object`, what, t)
 		}
 		r.kind, r.family = kindOutput, famFunction
 		if t == "custom_tool_call_output" {

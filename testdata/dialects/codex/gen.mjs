@@ -261,7 +261,7 @@ const classes = {
     let deep = "leaf";
     for (let i = 0; i < 140; i++) deep = [deep];
     const at = s.findIndex((o) => o.type === "turn_context");
-    s.splice(at + 1, 0, { timestamp: s[at].timestamp, type: "world_state", payload: { cwd: "/home/ada/src/tally", open_files: ["src/parse.rs"] } });
+    s.splice(at + 1, 0, { timestamp: s[at].timestamp, type: "workspace_snapshot", payload: { cwd: "/home/ada/src/tally", open_files: ["src/parse.rs"] } });
     const fc = s.findIndex((o) => o.payload.call_id === "call_Zr88k1" && o.payload.type === "function_call");
     s.splice(fc, 0, { ...s[fc], payload: { type: "function_call", name: "update_plan", arguments: "{\"plan\":[]}" } });
     const am = s.findLastIndex((o) => o.payload.type === "message" && o.payload.role === "assistant");

@@ -31,6 +31,14 @@ enum Item {
     Compacted(Compacted),
     TurnContext(Turn),
     EventMsg(Event),
+    // Types newer codex versions write, which sessionls reads unchecked.
+    InterAgentCommunication(Value),
+    InterAgentCommunicationMetadata(Value),
+    TokenUsageRecord(Value),
+    WorldState(Value),
+    RetainedContext(Value),
+    SecurityRiskScore(Value),
+    RealtimeItem(Value),
 }
 
 #[derive(Deserialize)]
@@ -101,6 +109,7 @@ enum Content {
 enum Output {
     Text(String),
     Items(Vec<Value>),
+    Object(serde_json::Map<String, Value>),
 }
 
 #[derive(Deserialize)]
