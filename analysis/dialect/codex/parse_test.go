@@ -3,7 +3,13 @@ package codex
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"unicode/utf8"
+
+	"github.com/sessionls/sessionls/internal/randjsonl"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -178,4 +184,84 @@ func TestNewerCodexLines(t *testing.T) {
 	if len(rep.Messages) != 3 {
 		t.Errorf("%d messages, want the developer message, the call and its output", len(rep.Messages))
 	}
+}
+
+// TestObjectScanner: the scan that reads a record's members (object,
+// elements) gives what encoding/json gives, member for member, on random
+// hostile lines that are valid JSON objects (internal/randjsonl) and on the
+// corpus.
+func TestObjectScanner(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	var ls [][]byte
+	for len(ls) < 5000 {
+		l := randjsonl.Line(r)
+		if json.Valid(l) && utf8.Valid(l) {
+			ls = append(ls, l)
+		}
+	}
+	ls = append(ls, bytes.Split(readCorpus(t, "clean.jsonl"), []byte{'\n'})...)
+	objects := 0
+	for _, l := range ls {
+		if !json.Valid(l) {
+			continue
+		}
+		var want map[string]json.RawMessage
+		lead := bytes.TrimLeft(l, " \t\r\n")
+		isObj := len(lead) > 0 && lead[0] == '{' && json.Unmarshal(l, &want) == nil
+		got, ok := object(l)
+		if ok != isObj {
+			t.Fatalf("%.200q: object ok %v, encoding/json %v", l, ok, isObj)
+		}
+		if !ok {
+			continue
+		}
+		objects++
+		if len(got) != len(want) {
+			t.Fatalf("%.200q: %d members, encoding/json %d", l, len(got), len(want))
+		}
+		for k, v := range want {
+			if !bytes.Equal(got[k], v) {
+				t.Fatalf("%.200q: member %q = %.80s, encoding/json %.80s", l, k, got[k], v)
+			}
+			if len(v) > 0 && v[0] == '[' {
+				var wantEls []json.RawMessage
+				json.Unmarshal(v, &wantEls)
+				els, ok := elements(v)
+				if !ok || len(els) != len(wantEls) {
+					t.Fatalf("%.200q: elements of %q: %d, encoding/json %d", l, k, len(els), len(wantEls))
+				}
+				for i := range els {
+					if !bytes.Equal(els[i], wantEls[i]) {
+						t.Fatalf("%.200q: element %d of %q differs", l, i, k)
+					}
+				}
+			}
+		}
+	}
+	if objects < 1000 {
+		t.Errorf("only %d objects among the lines", objects)
+	}
+}
+
+// FuzzDecodeLine: any line, decoded as codex's loader reads it, never
+// panics, and a line it reads has a record kind.
+func FuzzDecodeLine(f *testing.F) {
+	for _, l := range bytes.Split(readCorpusF(f, "clean.jsonl"), []byte{'\n'}) {
+		f.Add(l)
+	}
+	f.Fuzz(func(t *testing.T, l []byte) {
+		fa := decodeLine(l, nil, false)
+		_ = serdeRejects(l)
+		if fa.skip == "" && !fa.blank && !fa.jsonBad && fa.badUTF8 < 0 && fa.rec.typ == "" {
+			t.Fatalf("%q read with no type", l)
+		}
+	})
+}
+
+func readCorpusF(f *testing.F, name string) []byte {
+	data, err := os.ReadFile(filepath.Join(corpus, name))
+	if err != nil {
+		f.Fatal(err)
+	}
+	return data
 }
