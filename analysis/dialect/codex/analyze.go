@@ -2,6 +2,7 @@ package codex
 
 import (
 	"bytes"
+	"fmt"
 	"unicode/utf8"
 
 	"github.com/sessionls/sessionls/analysis"
@@ -69,17 +70,32 @@ func callIDSpan(l []byte) line.Span {
 
 // family words, for messages.
 func (f callFamily) call() string {
-	if f == famCustom {
+	switch f {
+	case famCustom:
 		return "custom tool call"
+	case famToolSearch:
+		return "tool search call"
 	}
 	return "function call"
 }
 
 func (f callFamily) outputType() string {
-	if f == famCustom {
+	switch f {
+	case famCustom:
 		return "custom_tool_call_output"
+	case famToolSearch:
+		return "tool_search_output"
 	}
 	return "function_call_output"
+}
+
+// orphanError is the Responses API's error for an output without its
+// call, verbatim where public threads quote it.
+func (f callFamily) orphanError(id string) string {
+	if f == famToolSearch {
+		return "the Responses API refuses an output without its call"
+	}
+	return fmt.Sprintf("a history sent as recorded is rejected with \"No tool call found for %s output with call_id %s.\"", f.call(), id)
 }
 
 func quoteID(id string) string { return textfmt.Sanitize(id) }

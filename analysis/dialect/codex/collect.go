@@ -149,8 +149,8 @@ func (c *collector) add(n int, off int64, f facts) {
 		case !ok || cs.family != rec.family:
 			c.findings = append(c.findings, analysis.Finding{
 				Line: n, Span: f.idSpan, Code: analysis.CodeOrphanToolResult,
-				Message: fmt.Sprintf("no %s before this %s has call_id %s: codex drops it when it resumes, and a history sent as recorded is rejected with \"No tool call found for %s output with call_id %s.\"",
-					callType(rec.family), rec.family.outputType(), quoteID(rec.callID), rec.family.call(), quoteID(rec.callID)),
+				Message: fmt.Sprintf("no %s before this %s has call_id %s: codex drops it when it resumes, and %s",
+					callType(rec.family), rec.family.outputType(), quoteID(rec.callID), rec.family.orphanError(quoteID(rec.callID))),
 			})
 		case cs.answered && cs.msg >= 0:
 			c.findings = append(c.findings, analysis.Finding{
@@ -168,7 +168,12 @@ func (c *collector) add(n int, off int64, f facts) {
 	c.msgs = append(c.msgs, m)
 }
 
-func callType(f callFamily) string { return strings.TrimSuffix(f.outputType(), "_output") }
+func callType(f callFamily) string {
+	if f == famToolSearch {
+		return "tool_search_call"
+	}
+	return strings.TrimSuffix(f.outputType(), "_output")
+}
 
 // closeSegment ends the calls of a segment: at the end of the file
 // (compactedAt 0), or at a compaction, after which they are no longer sent.

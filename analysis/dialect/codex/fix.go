@@ -109,12 +109,15 @@ func synthetic(data []byte, reads []read, i int) (fix.Fix, bool) {
 	if err != nil {
 		return fix.Fix{}, false
 	}
-	typ := "function_call_output"
-	if call.rec.family == famCustom {
-		typ = "custom_tool_call_output"
-	}
+	typ := call.rec.family.outputType()
 	rec := fmt.Sprintf(`{"timestamp":%s,"type":"response_item","payload":{"type":%q,"call_id":%s,"output":%q}}`,
 		call.rec.ts, typ, id, syntheticOutput)
+	if call.rec.family == famToolSearch {
+		// No output text: an empty client result, as codex's own
+		// normalization makes one (ensure_call_outputs_present).
+		rec = fmt.Sprintf(`{"timestamp":%s,"type":"response_item","payload":{"type":"tool_search_output","call_id":%s,"status":"completed","execution":"client","tools":[]}}`,
+			call.rec.ts, id)
+	}
 	at := reads[last]
 	pos, text := at.end+1, rec+"\n"
 	if !at.nl {
@@ -128,8 +131,8 @@ func synthetic(data []byte, reads []read, i int) (fix.Fix, bool) {
 	}
 	return fix.Fix{
 		Line: call.n, EndLine: at.n, Code: analysis.CodeMissingToolResult, Kinds: []fix.Kind{fix.SyntheticResult}, Safety: fix.Unsafe,
-		Title: fmt.Sprintf("Add a %s %q for call_id %s after line %d (invented: the call's real result was never recorded)",
-			typ, syntheticOutput, textfmt.Sanitize(call.rec.callID), at.n),
+		Title: fmt.Sprintf("Add a %s for call_id %s after line %d, %s (invented: the call's real result was never recorded)",
+			typ, textfmt.Sanitize(call.rec.callID), at.n, syntheticWhat(call.rec.family)),
 		Edits:     []fix.Edit{{Start: pos, End: pos, New: text}},
 		LineStart: call.start,
 	}, true
@@ -287,4 +290,12 @@ func damagedLines(data []byte, findings []analysis.Finding) []physLine {
 		}
 	}
 	return out
+}
+
+// syntheticWhat says what the synthetic output holds, for a fix's title.
+func syntheticWhat(f callFamily) string {
+	if f == famToolSearch {
+		return "an empty client search result"
+	}
+	return fmt.Sprintf("%q", syntheticOutput)
 }

@@ -225,8 +225,11 @@ func mutations(l []byte) [][]byte {
 func testSerdeRecord(t *testing.T, bin string) {
 	var ls [][]byte
 	seen := map[string]bool{}
-	for _, name := range []string{"clean.jsonl", "skipped-lines.jsonl"} {
-		for _, l := range bytes.Split(readCorpus(t, name), []byte{'\n'}) {
+	extra := []byte(`{"timestamp":"t","type":"response_item","payload":{"type":"tool_search_call","call_id":"ts_1","execution":"client","arguments":{"query":"x"}}}
+{"timestamp":"t","type":"response_item","payload":{"type":"tool_search_output","call_id":"ts_1","status":"completed","execution":"client","tools":[]}}
+{"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":{"content":"x"}}}`)
+	for _, data := range [][]byte{readCorpus(t, "clean.jsonl"), readCorpus(t, "skipped-lines.jsonl"), extra} {
+		for _, l := range bytes.Split(data, []byte{'\n'}) {
 			if len(l) == 0 || line.Parse(l).Verdict == line.InvalidJSON || serdeRejects(l) != "" {
 				continue
 			}

@@ -175,14 +175,29 @@ func TestNewerCodexLines(t *testing.T) {
 {"timestamp":"2026-09-17T08:22:55.000Z","ordinal":5,"type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":{"content":"a\nb\n"}}}
 {"timestamp":"2026-09-17T08:22:55.100Z","ordinal":6,"type":"token_usage_record","payload":{"thread_id":"x","turn_id":"t1"}}
 {"timestamp":"2026-09-17T08:22:55.200Z","ordinal":7,"type":"response_item","payload":{"type":"tool_search_call","call_id":"ts_1","execution":"client","arguments":{"query":"x"}}}
-{"timestamp":"2026-09-17T08:22:56.000Z","ordinal":8,"type":"event_msg","payload":{"type":"task_complete","turn_id":"t1"}}
+{"timestamp":"2026-09-17T08:22:55.300Z","ordinal":8,"type":"response_item","payload":{"type":"tool_search_output","call_id":"ts_1","status":"completed","execution":"client","tools":[]}}
+{"timestamp":"2026-09-17T08:22:55.400Z","ordinal":9,"type":"response_item","payload":{"type":"tool_search_output","status":"completed","execution":"server","tools":[]}}
+{"timestamp":"2026-09-17T08:22:56.000Z","ordinal":10,"type":"event_msg","payload":{"type":"task_complete","turn_id":"t1"}}
 `)
 	rep := Dialect{}.Analyze(data, analysis.Options{})
 	if len(rep.Findings) != 0 || !rep.Loads() {
 		t.Errorf("findings %v", at(rep.Findings))
 	}
-	if len(rep.Messages) != 3 {
-		t.Errorf("%d messages, want the developer message, the call and its output", len(rep.Messages))
+	if len(rep.Messages) != 5 {
+		t.Errorf("%d messages, want the developer message, the calls and their outputs", len(rep.Messages))
+	}
+	// Without its output, the client tool search is a missing result; the
+	// fix adds the empty client result codex's normalization would send.
+	cut := bytes.Replace(data, []byte(`{"timestamp":"2026-09-17T08:22:55.300Z","ordinal":8,"type":"response_item","payload":{"type":"tool_search_output","call_id":"ts_1","status":"completed","execution":"client","tools":[]}}`+"\n"), nil, 1)
+	if got := at((Dialect{}).Analyze(cut, analysis.Options{}).Findings); fmt.Sprint(got) != "[8:missing-tool-result]" {
+		t.Fatalf("findings %v", got)
+	}
+	res, err := Dialect{}.FixAll(context.Background(), cut, analysis.Options{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Fixed != 1 || len(res.Report.Findings) != 0 || !bytes.Contains(res.Data, []byte(`"type":"tool_search_output","call_id":"ts_1","status":"completed","execution":"client","tools":[]`)) {
+		t.Errorf("fixed %d, left %v:\n%s", res.Fixed, at(res.Report.Findings), res.Data)
 	}
 }
 

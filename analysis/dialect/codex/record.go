@@ -39,6 +39,7 @@ type callFamily uint8
 const (
 	famFunction callFamily = iota + 1
 	famCustom
+	famToolSearch // newer codex: a client tool_search_call and its tool_search_output
 )
 
 // record is what one line that codex's loader reads holds.
@@ -285,6 +286,23 @@ func readResponseItem(p obj, r *record, what string) string {
 		}
 		r.callID, _ = p.str("call_id")
 		r.isError = string(p["output"]) == `"`+syntheticOutput+`"`
+	case "tool_search_call", "tool_search_output":
+		// Newer codex versions (normalize.rs: ensure_call_outputs_present,
+		// remove_orphan_outputs): a client tool search with a call_id is
+		// paired like a function call; a server one's output stands alone.
+		if why := p.optString(what, "call_id"); why != "" {
+			return why
+		}
+		id, _ := p.str("call_id")
+		exec, _ := p.str("execution")
+		if id == "" || exec == "server" {
+			break
+		}
+		r.callID, r.family, r.name = id, famToolSearch, "tool_search"
+		r.kind = kindCall
+		if t == "tool_search_output" {
+			r.kind = kindOutput
+		}
 	case "web_search_call":
 		r.kind = kindMessage
 		r.role = "assistant"

@@ -88,6 +88,12 @@ enum Response {
         call_id: String,
         output: Output,
     },
+    ToolSearchCall {
+        call_id: Option<String>,
+    },
+    ToolSearchOutput {
+        call_id: Option<String>,
+    },
     #[serde(other)]
     Other,
 }
