@@ -9,8 +9,11 @@
 // their outputs), replaced at each compacted line. The report maps it into
 // the engine's model: a message per item sent to the model (a call is an
 // assistant message declaring one call, an output a tool message), units
-// as the engine groups them, Report.Usage from token_count events and
-// Report.Compactions from compacted lines.
+// in which a call keeps every message up to its last output (parallel calls
+// stay with their outputs), Report.Usage from token_count events and
+// Report.Compactions from compacted lines. The JSON level (damage, its
+// causes and repairs) is the engine's (analysis.Options.JSONOnly); the
+// records are decoded in its parsing workers.
 package codex
 
 import (
@@ -21,10 +24,6 @@ import (
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/fix"
 )
-
-// MaxFileSize bounds what AnalyzeReader reads: codex itself reads a
-// rollout into one string (read_to_string).
-const MaxFileSize = 1 << 30
 
 // Dialect is the Codex CLI dialect. It is stateless.
 type Dialect struct{}
@@ -59,8 +58,9 @@ func (Dialect) Sniff(l []byte) bool {
 	return false
 }
 
-// AnalyzeReader implements dialect.Dialect. It holds one line at a time
-// (a line of at most MaxFileSize bytes) and a few words per message.
+// AnalyzeReader implements dialect.Dialect. It reads the stream through
+// the engine's JSON-level analysis, holding one line at a time (the
+// engine's bounds) and a few words per message.
 func (Dialect) AnalyzeReader(ctx context.Context, r io.Reader, opts analysis.Options) (*analysis.Report, error) {
 	return analyzeStream(ctx, r, opts)
 }

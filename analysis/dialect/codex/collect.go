@@ -57,9 +57,8 @@ func (c *collector) refuse(rep *analysis.Report, ln, col int, msg string) {
 	c.findings = append(c.findings, analysis.Finding{Line: ln, Span: span, Code: analysis.CodeCodexResumeRefused, Message: msg})
 }
 
-// add takes line n's facts; off is the offset of its first byte in the file
-// and width16 its UTF-16 length.
-func (c *collector) add(n int, off int64, f facts) {
+// add takes line n's facts, in line order.
+func (c *collector) add(n int, f facts) {
 	switch {
 	case f.blank || f.badUTF8 >= 0 || f.jsonBad:
 		return // skipped before parsing; a file not UTF-8 is refused (textScan)

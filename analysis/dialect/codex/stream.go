@@ -22,7 +22,7 @@ func (r *records) Decode(l []byte) any { return decodeLine(l, r.counter, true) }
 // Record implements analysis.RecordReader.
 func (r *records) Record(rec *analysis.Record) {
 	f, _ := rec.Value.(facts)
-	r.c.add(rec.Line, rec.Offset, f)
+	r.c.add(rec.Line, f)
 }
 
 // jsonOptions are the options of the JSON-level analysis under opts.
