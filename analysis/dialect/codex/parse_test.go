@@ -280,3 +280,32 @@ func readCorpusF(f *testing.F, name string) []byte {
 	}
 	return data
 }
+
+// TestWhitespaceLines: a whitespace-only line between records is skipped by
+// codex (no finding), but one that is a piece of a record split by raw
+// newlines is named with it, and the split is rejoined.
+func TestWhitespaceLines(t *testing.T) {
+	meta := `{"timestamp":"t","type":"session_meta","payload":{"id":"0199d7a4-3c1e-7b52-9f0e-5a1c2b3d4e5f","timestamp":"t","cwd":"/w","originator":"o","cli_version":"1"}}`
+	user := `{"timestamp":"t","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"a` + "\n   \n" + `b"}]}}`
+	data := []byte(meta + "\n \t \n" + user + "\n")
+	rep := Dialect{}.Analyze(data, analysis.Options{})
+	var lines []int
+	for _, f := range rep.Findings {
+		if !analysis.IsRefusal(f.Code) {
+			t.Errorf("%d:%s", f.Line, f.Code)
+		}
+		lines = append(lines, f.Line)
+	}
+	// (The engine names the pieces by its own causes; the whitespace-only
+	// piece in the middle keeps it from saying split-record today.)
+	if fmt.Sprint(lines) != "[3 4 5]" {
+		t.Fatalf("findings %v", at(rep.Findings))
+	}
+	res, err := Dialect{}.FixAll(context.Background(), data, analysis.Options{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Fixed != 1 || len(res.Report.Findings) != 0 || len(res.Report.Messages) != 1 {
+		t.Errorf("fixed %d, left %v, %d messages:\n%s", res.Fixed, at(res.Report.Findings), len(res.Report.Messages), res.Data)
+	}
+}

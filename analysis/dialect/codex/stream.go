@@ -66,13 +66,32 @@ func analyzeStream(ctx context.Context, r io.Reader, opts analysis.Options) (*an
 // terms, those on whitespace-only lines (which codex skips before parsing)
 // dropped, and whether codex loads the file set.
 func (c *collector) finish(rep *analysis.Report, ts *textScan, opts analysis.Options) *analysis.Report {
+	// A whitespace-only line is skipped by codex before parsing: the
+	// engine's finding on it goes, unless it may be a piece of a damaged
+	// record (after a refused line that is not whitespace only, through
+	// refused lines: a record's first piece is never whitespace only).
+	refused := map[int]bool{}
+	for _, f := range rep.Findings {
+		if analysis.IsRefusal(f.Code) {
+			refused[f.Line] = true
+		}
+	}
+	piece := map[int]bool{}
+	for ln := range refused {
+		if ts.blank[ln] || piece[ln] {
+			continue
+		}
+		for k := ln + 1; refused[k] && ts.blank[k]; k++ {
+			piece[k] = true
+		}
+	}
 	kept := rep.Findings[:0]
 	invalid := 0
 	for _, f := range rep.Findings {
 		switch {
 		case f.Code == analysis.CodeFileTooLarge:
 			continue // node's string limit; codex reads into a Rust String
-		case analysis.IsRefusal(f.Code) && ts.blank[f.Line]:
+		case analysis.IsRefusal(f.Code) && ts.blank[f.Line] && !piece[f.Line]:
 			continue
 		case analysis.IsRefusal(f.Code):
 			invalid++
