@@ -21,7 +21,7 @@ FUZZTIME ?= 30s
 # Packages whose tests run goroutines against each other (the server and its
 # clients, the worker pool, concurrent appends, check's workers and node appenders): run three times under the
 # race detector, so a flake fails here and in CI, not for a newcomer.
-RACE_AGAIN ?= ./lsp ./analysis ./internal/atomicfile ./internal/glob ./cli
+RACE_AGAIN ?= ./lsp ./analysis ./internal/atomicfile ./internal/glob ./cli ./analysis/dialect/...
 
 help:
 	@sed -n 's/^#   make /make /p' Makefile
