@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/lsp/transport"
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/jsonrpc2"
 )
@@ -33,7 +34,7 @@ func nested(id, n int, closed bool) string {
 	return b.String()
 }
 
-// TestNestingBound: a message nested deeper than maxNesting is answered
+// TestNestingBound: a message nested deeper than transport.MaxNesting is answered
 // -32700 with id null before any decoder sees it (4M levels used to
 // overflow the decoder's stack: a fatal error), and the server keeps
 // serving; one at the bound is decoded as usual.
@@ -48,7 +49,7 @@ func TestNestingBound(t *testing.T) {
 	}{
 		{"4M levels, unclosed (7 MiB)", nested(1, 4<<20, false), codeParseError, "nested deeper than 512"},
 		{"4M levels, closed", nested(1, 4<<20, true), codeParseError, "nested deeper than 512"},
-		{"one past the bound", nested(1, maxNesting, true), codeParseError, "nested deeper than 512"},
+		{"one past the bound", nested(1, transport.MaxNesting, true), codeParseError, "nested deeper than 512"},
 		{"in a string, not nesting", `{"jsonrpc":"2.0","id":1,"method":"textDocument/hover","params":"` + strings.Repeat("[", 1<<20) + `"}`, codeInvalidParams, "invalid params"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,8 +69,8 @@ func TestNestingBound(t *testing.T) {
 	}
 	t.Run("at the bound", func(t *testing.T) {
 		rc.t = t
-		// maxNesting-1 arrays inside the message's object: maxNesting levels.
-		rc.sendRaw(nested(10, maxNesting-1, true))
+		// transport.MaxNesting-1 arrays inside the message's object: transport.MaxNesting levels.
+		rc.sendRaw(nested(10, transport.MaxNesting-1, true))
 		res := rc.response(10)
 		require.Equal(t, codeInvalidParams, errorCode(res), "decoded, and refused as hover params: %v", res)
 	})
@@ -92,28 +93,6 @@ func TestTrailingBytes(t *testing.T) {
 	// Nothing answered 4: the shutdown in the second object never ran.
 	rc.send(5, "textDocument/hover", hoverParams())
 	require.Zero(t, errorCode(rc.response(5)), "not shut down")
-}
-
-func TestUnparsable(t *testing.T) {
-	for _, tt := range []struct{ body, want string }{
-		{`{}`, ""},
-		{`{"a":"]}}{"}  `, ""},
-		{`{"a":"\"}"}`, ""},
-		{`{"a":"\\"}x`, "1 bytes after"},
-		{`{}}`, "1 bytes after"},
-		{`{}{}`, "2 bytes after"},
-		{`{"a":[}`, "not valid JSON"},
-		{`}{`, "not valid JSON"},
-		{strings.Repeat("[", maxNesting) + strings.Repeat("]", maxNesting), ""},
-		{strings.Repeat("{\"a\":", maxNesting+1), "nested deeper than 512 levels (at byte 2560)"},
-	} {
-		got := unparsable([]byte(tt.body))
-		if tt.want == "" {
-			require.Empty(t, got, tt.body)
-		} else {
-			require.Contains(t, got, tt.want, tt.body)
-		}
-	}
 }
 
 // TestSetBudgetExact: sessionls.setBudget takes only budgets it holds
@@ -251,26 +230,6 @@ func TestContentPreview(t *testing.T) {
 	allocated := minAllocated(func() { got = contentPreview(long, 40) })
 	require.Less(t, allocated, uint64(4<<10), "bytes allocated for one preview of a %d-byte line", len(long))
 	require.Equal(t, whole(long, 40), got)
-}
-
-// TestDidOpenExtraFieldInPlace: a didOpen with a field the fast decoder
-// does not know (a client's extension, workDoneToken) is still decoded in
-// place: the bytes allocated are a few hundred, not the 5× the document
-// the general path costs.
-func TestDidOpenExtraFieldInPlace(t *testing.T) {
-	text := strings.Repeat(`{\"role\":\"user\",\"content\":\"hello\"}\n`, 200_000) // 8 MiB
-	for _, body := range []string{
-		`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///a.jsonl","languageId":"jsonl","version":1,"text":"` + text + `","x-client":{"k":[1,2]}}}}`,
-		`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"workDoneToken":"w","textDocument":{"uri":"file:///a.jsonl","languageId":"jsonl","version":1,"text":"` + text + `"}}}`,
-	} {
-		var msg jsonrpc2.Message
-		b := make([]byte, len(body))
-		allocated := minAllocated(func() { msg = decodeFast(b) }, func() { copy(b, body) })
-		o, ok := msg.(*openNotification)
-		require.True(t, ok, "decoded the general way: %T", msg)
-		require.Equal(t, len(text)-200_000*9, len(o.params.TextDocument.Text), "unescaped")
-		require.Less(t, allocated, uint64(64<<10), "bytes allocated decoding a %d-byte didOpen", len(b))
-	}
 }
 
 // minAllocated is the fewest bytes the process allocated over five runs

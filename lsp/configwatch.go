@@ -3,7 +3,6 @@ package lsp
 import (
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -132,33 +131,4 @@ func (s *server) stampConfigFiles(mode stampMode) string {
 	}
 	s.configStamps = now
 	return changed
-}
-
-// post queues fn on the worker after the messages already queued, unless
-// exit has come. It is how the server's own goroutines get work done where
-// the handlers run, without locks.
-func (r *router) post(fn func()) bool {
-	r.mu.Lock()
-	if r.exiting {
-		r.mu.Unlock()
-		return false
-	}
-	r.queue = append(r.queue, job{fn: fn})
-	r.mu.Unlock()
-	select {
-	case r.wake <- struct{}{}:
-	default:
-	}
-	return true
-}
-
-// runOwn runs the server's own work on the worker; a panic is logged and
-// the server keeps serving, as for a message (router.run).
-func (r *router) runOwn(fn func()) {
-	defer func() {
-		if p := recover(); p != nil {
-			r.logger.Error("background work panicked", zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
-		}
-	}()
-	fn()
 }

@@ -2,6 +2,12 @@ package lsp
 
 import "go.lsp.dev/protocol"
 
+// Methods the server serves or calls that protocol v0.12.0 does not name.
+const (
+	methodStatus          = "sessionls/status"
+	methodCodeLensRefresh = "workspace/codeLens/refresh"
+)
+
 // feature is one method the server serves.
 type feature struct {
 	method string

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/lsp/transport"
 	"go.lsp.dev/protocol"
 )
 
@@ -174,7 +175,7 @@ func FuzzDidChange(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := decodeDidChange(raw)
+			p, err := transport.DecodeDidChange(raw)
 			if err != nil {
 				t.Fatal(err)
 			}

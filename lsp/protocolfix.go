@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/sessionls/sessionls/lsp/transport"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
@@ -14,7 +15,7 @@ import (
 // Workarounds for go.lsp.dev/protocol v0.12.0 (and jsonrpc2 v0.10.0),
 // collected here so that the feature files read as plain LSP. Each says
 // what the library gets wrong and what the server does instead. Those that
-// must run on the connection's read loop live in router.go:
+// must run on the connection's read loop live in lsp/transport's router.go:
 //   - $/cancelRequest: CancelParams.ID decodes as float64 and CancelHandler
 //     only knows int32 and string ids, so numeric ids (what VS Code and
 //     Neovim send) would be ignored; router.cancel decodes the id itself.
@@ -26,7 +27,7 @@ import (
 //     initialize and -32600 after shutdown.
 
 // 1. initialize: protocol's InitializeParams and ServerCapabilities stop at
-// LSP 3.15/3.16. The router hands initialize's raw params to
+// LSP 3.15/3.16. Handle gives initialize's raw params to
 // server.initialize, which decodes only what it reads into initializeParams
 // (workspace.codeLens.refreshSupport is 3.16), and answers with
 // initializeResult, whose capabilities add the 3.17 positionEncoding.
@@ -96,32 +97,19 @@ type initializeResult struct {
 
 // 2. textDocument/didChange: TextDocumentContentChangeEvent.Range is a
 // value, so a full-text change (no range) cannot be told from an insert at
-// 0:0. The router hands the raw params to didChange, which decodes them
-// into didChangeParams, whose Range is a pointer.
+// 0:0. Handle gives the raw params to didChange, which decodes them into
+// transport.DidChangeParams, whose Range is a pointer (the stream decodes
+// a full-text change into the same type, transport.FullChange).
 
-type didChangeParams struct {
-	TextDocument   protocol.VersionedTextDocumentIdentifier `json:"textDocument"`
-	ContentChanges []contentChange                          `json:"contentChanges"`
-}
-
-// contentChange is one change: a nil Range replaces the whole text.
-type contentChange struct {
-	Range *protocol.Range `json:"range,omitempty"`
-	Text  string          `json:"text"`
-}
-
-func decodeDidChange(raw json.RawMessage) (didChangeParams, error) {
-	var p didChangeParams
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return p, fmt.Errorf("decoding textDocument/didChange params: %w", err)
-	}
-	return p, nil
-}
+type (
+	didChangeParams = transport.DidChangeParams
+	contentChange   = transport.ContentChange
+)
 
 // didChange decodes a didChange and applies it (textsync.go). An edit that
 // cannot be read is logged and shown; the document keeps its text.
 func (s *server) didChange(ctx context.Context, raw json.RawMessage) {
-	p, err := decodeDidChange(raw)
+	p, err := transport.DecodeDidChange(raw)
 	if err != nil {
 		s.logger.Error("didChange", zap.Error(err))
 		s.showError(fmt.Sprintf("sessionls could not read an edit: %v", err))
@@ -131,10 +119,11 @@ func (s *server) didChange(ctx context.Context, raw json.RawMessage) {
 }
 
 // 3. The protocol.Server entry points of the methods above, and of shutdown
-// and exit, are never used: the router decodes initialize and didChange
-// itself (1, 2), calls server.shutdown directly because ServerHandler
-// rejects shutdown's "params": {} with -32602 (Emacs lsp-mode sends that),
-// and handles exit on the read loop. If they are ever reached, they say so.
+// and exit, are never used: Handle (handle.go) decodes initialize and
+// didChange itself (1, 2) and calls server.shutdown directly because
+// ServerHandler rejects shutdown's "params": {} with -32602 (Emacs
+// lsp-mode sends that); the router handles exit on the read loop. If they
+// are ever reached, they say so.
 
 // errRouted is the error of an entry point the router bypasses.
 func errRouted(method string) error {

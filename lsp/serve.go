@@ -1,11 +1,11 @@
 // Package lsp is sessionls's language server: a thin translation of the
 // analysis package's results into the Language Server Protocol.
 //
-// The handler chain is built by hand (see serve): a Content-Length stream
-// (bounded framing, invalid messages answered, stray responses dropped,
-// reading held while the router's queue is full) → jsonrpc2.NewConn → the router (lifecycle, exit, cancellation, unknown
-// methods, one ordered worker, panic recovery) → protocol.ServerHandler →
-// server, whose methods translate analysis.Document results.
+// It holds the features only: the connection (framing, the router, the
+// lifecycle, cancellation, the in-place decoding of large documents) is
+// package lsp/transport, which hands each message to server.Handle
+// (handle.go) → protocol.ServerHandler → server, whose methods translate
+// analysis.Document results.
 package lsp
 
 import (
@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sessionls/sessionls/lsp/transport"
 	"go.lsp.dev/jsonrpc2"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -29,9 +30,6 @@ type Config struct {
 	LogLevel string // debug, info, warn, error
 	Stderr   io.Writer
 }
-
-// drainTimeout bounds how long exit waits for messages queued before it.
-const drainTimeout = 3 * time.Second
 
 // Exit codes of Serve.
 const (
@@ -54,7 +52,7 @@ func Serve(ctx context.Context, cfg Config) int {
 		return exitBadSetup
 	}
 	defer closeLog()
-	defer tuneGC()() // memory.go
+	defer transport.TuneGC()()
 	rwc := stdio{r: cfg.Stdin, w: cfg.Stdout}
 	return serve(ctx, rwc, logger, nil)
 }
@@ -64,91 +62,25 @@ func serve(ctx context.Context, rwc io.ReadWriteCloser, logger *zap.Logger, befo
 	return serveWith(ctx, rwc, logger, serveOptions{beforeRun: beforeRun})
 }
 
-// serveOptions are test hooks.
+// serveOptions are test hooks (see transport.Options).
 type serveOptions struct {
-	beforeRun func(context.Context, string) // see router.beforeRun
-	maxQueued int                           // overrides maxQueued when > 0
-	// started receives the router and the stream before anything is read,
-	// so that a test can watch their counters.
-	started func(*router, *stream)
-	onFull  func() // see router.onFull
-	// drain overrides drainTimeout when > 0 (the fuzz target cannot wait
-	// seconds for a configuration pull that no one will answer).
-	drain time.Duration
-	// conn receives the connection before anything is read, so that a
-	// test can wait for its read loop (conn.Done) after serve returns.
-	conn func(jsonrpc2.Conn)
+	beforeRun func(context.Context, string)
+	maxQueued int
+	drain     time.Duration
+	conn      func(jsonrpc2.Conn)
 }
 
 func serveWith(ctx context.Context, rwc io.ReadWriteCloser, logger *zap.Logger, opts serveOptions) int {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-
-	st := newStream(rwc, logger)
-	conn := jsonrpc2.NewConn(st)
-	srv := newServer(ctx, logger, conn)
-	r := newRouter(logger, srv)
-	srv.post = r.post
-	r.beforeRun = opts.beforeRun
-	r.onFull = opts.onFull
-	if opts.maxQueued > 0 {
-		r.maxJobs = opts.maxQueued
+	newServer := func(ctx context.Context, conn jsonrpc2.Conn, post func(func()) bool) transport.Server {
+		srv := newServer(ctx, logger, conn)
+		srv.post = post
+		return srv
 	}
-	r.ids = &st.ids
-	st.gate = r.waitForRoom
-	if opts.started != nil {
-		opts.started(r, st)
-	}
-	if opts.conn != nil {
-		opts.conn(conn)
-	}
-	worker := make(chan struct{})
-	go func() {
-		defer close(worker)
-		r.work(ctx)
-	}()
-	conn.Go(ctx, r.handle)
-	logger.Info("serving")
-
-	select {
-	case <-r.exited:
-	case <-conn.Done():
-		if err := conn.Err(); err != nil {
-			logger.Info("connection closed", zap.Error(err))
-		}
-	case <-ctx.Done():
-		logger.Info("context done", zap.Error(ctx.Err()))
-	}
-	drain := drainTimeout
-	if opts.drain > 0 {
-		drain = opts.drain
-	}
-	r.drain(ctx, drain)
-	// Exit and EOF give the same code, so the race between an exit and
-	// the EOF right behind it cannot change it.
 	code := exitNoShut
-	if r.shutDown() {
+	if transport.Serve(ctx, rwc, logger, newServer, transport.Options{
+		BeforeRun: opts.beforeRun, MaxQueued: opts.maxQueued, Drain: opts.drain, Conn: opts.conn,
+	}) {
 		code = exitOK
-	}
-	_ = conn.Close()
-	cancel()
-	// The goroutines serve started end before it returns: the worker (its
-	// handler honours ctx) and the server's own calls to the client
-	// (cancelled with ctx). A handler that ignores ctx is waited for drain
-	// at most, then left behind with a log line. The connection's read
-	// loop is not waited for: on stdio it may be blocked in a read of
-	// stdin that closing does not interrupt (exit would wait out the
-	// bound); tests wait for it through serveOptions.conn.
-	stopped := make(chan struct{})
-	go func() {
-		<-worker
-		srv.bg.Wait()
-		close(stopped)
-	}()
-	select {
-	case <-stopped:
-	case <-time.After(drain):
-		logger.Warn("exiting while a handler still runs", zap.Duration("waited", drain))
 	}
 	logger.Info("exiting", zap.Int("code", code))
 	return code

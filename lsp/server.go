@@ -10,7 +10,7 @@ import (
 )
 
 // server implements the LSP methods, one file per feature (features.go
-// lists them). Every method runs on the router's single worker goroutine,
+// lists them). Every method runs on the transport's single worker goroutine,
 // in the order the messages arrived, so the handlers need no locking among
 // themselves; mu guards what the read loop or background goroutines may
 // also read.
@@ -36,8 +36,12 @@ type server struct {
 	// have: nothing the server started logs or writes after it returned.
 	bg sync.WaitGroup
 	// post queues the server's own work on the worker, after the messages
-	// already queued (set by serve; see router.post). False once exit came.
+	// already queued (set by serve; see transport.NewServer). False once
+	// exit came.
 	post func(fn func()) bool
+	// handler is protocol.ServerHandler over the server: Handle's way to
+	// the protocol.Server methods.
+	handler jsonrpc2.Handler
 	// configStamps: what the configuration files near open documents
 	// looked like at the last poll (configwatch.go); worker only.
 	configStamps map[string]configStamp
@@ -63,7 +67,7 @@ type clientCaps struct {
 }
 
 func newServer(ctx context.Context, logger *zap.Logger, conn jsonrpc2.Conn) *server {
-	return &server{
+	s := &server{
 		logger:   logger,
 		conn:     conn,
 		ctx:      ctx,
@@ -72,6 +76,8 @@ func newServer(ctx context.Context, logger *zap.Logger, conn jsonrpc2.Conn) *ser
 		settings: defaultSettings(),
 		cfg:      newConfigState(),
 	}
+	s.handler = protocol.ServerHandler(s, nil)
+	return s
 }
 
 var _ protocol.Server = (*server)(nil)

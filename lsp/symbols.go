@@ -10,6 +10,7 @@ import (
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/line"
 	"github.com/sessionls/sessionls/internal/textfmt"
+	"github.com/sessionls/sessionls/lsp/transport"
 	"go.lsp.dev/protocol"
 )
 
@@ -234,7 +235,7 @@ func (sc *lineScanner) char() (rune, bool) {
 	case 't':
 		return '\t', true
 	case 'u':
-		r, n := decodeU([]byte(sc.s[sc.i-2 : min(len(sc.s), sc.i+10)]))
+		r, n := transport.DecodeU([]byte(sc.s[sc.i-2 : min(len(sc.s), sc.i+10)]))
 		sc.i += n - 2
 		return r, true
 	}

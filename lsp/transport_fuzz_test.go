@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sessionls/sessionls/lsp/transport"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 )
@@ -238,7 +239,7 @@ func checkMessage(body []byte) error {
 	if !ok {
 		return errors.New("a response without an id")
 	}
-	if checkID(id) != "" && string(id) != "null" {
+	if transport.CheckID(id) != "" && string(id) != "null" {
 		return fmt.Errorf("a response id %s that is no JSON-RPC id", id)
 	}
 	_, hasResult := m["result"]

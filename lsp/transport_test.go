@@ -1,18 +1,13 @@
 package lsp
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"go.lsp.dev/jsonrpc2"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest"
@@ -111,110 +106,8 @@ func TestRepeatedResponse(t *testing.T) {
 	require.Equal(t, 0, rc.exitCode(), "EOF after shutdown")
 }
 
-// TestPendingCallsBound: the set of calls awaiting a response is bounded,
-// and forgets the oldest first.
-func TestPendingCallsBound(t *testing.T) {
-	var p pendingCalls
-	for i := range maxPendingCalls + 10 {
-		p.add(jsonrpc2.NewNumberID(int32(i + 1)))
-	}
-	require.Len(t, p.ids, maxPendingCalls)
-	require.False(t, p.settle(jsonrpc2.NewNumberID(1)), "the oldest is forgotten")
-	require.True(t, p.settle(jsonrpc2.NewNumberID(maxPendingCalls+10)))
-	require.False(t, p.settle(jsonrpc2.NewNumberID(maxPendingCalls+10)), "answered once only")
-}
-
-// countingReader counts the bytes read from it.
-type countingReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
-}
-
-// readOnly is an io.ReadWriteCloser that can only be read.
-type readOnly struct{ io.Reader }
-
-func (readOnly) Write(p []byte) (int, error) { return len(p), nil }
-func (readOnly) Close() error                { return nil }
-
 func frameOf(body string) string {
 	return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
-}
-
-// TestFraming (issue 8.3): the stream's header and body bounds.
-func TestFraming(t *testing.T) {
-	valid := `{"jsonrpc":"2.0","method":"initialized","params":{}}`
-	big := `{"jsonrpc":"2.0","method":"x","params":"` + strings.Repeat("é", 200_000) + `"}`
-	tests := []struct {
-		name    string
-		input   string
-		want    int    // messages read before the error (or EOF)
-		wantErr string // "" for a clean EOF
-	}{
-		{"one message", frameOf(valid), 1, ""},
-		{"Content-Type, lower case, LF only", fmt.Sprintf("content-length: %d\n", len(valid)) + "Content-Type: application/vscode-jsonrpc; charset=utf-8\n\n" + valid + frameOf(valid), 2, ""},
-		{"blank lines before the headers", "\r\n\r\n" + frameOf(valid), 1, ""},
-		{"a body that needs several buffer doublings", frameOf(big) + frameOf(valid), 2, ""},
-		{"a header line without its newline", "Content-Length: 52" + strings.Repeat(" ", 1<<20), 0, "a header line longer than 8192 bytes"},
-		{"no Content-Length", "Content-Type: x\r\n\r\n" + valid + frameOf(valid), 0, "without Content-Length"},
-		{"two Content-Length headers", "Content-Length: 3\r\n" + frameOf(valid), 0, "two Content-Length headers"},
-		{"two equal Content-Length headers", fmt.Sprintf("Content-Length: %d\r\n", len(valid)) + frameOf(valid), 0, "two Content-Length headers"},
-		{"too many headers", strings.Repeat("X-A: b\r\n", 40) + frameOf(valid), 0, "more than 32 headers"},
-		{"a header block too long", strings.Repeat("X-A: "+strings.Repeat("b", 8000)+"\r\n", 9) + frameOf(valid), 0, "a header block longer than 65536 bytes"},
-		{"endless blank lines", strings.Repeat("\r\n", 1<<20), 0, "a header block longer than 65536 bytes"},
-		{"zero length", "Content-Length: 0\r\n\r\n" + frameOf(valid), 0, "invalid Content-Length"},
-		{"negative length", "Content-Length: -5\r\n\r\n" + frameOf(valid), 0, "invalid Content-Length"},
-		{"over 2 GiB", "Content-Length: 2147483649\r\n\r\n" + frameOf(valid), 0, "invalid Content-Length"},
-		{"a header without a colon", "Content-Length 52\r\n\r\n" + valid, 0, "invalid message header"},
-		{"cut in the body", "Content-Length: 52\r\n\r\n{}", 0, "unexpected EOF"},
-		{"cut in the headers", frameOf(valid) + "Content-Len", 1, "unexpected EOF"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			in := &countingReader{r: strings.NewReader(tt.input)}
-			s := newStream(readOnly{in}, zaptest.NewLogger(t, zaptest.Level(zap.ErrorLevel)))
-			got := 0
-			var err error
-			for {
-				var msg jsonrpc2.Message
-				msg, _, err = s.Read(context.Background())
-				if err != nil {
-					break
-				}
-				require.NotNil(t, msg)
-				got++
-			}
-			require.Equal(t, tt.want, got, "messages before the end (%v)", err)
-			if tt.wantErr == "" {
-				require.ErrorIs(t, err, io.EOF)
-				return
-			}
-			require.ErrorContains(t, err, tt.wantErr)
-			if !strings.Contains(tt.wantErr, "EOF") {
-				require.ErrorIs(t, err, errFraming)
-			}
-			// A bound stops the reading: the stream does not consume a
-			// megabyte of header to find out.
-			require.Less(t, in.n, int64(256<<10), "bytes read")
-		})
-	}
-}
-
-// TestBodyMemory (issue 8.3): a declared 2 GiB body of which ten bytes come
-// costs what arrived, not what was declared.
-func TestBodyMemory(t *testing.T) {
-	s := newStream(readOnly{strings.NewReader("Content-Length: 2147483648\r\n\r\n0123456789")}, zap.NewNop())
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	_, _, err := s.Read(context.Background())
-	runtime.ReadMemStats(&after)
-	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
-	require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(16<<20), "bytes allocated")
 }
 
 // TestFramingErrorEndsConnection (issue 8.3): end to end, a framing error
@@ -325,115 +218,6 @@ func TestCancelEmptyStringID(t *testing.T) {
 	rc.send(nil, "$/cancelRequest", map[string]any{"id": ""})
 	require.Equal(t, codeRequestCancelled, errorCode(rc.response("")))
 	require.Zero(t, errorCode(rc.response(0)))
-}
-
-// TestBackpressure (issue 8.5): a client that sends requests and reads no
-// reply stops being read once the queue of pending work is full.
-func TestBackpressure(t *testing.T) {
-	const bound, sent = 8, 100
-	type parts struct {
-		r  *router
-		st *stream
-	}
-	started := make(chan parts, 1)
-	full := make(chan struct{}, 1)
-	serverSide, clientSide := net.Pipe()
-	logger := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
-	code := make(chan int, 1)
-	served := make(chan struct{})
-	readLoop := make(chan (<-chan struct{}), 1)
-	go func() {
-		defer close(served)
-		code <- serveWith(context.Background(), serverSide, logger, serveOptions{
-			conn:      func(c jsonrpc2.Conn) { readLoop <- c.Done() },
-			maxQueued: bound,
-			started:   func(r *router, st *stream) { started <- parts{r, st} },
-			onFull: func() {
-				select {
-				case full <- struct{}{}:
-				default:
-				}
-			},
-		})
-	}()
-	t.Cleanup(func() { _ = clientSide.Close(); _ = serverSide.Close(); waitAll(t, served, <-readLoop) })
-	p := <-started
-	r, st := p.r, p.st
-	in := bufio.NewReader(clientSide)
-	frame := func(id any, method string, params any) []byte {
-		b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-		require.NoError(t, err)
-		return []byte(frameOf(string(b)))
-	}
-	_, err := clientSide.Write(frame(0, "initialize", initParams()))
-	require.NoError(t, err)
-	res, err := readFrame(in)
-	require.NoError(t, err)
-	require.Zero(t, errorCode(res))
-
-	written, writerDone := make(chan error, 1), make(chan struct{})
-	t.Cleanup(func() { _ = clientSide.Close(); waitAll(t, writerDone) })
-	go func() {
-		defer close(writerDone)
-		for i := 1; i <= sent; i++ {
-			if _, err := clientSide.Write(frame(i, "textDocument/hover", hoverParams())); err != nil {
-				written <- err
-				return
-			}
-		}
-		written <- nil
-	}()
-	select {
-	case <-full:
-	case err := <-written:
-		t.Fatalf("the server read all %d requests while none of their replies was read (%v)", sent, err)
-	}
-	r.mu.Lock()
-	pending := st.requests.Load() - int64(r.finished)
-	peak := r.peakJobs
-	r.mu.Unlock()
-	require.LessOrEqual(t, pending, int64(bound), "requests decoded and not handled")
-	require.LessOrEqual(t, peak, bound)
-
-	// Reading the replies lets everything through.
-	seen := map[float64]bool{}
-	for len(seen) < sent {
-		msg, err := readFrame(in)
-		require.NoError(t, err)
-		require.Zero(t, errorCode(msg))
-		seen[msg["id"].(float64)] = true
-	}
-	require.NoError(t, <-written)
-	r.mu.Lock()
-	require.LessOrEqual(t, r.peakJobs, bound)
-	r.mu.Unlock()
-	require.NoError(t, clientSide.Close())
-	require.Equal(t, 1, <-code)
-}
-
-// TestMappedIDsAreReleased: the table of mapped ids empties as responses
-// are written.
-func TestMappedIDsAreReleased(t *testing.T) {
-	var tab idTable
-	a := tab.add("")
-	b := tab.add("")
-	require.NotEqual(t, a, b)
-	got, ok := tab.lookup("")
-	require.True(t, ok)
-	require.Equal(t, b, got, "a cancel names the latest request with that id")
-	name, ok := tab.release(a)
-	require.True(t, ok)
-	require.Empty(t, name)
-	_, ok = tab.lookup("")
-	require.True(t, ok)
-	_, ok = tab.release(b)
-	require.True(t, ok)
-	_, ok = tab.lookup("")
-	require.False(t, ok)
-	require.Empty(t, tab.byID)
-	require.Empty(t, tab.byName)
-	_, ok = tab.release(a)
-	require.False(t, ok)
 }
 
 // TestEOFAnswersPendingCalls: when the input ends, a server call still

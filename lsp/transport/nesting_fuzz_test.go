@@ -1,4 +1,4 @@
-package lsp
+package transport
 
 import (
 	"bytes"
@@ -77,14 +77,14 @@ func maxDepth(body []byte) (depth int, ok bool) {
 
 // FuzzJSONRPCNesting (issue 16): however deep a message nests, and
 // whatever follows it, the stream answers it -32700 before any recursive
-// decoder sees it when it nests deeper than maxNesting or is not exactly
+// decoder sees it when it nests deeper than MaxNesting or is not exactly
 // one JSON value, and decodes it otherwise. A message of millions of
 // levels used to overflow the decoder's stack: a fatal error that killed
 // the server.
 func FuzzJSONRPCNesting(f *testing.F) {
 	f.Add(uint32(10), []byte("[{"), true, []byte(""))
-	f.Add(uint32(maxNesting-1), []byte("["), true, []byte(""))
-	f.Add(uint32(maxNesting), []byte("{"), true, []byte(" \r\n"))
+	f.Add(uint32(MaxNesting-1), []byte("["), true, []byte(""))
+	f.Add(uint32(MaxNesting), []byte("{"), true, []byte(" \r\n"))
 	f.Add(uint32(4<<20), []byte("["), false, []byte(""))
 	f.Add(uint32(3), []byte("[{{"), true, []byte("garbage"))
 	f.Add(uint32(3), []byte("["), true, []byte(`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`))
@@ -103,11 +103,11 @@ func FuzzJSONRPCNesting(f *testing.F) {
 		out := rwc.out.String()
 		parseErr := strings.Contains(out, `"code":-32700`)
 		switch {
-		case !valid || want > maxNesting:
+		case !valid || want > MaxNesting:
 			if msg != nil || !parseErr {
 				t.Fatalf("depth %d (valid %v): got message %v, answer %q; want -32700", want, valid, msg, out)
 			}
-			if want > maxNesting && !strings.Contains(out, "nested deeper than") {
+			if want > MaxNesting && !strings.Contains(out, "nested deeper than") {
 				t.Fatalf("depth %d: the answer does not say why: %q", want, out)
 			}
 		case parseErr:

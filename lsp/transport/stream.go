@@ -1,4 +1,4 @@
-package lsp
+package transport
 
 import (
 	"bufio"
@@ -213,15 +213,15 @@ func (s *stream) remap(call *jsonrpc2.Call, id jsonrpc2.ID) (jsonrpc2.Message, e
 	return msg, nil
 }
 
-// maxNesting bounds the nesting of arrays and objects in one message.
+// MaxNesting bounds the nesting of arrays and objects in one message.
 // LSP's deepest messages (capabilities, settings) nest a dozen levels;
 // the bound keeps every recursive decoder the body meets (jsonrpc2's,
 // protocol's, encoding/json's) far from its stack's limit.
-const maxNesting = 512
+const MaxNesting = 512
 
 // unparsable says why body cannot be taken as one JSON value, or returns
 // "". It scans the body once, without recursion or allocation, for
-// nesting deeper than maxNesting and for bytes after the first value
+// nesting deeper than MaxNesting and for bytes after the first value
 // (`{…}}`, `{…}garbage`, `{…}{…}`), then checks the rest of the grammar
 // with json.Valid (also iterative).
 func unparsable(body []byte) string {
@@ -236,8 +236,8 @@ func unparsable(body []byte) string {
 			}
 		case '[', '{':
 			depth++
-			if depth > maxNesting {
-				return fmt.Sprintf("arrays and objects nested deeper than %d levels (at byte %d)", maxNesting, i)
+			if depth > MaxNesting {
+				return fmt.Sprintf("arrays and objects nested deeper than %d levels (at byte %d)", MaxNesting, i)
 			}
 		case ']', '}':
 			depth--
@@ -300,7 +300,7 @@ func invalidReason(m map[string]json.RawMessage, hasMethod bool, decodeErr error
 	if json.Unmarshal(m["method"], &method) != nil {
 		return "the method must be a string"
 	}
-	if why := checkID(m["id"]); why != "" {
+	if why := CheckID(m["id"]); why != "" {
 		return why
 	}
 	return decodeErr.Error()

@@ -1,21 +1,23 @@
-package lsp
+package transport
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/sessionls/sessionls/internal/transcript"
 	"strings"
 	"testing"
+
+	"github.com/sessionls/sessionls/internal/transcript"
 
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 )
 
-// openCatcher is a protocol.Server that keeps the didOpen params it gets.
+// openCatcher is a protocol.Server that keeps the didOpen params it gets
+// (ServerHandler calls only DidOpen for a didOpen).
 type openCatcher struct {
-	unimplemented
+	protocol.Server
 	got *protocol.DidOpenTextDocumentParams
 }
 
@@ -54,12 +56,12 @@ func checkFastOpen(t *testing.T, body []byte) bool {
 		require.Equal(t, orig, body, "a body the fast path refused was modified")
 		return false
 	}
-	o, ok := msg.(*openNotification)
+	o, ok := msg.(*Open)
 	require.True(t, ok, "decodeFast returned a %T", msg)
 	require.Equal(t, protocol.MethodTextDocumentDidOpen, o.Method())
 	require.Empty(t, unparsable(orig), "the fast path accepted a body the stream answers -32700: %q", orig)
 	require.NotNil(t, want, "the fast path accepted a body the general path refuses: %q", orig)
-	require.Equal(t, *want, o.params, "decoding %q", orig)
+	require.Equal(t, *want, o.DidOpen, "decoding %q", orig)
 	require.Equal(t, len(want.TextDocument.Text), paramsSize(o), "the router's load counts the text")
 	return true
 }
@@ -108,7 +110,7 @@ func TestDecodeFastOpen(t *testing.T) {
 		{"extra key first", openBody(`{"x":1,"uri":"u","languageId":"l","version":1,"text":""}`), true},
 		{"extra key, invalid value", openBody(`{"uri":"u","languageId":"l","version":1,"text":"","x":[1,]}`), false},
 		{"extra key, bad literal", openBody(`{"uri":"u","languageId":"l","version":1,"text":"","x":tru}`), false},
-		{"extra key, too deep", openBody(`{"uri":"u","languageId":"l","version":1,"text":"","x":` + strings.Repeat("[", maxNesting+1) + strings.Repeat("]", maxNesting+1) + `}`), false},
+		{"extra key, too deep", openBody(`{"uri":"u","languageId":"l","version":1,"text":"","x":` + strings.Repeat("[", MaxNesting+1) + strings.Repeat("]", MaxNesting+1) + `}`), false},
 		{"extra key, unclosed", openBody(`{"uri":"u","languageId":"l","version":1,"text":"","x":[[1]}`), false},
 		{"key in another case, and the key", openBody(`{"uri":"u","languageId":"l","version":1,"text":"a","Text":"b"}`), false},
 		{"an ID", `{"jsonrpc":"2.0","ID":1,"method":"textDocument/didOpen","params":{"textDocument":` + doc(`""`) + `}}`, false},
@@ -169,13 +171,13 @@ func FuzzDecodeFastOpen(f *testing.F) {
 }
 
 // checkFastChange is checkFastOpen for didChange, against jsonrpc2 and
-// decodeDidChange (the general path).
+// DecodeDidChange (the general path).
 func checkFastChange(t *testing.T, body []byte) bool {
 	t.Helper()
-	var want *didChangeParams
+	var want *DidChangeParams
 	if msg, err := jsonrpc2.DecodeMessage(bytes.Clone(body)); err == nil {
 		if n, ok := msg.(*jsonrpc2.Notification); ok && n.Method() == protocol.MethodTextDocumentDidChange {
-			if p, err := decodeDidChange(n.Params()); err == nil {
+			if p, err := DecodeDidChange(n.Params()); err == nil {
 				want = &p
 			}
 		}
@@ -186,11 +188,11 @@ func checkFastChange(t *testing.T, body []byte) bool {
 		require.Equal(t, orig, body, "a body the fast path refused was modified")
 		return false
 	}
-	c, ok := msg.(*changeNotification)
+	c, ok := msg.(*FullChange)
 	require.True(t, ok, "decodeFast returned a %T", msg)
 	require.Equal(t, protocol.MethodTextDocumentDidChange, c.Method())
 	require.NotNil(t, want, "the fast path accepted a body the general path refuses: %q", orig)
-	require.Equal(t, *want, c.params, "decoding %q", orig)
+	require.Equal(t, *want, c.DidChange, "decoding %q", orig)
 	require.Equal(t, len(want.ContentChanges[0].Text), paramsSize(c), "the router's load counts the text")
 	return true
 }

@@ -1,4 +1,4 @@
-package lsp
+package transport
 
 // isNotification reports whether method is one of the LSP 3.17 methods a
 // client sends to a server as a notification. Sent with an id, they are

@@ -1,4 +1,4 @@
-package lsp
+package transport
 
 import (
 	"runtime/debug"
@@ -29,13 +29,13 @@ func TestTuneGC(t *testing.T) {
 	defer debug.SetGCPercent(orig)
 
 	t.Setenv("GOGC", "")
-	restore := tuneGC()
-	require.Equal(t, gcPercent, debug.SetGCPercent(gcPercent), "GOGC unset: tuneGC sets gcPercent")
+	restore := TuneGC()
+	require.Equal(t, gcPercent, debug.SetGCPercent(gcPercent), "GOGC unset: TuneGC sets gcPercent")
 	restore()
 	require.Equal(t, 100, debug.SetGCPercent(100), "restore puts the previous value back")
 
 	t.Setenv("GOGC", "200")
-	restore = tuneGC()
-	require.Equal(t, 100, debug.SetGCPercent(100), "GOGC set: tuneGC leaves the collector alone")
+	restore = TuneGC()
+	require.Equal(t, 100, debug.SetGCPercent(100), "GOGC set: TuneGC leaves the collector alone")
 	restore()
 }

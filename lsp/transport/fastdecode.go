@@ -1,4 +1,4 @@
-package lsp
+package transport
 
 import (
 	"bytes"
@@ -40,13 +40,13 @@ import (
 // does, invalid UTF-8 included: each byte of an invalid sequence becomes
 // U+FFFD, a lone surrogate escape becomes U+FFFD.
 
-// openNotification is a didOpen decoded by decodeFast. It embeds the
-// jsonrpc2 notification (whose params are null), so that the connection
-// and the router treat it as any other notification; router.run hands
-// params to server.DidOpen.
-type openNotification struct {
+// Open is a didOpen decoded by decodeFast. It embeds the jsonrpc2
+// notification (whose params are null), so that the connection and the
+// router treat it as any other notification; the Server's Handle reads
+// DidOpen instead of the params.
+type Open struct {
 	*jsonrpc2.Notification
-	params protocol.DidOpenTextDocumentParams
+	DidOpen protocol.DidOpenTextDocumentParams
 }
 
 // decodeFast returns body decoded when it is a didOpen notification in
@@ -67,14 +67,14 @@ func decodeFast(body []byte) jsonrpc2.Message {
 	if err != nil {
 		return nil
 	}
-	return &openNotification{Notification: n, params: p}
+	return &Open{Notification: n, DidOpen: p}
 }
 
-// changeNotification is a didChange that replaces the whole text, decoded
-// by decodeFast; router.run hands params to server.changeText.
-type changeNotification struct {
+// FullChange is a didChange that replaces the whole text, decoded by
+// decodeFast as Open is: Handle reads DidChange instead of the params.
+type FullChange struct {
 	*jsonrpc2.Notification
-	params didChangeParams
+	DidChange DidChangeParams
 }
 
 // paramsSize is the size of req's params, counted in the router's load:
@@ -82,11 +82,11 @@ type changeNotification struct {
 // null), and counts its text.
 func paramsSize(req jsonrpc2.Request) int {
 	switch m := req.(type) {
-	case *openNotification:
-		return len(m.params.TextDocument.Text)
-	case *changeNotification:
+	case *Open:
+		return len(m.DidOpen.TextDocument.Text)
+	case *FullChange:
 		n := 0
-		for _, c := range m.params.ContentChanges {
+		for _, c := range m.DidChange.ContentChanges {
 			n += len(c.Text)
 		}
 		return n
@@ -96,7 +96,7 @@ func paramsSize(req jsonrpc2.Request) int {
 
 // decodeFullChange is decodeFast for a didChange: a full-text change (one
 // change, with no range) is decoded as a didOpen is. Ranged changes are
-// small, and go the general way (decodeDidChange).
+// small, and go the general way (DecodeDidChange).
 func decodeFullChange(body []byte) jsonrpc2.Message {
 	p, ok := parseFullChange(body)
 	if !ok {
@@ -106,15 +106,15 @@ func decodeFullChange(body []byte) jsonrpc2.Message {
 	if err != nil {
 		return nil
 	}
-	return &changeNotification{Notification: n, params: p}
+	return &FullChange{Notification: n, DidChange: p}
 }
 
 // parseFullChange is parseOpen for
 //
 //	{"jsonrpc":"2.0","method":"textDocument/didChange","params":
 //	  {"textDocument":{"uri":…,"version":…},"contentChanges":[{"text":…}]}}
-func parseFullChange(body []byte) (didChangeParams, bool) {
-	var p didChangeParams
+func parseFullChange(body []byte) (DidChangeParams, bool) {
+	var p DidChangeParams
 	sc := scanner{b: body}
 	var uri, text span
 	var version int32
@@ -161,7 +161,7 @@ func parseFullChange(body []byte) (didChangeParams, bool) {
 	// Accepted: from here on body may be written.
 	p.TextDocument.URI = protocol.DocumentURI(unquoteString(body, uri))
 	p.TextDocument.Version = version
-	p.ContentChanges = []contentChange{{Text: unquoteInPlace(body, text)}}
+	p.ContentChanges = []ContentChange{{Text: unquoteInPlace(body, text)}}
 	return p, true
 }
 
@@ -358,7 +358,7 @@ func (s *scanner) skipUnknown(key string, known ...string) bool {
 }
 
 // skip consumes one JSON value, checked: its end is found by a scan that
-// only follows strings and nesting (at most maxNesting deep), then
+// only follows strings and nesting (at most MaxNesting deep), then
 // json.Valid checks the value's grammar (iteratively, without decoding).
 func (s *scanner) skip() bool {
 	s.ws()
@@ -377,7 +377,7 @@ scan:
 			continue
 		case '{', '[':
 			depth++
-			if depth > maxNesting {
+			if depth > MaxNesting {
 				return false
 			}
 		case '}', ']':
@@ -602,7 +602,7 @@ func unquoteOver(b []byte) int {
 		var c byte
 		switch b[r+1] {
 		case 'u':
-			rr, n := decodeU(b[r:])
+			rr, n := DecodeU(b[r:])
 			var enc [utf8.UTFMax]byte
 			w += copy(b[w:], enc[:utf8.EncodeRune(enc[:], rr)]) // never longer than the n bytes read
 			r += n
@@ -660,7 +660,7 @@ func unquote(dst, lit []byte, validUTF8 bool) []byte {
 		// An escape: str checked it.
 		switch c := lit[1]; c {
 		case 'u':
-			r, n := decodeU(lit)
+			r, n := DecodeU(lit)
 			lit = lit[n:]
 			dst = utf8.AppendRune(dst, r)
 			continue
@@ -682,11 +682,11 @@ func unquote(dst, lit []byte, validUTF8 bool) []byte {
 	return dst
 }
 
-// decodeU decodes the checked \u escape at the start of lit, with the one
+// DecodeU decodes the checked \u escape at the start of lit, with the one
 // after it when the two are a surrogate pair, and returns the character
 // and the bytes read. A surrogate that is not half of a pair is U+FFFD,
 // and the escape after it is left to be read on its own.
-func decodeU(lit []byte) (rune, int) {
+func DecodeU(lit []byte) (rune, int) {
 	r, _ := hex4(lit, 2)
 	if !utf16.IsSurrogate(r) {
 		return r, 6

@@ -1,4 +1,4 @@
-package lsp
+package transport
 
 import (
 	"os"
@@ -35,9 +35,9 @@ func nextBodyCap(got, capacity int, length int64) int64 {
 // document falls from about 3.6 times the document to under 3.
 const gcPercent = 50
 
-// tuneGC sets gcPercent for the process, unless GOGC says otherwise, and
+// TuneGC sets gcPercent for the process, unless GOGC says otherwise, and
 // returns what restores the previous setting.
-func tuneGC() (restore func()) {
+func TuneGC() (restore func()) {
 	if os.Getenv("GOGC") != "" {
 		return func() {}
 	}

@@ -1,4 +1,4 @@
-package lsp
+package transport
 
 import (
 	"bytes"
@@ -155,10 +155,10 @@ func rawID(body []byte) json.RawMessage {
 	return m.ID
 }
 
-// checkID tells why raw is not an id LSP allows (integer | string, where
+// CheckID tells why raw is not an id LSP allows (integer | string, where
 // integer is a 32-bit signed number written without fraction or
 // exponent), or returns "".
-func checkID(raw json.RawMessage) string {
+func CheckID(raw json.RawMessage) string {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 {
 		return ""

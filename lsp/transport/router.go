@@ -1,4 +1,4 @@
-package lsp
+package transport
 
 import (
 	"context"
@@ -38,13 +38,6 @@ const (
 	stateShutdown                     // shutdown received: only exit is served
 )
 
-// Methods the router answers itself or hands to the server with its own
-// parameter types (see handle and run).
-const (
-	methodStatus          = "sessionls/status"
-	methodCodeLensRefresh = "workspace/codeLens/refresh"
-)
-
 // router is the outermost jsonrpc2 handler. It runs on the connection's
 // read loop, so it never blocks: it enforces the lifecycle, answers
 // unknown methods, handles exit and $/cancelRequest at once (they must not
@@ -56,8 +49,7 @@ const (
 // reading instead of blocking here.
 type router struct {
 	logger *zap.Logger
-	srv    *server
-	inner  jsonrpc2.Handler // protocol.ServerHandler(srv, nil)
+	srv    Server
 
 	mu       sync.Mutex
 	state    lifecycle
@@ -102,11 +94,9 @@ type job struct {
 	fn func()
 }
 
-func newRouter(logger *zap.Logger, srv *server) *router {
+func newRouter(logger *zap.Logger) *router {
 	return &router{
 		logger:   logger,
-		srv:      srv,
-		inner:    protocol.ServerHandler(srv, nil),
 		inflight: make(map[jsonrpc2.ID]context.CancelFunc),
 		wake:     make(chan struct{}, 1),
 		exited:   make(chan struct{}),
@@ -202,7 +192,7 @@ func (r *router) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 	case !isCall:
 		// Notifications cannot be answered: drop those the state or the
 		// server cannot take.
-		if r.state != stateInitialized || !served(method) {
+		if r.state != stateInitialized || !r.srv.Served(method) {
 			r.mu.Unlock()
 			r.logger.Debug("dropping notification", zap.String("method", method))
 			return nil
@@ -219,7 +209,7 @@ func (r *router) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 	case r.state == stateNew:
 		refuse = jsonrpc2.NewError(jsonrpc2.ServerNotInitialized,
 			fmt.Sprintf("%s: the server is not initialized", method))
-	case !served(method):
+	case !r.srv.Served(method):
 		refuse = jsonrpc2.NewError(jsonrpc2.MethodNotFound,
 			fmt.Sprintf("method not found: %s", method))
 	case method == protocol.MethodShutdown:
@@ -388,6 +378,14 @@ func (r *router) run(j job) {
 			result, err = nil, protocol.ErrRequestCancelled
 		}
 		err = invalidParams(method, err)
+		if err != nil && method == protocol.MethodInitialize {
+			// A failed initialize leaves the server uninitialized.
+			r.mu.Lock()
+			if r.state == stateInitialized {
+				r.state = stateNew
+			}
+			r.mu.Unlock()
+		}
 		if j.id != nil {
 			r.mu.Lock()
 			if cancel, ok := r.inflight[*j.id]; ok {
@@ -428,45 +426,7 @@ func (r *router) run(j job) {
 	if r.beforeRun != nil {
 		r.beforeRun(j.ctx, method)
 	}
-	var err error
-	switch method {
-	case protocol.MethodInitialize:
-		var res any
-		res, err = r.srv.initialize(j.ctx, j.req.Params())
-		if err != nil {
-			// A failed initialize leaves the server uninitialized.
-			r.mu.Lock()
-			if r.state == stateInitialized {
-				r.state = stateNew
-			}
-			r.mu.Unlock()
-		}
-		err = reply(j.ctx, res, err)
-	case protocol.MethodWorkspaceExecuteCommand:
-		// Decoded by the server: numbers must stay exact (commands.go).
-		var res any
-		res, err = r.srv.executeCommand(j.ctx, j.req.Params())
-		err = reply(j.ctx, res, err)
-	case protocol.MethodShutdown:
-		// Params ({}, null or none) are ignored: ServerHandler refuses {}.
-		err = reply(j.ctx, nil, r.srv.shutdown(j.ctx))
-	case protocol.MethodTextDocumentDidOpen:
-		if o, ok := j.req.(*openNotification); ok { // decoded by the stream (fastdecode.go)
-			err = r.srv.DidOpen(j.ctx, &o.params)
-			break
-		}
-		err = r.inner(j.ctx, reply, j.req)
-	case protocol.MethodTextDocumentDidChange:
-		// Decoded into our own type: protocol's Range is not a pointer, so a
-		// full-text change would look like an insert at 0:0.
-		if c, ok := j.req.(*changeNotification); ok { // a full-text change, decoded by the stream (fastdecode.go)
-			r.srv.changeText(c.params)
-			break
-		}
-		r.srv.didChange(j.ctx, j.req.Params())
-	default:
-		err = r.inner(j.ctx, reply, j.req)
-	}
+	err := r.srv.Handle(j.ctx, reply, j.req)
 	if err != nil {
 		r.logger.Warn("handling message", zap.String("method", method), zap.Error(err))
 	}
@@ -489,4 +449,33 @@ func invalidParams(method string, err error) error {
 		return err
 	}
 	return jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("%s: invalid params: %s", method, detail))
+}
+
+// post queues fn on the worker after the messages already queued, unless
+// exit has come. It is how the server's own goroutines get work done where
+// the handlers run, without locks.
+func (r *router) post(fn func()) bool {
+	r.mu.Lock()
+	if r.exiting {
+		r.mu.Unlock()
+		return false
+	}
+	r.queue = append(r.queue, job{fn: fn})
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+	return true
+}
+
+// runOwn runs the server's own work on the worker; a panic is logged and
+// the server keeps serving, as for a message (router.run).
+func (r *router) runOwn(fn func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.logger.Error("background work panicked", zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
+		}
+	}()
+	fn()
 }

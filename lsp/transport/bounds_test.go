@@ -1,0 +1,71 @@
+package transport
+
+import (
+	"math"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.lsp.dev/jsonrpc2"
+)
+
+func TestUnparsable(t *testing.T) {
+	for _, tt := range []struct{ body, want string }{
+		{`{}`, ""},
+		{`{"a":"]}}{"}  `, ""},
+		{`{"a":"\"}"}`, ""},
+		{`{"a":"\\"}x`, "1 bytes after"},
+		{`{}}`, "1 bytes after"},
+		{`{}{}`, "2 bytes after"},
+		{`{"a":[}`, "not valid JSON"},
+		{`}{`, "not valid JSON"},
+		{strings.Repeat("[", MaxNesting) + strings.Repeat("]", MaxNesting), ""},
+		{strings.Repeat("{\"a\":", MaxNesting+1), "nested deeper than 512 levels (at byte 2560)"},
+	} {
+		got := unparsable([]byte(tt.body))
+		if tt.want == "" {
+			require.Empty(t, got, tt.body)
+		} else {
+			require.Contains(t, got, tt.want, tt.body)
+		}
+	}
+}
+
+// TestDidOpenExtraFieldInPlace: a didOpen with a field the fast decoder
+// does not know (a client's extension, workDoneToken) is still decoded in
+// place: the bytes allocated are a few hundred, not the 5× the document
+// the general path costs.
+func TestDidOpenExtraFieldInPlace(t *testing.T) {
+	text := strings.Repeat(`{\"role\":\"user\",\"content\":\"hello\"}\n`, 200_000) // 8 MiB
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///a.jsonl","languageId":"jsonl","version":1,"text":"` + text + `","x-client":{"k":[1,2]}}}}`,
+		`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"workDoneToken":"w","textDocument":{"uri":"file:///a.jsonl","languageId":"jsonl","version":1,"text":"` + text + `"}}}`,
+	} {
+		var msg jsonrpc2.Message
+		b := make([]byte, len(body))
+		allocated := minAllocated(func() { msg = decodeFast(b) }, func() { copy(b, body) })
+		o, ok := msg.(*Open)
+		require.True(t, ok, "decoded the general way: %T", msg)
+		require.Equal(t, len(text)-200_000*9, len(o.DidOpen.TextDocument.Text), "unescaped")
+		require.Less(t, allocated, uint64(64<<10), "bytes allocated decoding a %d-byte didOpen", len(b))
+	}
+}
+
+// minAllocated is the fewest bytes the process allocated over five runs
+// of f (each after setup, when given). The count is the whole process's:
+// other goroutines only add to it, so the least of several runs is f's.
+func minAllocated(f func(), setup ...func()) uint64 {
+	least := uint64(math.MaxUint64)
+	for range 5 {
+		for _, s := range setup {
+			s()
+		}
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		f()
+		runtime.ReadMemStats(&m1)
+		least = min(least, m1.TotalAlloc-m0.TotalAlloc)
+	}
+	return least
+}
