@@ -436,18 +436,52 @@ func (s *scanner) int32() (int32, bool) {
 
 // str consumes a string literal, checking it as the JSON grammar does:
 // escapes are \" \\ \/ \b \f \n \r \t or \u and four hex digits, and no
-// byte below 0x20 appears raw.
+// byte below 0x20 appears raw. A long literal (a document's text) is
+// checked on every core (longstring.go).
 func (s *scanner) str() (span, bool) {
 	s.ws()
 	b := s.b
 	if s.i >= len(b) || b[s.i] != '"' {
 		return span{}, false
 	}
-	sp := span{start: s.i + 1}
-	i := s.i + 1
+	start := s.i + 1
+	// Most literals are short: their first bytes decide.
+	r := scanStr(b, start, min(len(b), start+longString))
+	if !r.bad && r.quote < 0 {
+		r = r.then(scanSplit(b, r.next, runs(len(b)-r.next)))
+	}
+	if r.bad || r.quote < 0 {
+		return span{}, false
+	}
+	s.i = r.quote + 1
+	return span{start: start, end: r.quote, grow: r.grow, escaped: r.escaped}, true
+}
+
+// strRun is what scanStr found in a run of a string literal's contents.
+type strRun struct {
+	quote   int  // the index of the closing quote, or -1 when none came before stop
+	bad     bool // a byte the grammar refuses came first
+	escaped bool // an escape or a non-ASCII byte: the value must be unescaped
+	grow    int  // bytes that unescaping adds (invalid UTF-8 becomes U+FFFD)
+	next    int  // where the scan stopped, when it reached stop
+}
+
+// then is r followed by the run after it.
+func (r strRun) then(after strRun) strRun {
+	after.escaped = after.escaped || r.escaped
+	after.grow += r.grow
+	return after
+}
+
+// scanStr checks the contents of a string literal from i, a byte the
+// literal reaches (not inside an escape or a character), up to its
+// closing quote, a byte the grammar refuses, or stop, whichever comes
+// first (an escape or a character that begins before stop is read whole).
+func scanStr(b []byte, i, stop int) strRun {
+	r := strRun{quote: -1}
 	for {
 		// Plain ASCII runs eight bytes at a time.
-		for i+8 <= len(b) {
+		for i+8 <= stop {
 			m := specialBytes(binary.LittleEndian.Uint64(b[i:]))
 			if m != 0 {
 				i += bits.TrailingZeros64(m) >> 3
@@ -455,40 +489,44 @@ func (s *scanner) str() (span, bool) {
 			}
 			i += 8
 		}
-		if i >= len(b) {
-			return span{}, false
+		if i >= stop {
+			r.next = i
+			return r
 		}
 		c := b[i]
 		switch {
 		case c == '"':
-			sp.end = i
-			s.i = i + 1
-			return sp, true
+			r.quote = i
+			return r
 		case c == '\\':
-			sp.escaped = true
+			r.escaped = true
 			if i+1 >= len(b) {
-				return span{}, false
+				r.bad = true
+				return r
 			}
 			switch b[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
 				if _, ok := hex4(b, i+2); !ok {
-					return span{}, false
+					r.bad = true
+					return r
 				}
 				i += 6
 			default:
-				return span{}, false
+				r.bad = true
+				return r
 			}
 		case c < 0x20:
-			return span{}, false
+			r.bad = true
+			return r
 		case c < utf8.RuneSelf:
 			i++
 		default:
-			sp.escaped = true
-			r, size := utf8.DecodeRune(b[i:])
-			if r == utf8.RuneError && size == 1 {
-				sp.grow += utf8.RuneLen(utf8.RuneError) - 1
+			r.escaped = true
+			ru, size := utf8.DecodeRune(b[i:])
+			if ru == utf8.RuneError && size == 1 {
+				r.grow += utf8.RuneLen(utf8.RuneError) - 1
 			}
 			i += size
 		}
@@ -549,7 +587,7 @@ func unquoteInPlace(body []byte, sp span) string {
 	case !sp.escaped:
 		out = lit
 	case sp.grow == 0:
-		out = lit[:unquoteOver(lit)]
+		out = lit[:unquoteSplit(lit, runs(len(lit)))] // longstring.go
 	default:
 		out = unquote(make([]byte, 0, len(lit)+sp.grow), lit, false)
 	}
@@ -580,9 +618,18 @@ func unquoteOver(b []byte) int {
 				w += 8
 				continue
 			}
-			// Only the bytes before the backslash: a whole-word store could
-			// overwrite the escape before it is read.
+			// The bytes before the backslash. A whole-word store is safe
+			// when it writes bytes over themselves (w = r) or only bytes
+			// already read (r - w ≥ 8, as soon as a few escapes are
+			// behind); otherwise it could overwrite the escape before it is
+			// read, and the bytes go one by one.
 			k := bits.TrailingZeros64(m) >> 3
+			if w == r || r-w >= 8 {
+				binary.LittleEndian.PutUint64(b[w:], x)
+				r += k
+				w += k
+				break
+			}
 			for range k {
 				b[w] = b[r]
 				r++

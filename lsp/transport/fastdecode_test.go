@@ -241,7 +241,7 @@ func FuzzDecodeFastChange(f *testing.F) {
 // BenchmarkDecodeFastOpen decodes the didOpen of an 8 MiB transcript (the
 // body is copied afresh, untimed, for each run: it is decoded in place).
 //
-//	go test -run '^$' -bench DecodeFastOpen ./lsp
+//	go test -run '^$' -bench DecodeFastOpen ./lsp/transport
 func BenchmarkDecodeFastOpen(b *testing.B) {
 	var text bytes.Buffer
 	_, err := transcript.Write(&text, 8<<20, 1)
