@@ -49,25 +49,44 @@ type Open struct {
 	DidOpen protocol.DidOpenTextDocumentParams
 }
 
-// decodeFast returns body decoded when it is a didOpen notification in
-// the shape editors send, or nil (leaving body untouched) otherwise.
-func decodeFast(body []byte) jsonrpc2.Message {
+// decodeFast returns body decoded when it is a didOpen notification, or a
+// didChange that replaces the whole text, in the shape editors send, or
+// nil (leaving body untouched) otherwise.
+func decodeFast(body []byte) jsonrpc2.Message { return decodeFastScanned(body, nil) }
+
+// decodeFastScanned is decodeFast with the text literal already checked
+// while the body arrived (pre, when not nil; prescan.go).
+func decodeFastScanned(body []byte, pre *prescanned) jsonrpc2.Message {
 	// The cheap test first: every other message goes its usual way.
-	if containsMethod(body, protocol.MethodTextDocumentDidChange) {
-		return decodeFullChange(body)
-	}
-	if !containsMethod(body, protocol.MethodTextDocumentDidOpen) {
+	var method string
+	switch {
+	case containsMethod(body, protocol.MethodTextDocumentDidChange):
+		method = protocol.MethodTextDocumentDidChange
+	case containsMethod(body, protocol.MethodTextDocumentDidOpen):
+		method = protocol.MethodTextDocumentDidOpen
+	default:
 		return nil
 	}
-	p, ok := parseOpen(body)
-	if !ok {
-		return nil
-	}
-	n, err := jsonrpc2.NewNotification(protocol.MethodTextDocumentDidOpen, nil)
+	// Made before the body is parsed: once it is accepted, the body is
+	// written, and nothing may refuse it any more.
+	n, err := jsonrpc2.NewNotification(method, nil)
 	if err != nil {
 		return nil
 	}
-	return &Open{Notification: n, DidOpen: p}
+	sc := scanner{b: body, pre: pre}
+	if method == protocol.MethodTextDocumentDidChange {
+		// A full-text change (one change, with no range) is decoded as a
+		// didOpen is. Ranged changes are small, and go the general way
+		// (DecodeDidChange).
+		if p, ok := sc.parseFullChange(); ok {
+			return &FullChange{Notification: n, DidChange: p}
+		}
+		return nil
+	}
+	if p, ok := sc.parseOpen(); ok {
+		return &Open{Notification: n, DidOpen: p}
+	}
+	return nil
 }
 
 // FullChange is a didChange that replaces the whole text, decoded by
@@ -94,28 +113,13 @@ func paramsSize(req jsonrpc2.Request) int {
 	return len(req.Params())
 }
 
-// decodeFullChange is decodeFast for a didChange: a full-text change (one
-// change, with no range) is decoded as a didOpen is. Ranged changes are
-// small, and go the general way (DecodeDidChange).
-func decodeFullChange(body []byte) jsonrpc2.Message {
-	p, ok := parseFullChange(body)
-	if !ok {
-		return nil
-	}
-	n, err := jsonrpc2.NewNotification(protocol.MethodTextDocumentDidChange, nil)
-	if err != nil {
-		return nil
-	}
-	return &FullChange{Notification: n, DidChange: p}
-}
-
 // parseFullChange is parseOpen for
 //
 //	{"jsonrpc":"2.0","method":"textDocument/didChange","params":
 //	  {"textDocument":{"uri":…,"version":…},"contentChanges":[{"text":…}]}}
-func parseFullChange(body []byte) (DidChangeParams, bool) {
+func (sc *scanner) parseFullChange() (DidChangeParams, bool) {
 	var p DidChangeParams
-	sc := scanner{b: body}
+	body := sc.b
 	var uri, text span
 	var version int32
 	var seenVersion bool
@@ -205,9 +209,9 @@ type span struct {
 //
 // with its keys in any order, each once, and whitespace anywhere JSON
 // allows it; then decodes it, unescaping the text inside body.
-func parseOpen(body []byte) (protocol.DidOpenTextDocumentParams, bool) {
+func (sc *scanner) parseOpen() (protocol.DidOpenTextDocumentParams, bool) {
 	var p protocol.DidOpenTextDocumentParams
-	sc := scanner{b: body}
+	body := sc.b
 	var uri, lang, text span
 	var version int32
 	var seenVersion bool
@@ -256,6 +260,8 @@ type scanner struct {
 	// skipped is set by skipUnknown: the member just read was unknown
 	// (object does not count it).
 	skipped bool
+	// pre, when not nil, is a long literal already checked (prescan.go).
+	pre *prescanned
 }
 
 func (s *scanner) ws() {
@@ -445,10 +451,15 @@ func (s *scanner) str() (span, bool) {
 		return span{}, false
 	}
 	start := s.i + 1
-	// Most literals are short: their first bytes decide.
-	r := scanStr(b, start, min(len(b), start+longString))
-	if !r.bad && r.quote < 0 {
-		r = r.then(scanSplit(b, r.next, runs(len(b)-r.next)))
+	var r strRun
+	if s.pre != nil && s.pre.start == start {
+		r = s.pre.run
+	} else {
+		// Most literals are short: their first bytes decide.
+		r = scanStr(b, start, min(len(b), start+longString))
+		if !r.bad && r.quote < 0 {
+			r = r.then(scanSplit(b, r.next, runs(len(b)-r.next)))
+		}
 	}
 	if r.bad || r.quote < 0 {
 		return span{}, false

@@ -76,6 +76,9 @@ type stream struct {
 	// inputEnded is set with readErr: a call written after it could never
 	// be answered, so Write refuses it.
 	inputEnded atomic.Bool
+	// prescanned is the text literal of the body just read, checked while
+	// it arrived (read loop only; prescan.go).
+	prescanned *prescanned
 }
 
 func newStream(rwc io.ReadWriteCloser, logger *zap.Logger) *stream {
@@ -139,7 +142,9 @@ func (s *stream) ended() (jsonrpc2.Message, int64, error) {
 // decode turns a body into the message the connection sees, or answers or
 // drops it and returns nil.
 func (s *stream) decode(body []byte) (jsonrpc2.Message, error) {
-	if msg := decodeFast(body); msg != nil { // a didOpen, decoded in place (fastdecode.go)
+	pre := s.prescanned
+	s.prescanned = nil
+	if msg := decodeFastScanned(body, pre); msg != nil { // a didOpen, decoded in place (fastdecode.go)
 		s.requests.Add(1)
 		return msg, nil
 	}
@@ -420,26 +425,54 @@ func (s *stream) readHeaderLine(line []byte, room int64) ([]byte, error) {
 
 // readBody reads a length-byte body. Its buffer grows as the bytes arrive
 // (doubling from firstBodyChunk), so a peer that declares 2 GiB and sends
-// ten bytes costs 64 KiB, not 2 GiB.
+// ten bytes costs 64 KiB, not 2 GiB. Once the buffer has the body's full
+// size, a large didOpen's text is checked as the rest arrives (prescan.go),
+// and s.prescanned holds the result.
 func (s *stream) readBody(length int64) ([]byte, error) {
 	buf := make([]byte, 0, min(length, firstBodyChunk))
+	var pre *prescan
 	for {
-		n, err := io.ReadFull(s.in, buf[len(buf):cap(buf)])
+		end := cap(buf)
+		if pre != nil {
+			end = min(end, len(buf)+prescanStep)
+		}
+		n, err := io.ReadFull(s.in, buf[len(buf):end])
 		buf = buf[:len(buf)+n]
 		if err != nil {
+			if pre != nil {
+				pre.end()
+			}
 			if errors.Is(err, io.EOF) {
 				err = io.ErrUnexpectedEOF
 			}
 			return buf, fmt.Errorf("reading a %d-byte message body (got %d bytes): %w", length, len(buf), err)
 		}
+		if pre != nil {
+			pre.arrived(len(buf))
+		}
 		if int64(len(buf)) == length {
+			if pre != nil {
+				s.prescanned = pre.end()
+			}
 			return buf, nil
+		}
+		if len(buf) < cap(buf) {
+			continue
 		}
 		grown := make([]byte, len(buf), nextBodyCap(len(buf), cap(buf), length)) // memory.go
 		copy(grown, buf)
 		buf = grown
+		if int64(cap(buf)) == length && length >= prescanMin {
+			if start, ok := textStart(buf[:min(len(buf), prescanLead)]); ok {
+				pre = startPrescan(buf[:cap(buf)], len(buf), start)
+			}
+		}
 	}
 }
+
+// prescanStep is how many bytes are read between two looks of the check
+// that follows the reading (prescan.go).
+const prescanStep = 256 << 10
 
 func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
 	if err := ctx.Err(); err != nil {

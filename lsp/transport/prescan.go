@@ -1,0 +1,136 @@
+package transport
+
+import (
+	"bytes"
+	"sync/atomic"
+)
+
+// Checking a large didOpen's text while the body arrives (issue 19).
+//
+// A 50 MB body takes tens of milliseconds to cross the pipe, and checking
+// its text literal (scanStr) about as long again once it is in. So the
+// check runs beside the reading: as soon as the body's buffer has its full
+// size, a goroutine finds the text literal's start in the first bytes and
+// checks the literal up to the bytes arrived so far, following the reader
+// until the closing quote. The check only reads: the body stays as it
+// came, and the decoder (decodeFastScanned) uses the result only when its
+// own parse reaches a string at exactly that start, so a guess that is
+// wrong (a "text" key of another object, a body that is not a didOpen)
+// costs a scan and changes nothing.
+
+// prescanned is a string literal checked while its body arrived: its
+// contents start at start, and run is what scanStr found there.
+type prescanned struct {
+	start int
+	run   strRun
+}
+
+// prescanMin is the body length from which the text is checked while it
+// arrives: below it, a goroutine costs more than it hides.
+const prescanMin = 4 << 20
+
+// prescanLead is how far into the body the text literal's start is looked
+// for (editors send uri, languageId and version first, a few hundred
+// bytes).
+const prescanLead = 64 << 10
+
+// prescanMargin keeps the check this far behind the bytes arrived, so that
+// an escape or a character it begins to read is whole.
+const prescanMargin = 16
+
+// textStart returns where the contents of the literal after the first
+// "text" key in head begin: "text", optional whitespace, ':', optional
+// whitespace, '"'.
+func textStart(head []byte) (int, bool) {
+	const key = `"text"`
+	for from := 0; ; {
+		k := bytes.Index(head[from:], []byte(key))
+		if k < 0 {
+			return 0, false
+		}
+		i := from + k + len(key)
+		from = i
+		ws := func() {
+			for i < len(head) && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r') {
+				i++
+			}
+		}
+		ws()
+		if i >= len(head) || head[i] != ':' {
+			continue // a value "text", or no key
+		}
+		i++
+		ws()
+		if i < len(head) && head[i] == '"' {
+			return i + 1, true
+		}
+	}
+}
+
+// prescan checks buf's text literal from start as buf fills up. The reader
+// calls arrived after each read and end when it stops reading, then waits
+// for done; result is read after done.
+type prescan struct {
+	buf     []byte // the body's whole buffer: it is never reallocated from here on
+	start   int
+	filled  atomic.Int64  // bytes of buf arrived
+	wake    chan struct{} // capacity 1: more bytes arrived
+	ended   chan struct{} // closed by end: nothing more arrives
+	done    chan struct{} // closed when the check stops
+	checked *prescanned   // the result, nil when the check did not finish
+}
+
+func startPrescan(buf []byte, filled, start int) *prescan {
+	p := &prescan{buf: buf, start: start, wake: make(chan struct{}, 1), ended: make(chan struct{}), done: make(chan struct{})}
+	p.filled.Store(int64(filled))
+	go p.run()
+	return p
+}
+
+// arrived says that the first n bytes of buf are in.
+func (p *prescan) arrived(n int) {
+	p.filled.Store(int64(n))
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// end stops the check (when it has not stopped yet) and returns its result.
+func (p *prescan) end() *prescanned {
+	close(p.ended)
+	<-p.done
+	return p.checked
+}
+
+func (p *prescan) run() {
+	defer close(p.done)
+	i, found := p.start, strRun{quote: -1}
+	ended := false
+	for {
+		n := int(p.filled.Load())
+		stop := n - prescanMargin
+		if n == len(p.buf) {
+			stop = n
+		}
+		if stop > i {
+			r := scanStr(p.buf, i, stop)
+			found = found.then(r)
+			if r.bad || r.quote >= 0 || stop == len(p.buf) {
+				// Checked to its end (or to the body's: unterminated).
+				p.checked = &prescanned{start: p.start, run: found}
+				return
+			}
+			i = r.next
+			continue
+		}
+		if ended {
+			return
+		}
+		select {
+		case <-p.wake:
+		case <-p.ended:
+			ended = true
+		}
+	}
+}
