@@ -3,12 +3,12 @@ package lsp
 import (
 	"encoding/json"
 	"fmt"
-	"math"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sessionls/sessionls/internal/allocs"
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/lsp/transport"
@@ -227,25 +227,7 @@ func TestContentPreview(t *testing.T) {
 	// whatever the size.
 	long := `{"role":"user","content":"` + strings.Repeat(`ab\n\"cd `, 2<<20) + `","x":1}`
 	var got string
-	allocated := minAllocated(func() { got = contentPreview(long, 40) })
+	allocated := allocs.Least(func() { got = contentPreview(long, 40) })
 	require.Less(t, allocated, uint64(4<<10), "bytes allocated for one preview of a %d-byte line", len(long))
 	require.Equal(t, whole(long, 40), got)
-}
-
-// minAllocated is the fewest bytes the process allocated over five runs
-// of f (each after setup, when given). The count is the whole process's:
-// other goroutines only add to it, so the least of several runs is f's.
-func minAllocated(f func(), setup ...func()) uint64 {
-	least := uint64(math.MaxUint64)
-	for range 5 {
-		for _, s := range setup {
-			s()
-		}
-		var m0, m1 runtime.MemStats
-		runtime.ReadMemStats(&m0)
-		f()
-		runtime.ReadMemStats(&m1)
-		least = min(least, m1.TotalAlloc-m0.TotalAlloc)
-	}
-	return least
 }

@@ -45,14 +45,7 @@ func (h *configHarness) uri(name string) protocol.DocumentURI {
 // openDoc opens name with text and waits for its diagnostics.
 func (h *configHarness) openDoc(name, languageID, text string) protocol.DocumentURI {
 	h.t.Helper()
-	uri := h.uri(name)
-	before := h.client.publications(uri)
-	h.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
-		"uri": uri, "languageId": languageID, "version": 1, "text": text,
-	}})
-	require.Eventually(h.t, func() bool { return h.client.publications(uri) > before }, wait, time.Millisecond,
-		"no diagnostics for %s", uri)
-	return uri
+	return h.openURI(h.uri(name), languageID, text)
 }
 
 // budget is the budget sessionls/status reports for an open document (0:

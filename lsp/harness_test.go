@@ -298,7 +298,12 @@ func docURI(name string) protocol.DocumentURI { return protocol.DocumentURI("fil
 // open opens text as name and waits for its first diagnostics.
 func (h *harness) open(name, languageID, text string) protocol.DocumentURI {
 	h.t.Helper()
-	uri := docURI(name)
+	return h.openURI(docURI(name), languageID, text)
+}
+
+// openURI opens text as uri and waits for its first diagnostics.
+func (h *harness) openURI(uri protocol.DocumentURI, languageID, text string) protocol.DocumentURI {
+	h.t.Helper()
 	before := h.client.publications(uri)
 	h.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
 		"uri": uri, "languageId": languageID, "version": 1, "text": text,
@@ -306,6 +311,19 @@ func (h *harness) open(name, languageID, text string) protocol.DocumentURI {
 	require.Eventually(h.t, func() bool { return h.client.publications(uri) > before }, wait, time.Millisecond,
 		"no diagnostics for %s", uri)
 	return uri
+}
+
+// insert inserts text at line:character (UTF-16) of uri as version with an
+// incremental didChange, and waits for the diagnostics that follow.
+func (h *harness) insert(uri protocol.DocumentURI, version, line, character int, text string) {
+	h.t.Helper()
+	n := h.client.publications(uri)
+	at := map[string]any{"line": line, "character": character}
+	h.notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": version},
+		"contentChanges": []any{map[string]any{"range": map[string]any{"start": at, "end": at}, "text": text}},
+	})
+	require.Eventually(h.t, func() bool { return h.client.publications(uri) > n }, wait, time.Millisecond)
 }
 
 // sync makes a round trip, so that every earlier notification was handled.
@@ -415,16 +433,7 @@ func readFrame(r *bufio.Reader) (map[string]any, error) {
 // them.
 func (rc *rawClient) send(id any, method string, params any) {
 	rc.t.Helper()
-	msg := map[string]any{"jsonrpc": "2.0", "method": method}
-	if id != nil {
-		msg["id"] = id
-	}
-	if params != nil {
-		msg["params"] = params
-	}
-	b, err := json.Marshal(msg)
-	require.NoError(rc.t, err)
-	_, err = fmt.Fprintf(rc.w, "Content-Length: %d\r\n\r\n%s", len(b), b)
+	_, err := io.WriteString(rc.w, fuzzCall(id, method, params)) // transport_fuzz_test.go
 	require.NoError(rc.t, err)
 }
 

@@ -74,15 +74,7 @@ func TestDiagnostics(t *testing.T) {
 	// Fix line 8 (the unterminated object) with an incremental edit.
 	lines := strings.Split(demo, "\n")
 	end := utf16Len(lines[7])
-	n := h.client.publications(uri)
-	h.notify("textDocument/didChange", map[string]any{
-		"textDocument": map[string]any{"uri": uri, "version": 2},
-		"contentChanges": []any{map[string]any{
-			"range": map[string]any{"start": map[string]any{"line": 7, "character": end}, "end": map[string]any{"line": 7, "character": end}},
-			"text":  "}",
-		}},
-	})
-	require.Eventually(t, func() bool { return h.client.publications(uri) > n }, wait, time.Millisecond)
+	h.insert(uri, 2, 7, end, "}")
 	pub = h.client.lastDiagnostics(uri)
 	require.Equal(t, uint32(2), pub.Version)
 	lines[7] += "}"
@@ -90,7 +82,7 @@ func TestDiagnostics(t *testing.T) {
 
 	// A full-text change (no range) replaces everything.
 	clean := readSession(t, "clean.jsonl")
-	n = h.client.publications(uri)
+	n := h.client.publications(uri)
 	h.notify("textDocument/didChange", map[string]any{
 		"textDocument":   map[string]any{"uri": uri, "version": 3},
 		"contentChanges": []any{map[string]any{"text": clean}},
@@ -506,15 +498,7 @@ func TestAstralEdit(t *testing.T) {
 	// Insert "ß🎉" just before the closing quote: UTF-16 column 26+1+2.
 	c := utf16Len(prefix)
 	require.Equal(t, 29, c)
-	n := h.client.publications(uri)
-	h.notify("textDocument/didChange", map[string]any{
-		"textDocument": map[string]any{"uri": uri, "version": 2},
-		"contentChanges": []any{map[string]any{
-			"range": map[string]any{"start": map[string]any{"line": 0, "character": c}, "end": map[string]any{"line": 0, "character": c}},
-			"text":  "ß🎉",
-		}},
-	})
-	require.Eventually(t, func() bool { return h.client.publications(uri) > n }, wait, time.Millisecond)
+	h.insert(uri, 2, 0, c, "ß🎉")
 	want := prefix + `ß🎉"}` + "\n" + `{"role":"user","content":"ok"}`
 	rep := analysis.Analyze([]byte(want), analysis.Options{Budget: 10000})
 	require.True(t, rep.Loads())

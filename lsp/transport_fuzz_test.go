@@ -33,6 +33,8 @@ func fuzzFrame(body string) string {
 	return "Content-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
 }
 
+// fuzzCall frames a message; id nil makes a notification, params nil
+// omits them.
 func fuzzCall(id any, method string, params any) string {
 	m := map[string]any{"jsonrpc": "2.0", "method": method}
 	if id != nil {

@@ -23,6 +23,7 @@ var layers = map[string]int{
 	"internal/atomicfile": 0,
 	// test and benchmark support
 	"internal/transcript":       0,
+	"internal/allocs":           0,
 	"internal/randjsonl":        0,
 	"internal/randjsonl/oracle": 0,
 	// the engine

@@ -1,10 +1,10 @@
 package transport
 
 import (
-	"math"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/sessionls/sessionls/internal/allocs"
 
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/jsonrpc2"
@@ -44,28 +44,10 @@ func TestDidOpenExtraFieldInPlace(t *testing.T) {
 	} {
 		var msg jsonrpc2.Message
 		b := make([]byte, len(body))
-		allocated := minAllocated(func() { msg = decodeFast(b) }, func() { copy(b, body) })
+		allocated := allocs.Least(func() { msg = decodeFast(b) }, func() { copy(b, body) })
 		o, ok := msg.(*Open)
 		require.True(t, ok, "decoded the general way: %T", msg)
 		require.Equal(t, len(text)-200_000*9, len(o.DidOpen.TextDocument.Text), "unescaped")
 		require.Less(t, allocated, uint64(64<<10), "bytes allocated decoding a %d-byte didOpen", len(b))
 	}
-}
-
-// minAllocated is the fewest bytes the process allocated over five runs
-// of f (each after setup, when given). The count is the whole process's:
-// other goroutines only add to it, so the least of several runs is f's.
-func minAllocated(f func(), setup ...func()) uint64 {
-	least := uint64(math.MaxUint64)
-	for range 5 {
-		for _, s := range setup {
-			s()
-		}
-		var m0, m1 runtime.MemStats
-		runtime.ReadMemStats(&m0)
-		f()
-		runtime.ReadMemStats(&m1)
-		least = min(least, m1.TotalAlloc-m0.TotalAlloc)
-	}
-	return least
 }

@@ -119,27 +119,13 @@ func paramsSize(req jsonrpc2.Request) int {
 //	  {"textDocument":{"uri":…,"version":…},"contentChanges":[{"text":…}]}}
 func (sc *scanner) parseFullChange() (DidChangeParams, bool) {
 	var p DidChangeParams
-	body := sc.b
-	var uri, text span
-	var version int32
-	var seenVersion bool
+	var doc textDocument
+	var text span
 	params := func() bool {
 		return sc.object(func(key string) bool {
 			switch key {
 			case "textDocument":
-				return sc.object(func(key string) bool {
-					var ok bool
-					switch key {
-					case "uri":
-						uri, ok = sc.str()
-					case "version":
-						version, ok = sc.int32()
-						seenVersion = ok
-					default:
-						ok = sc.skipUnknown(key, "uri", "version")
-					}
-					return ok
-				}, 2)
+				return sc.textDocument(&doc, false)
 			case "contentChanges":
 				if !sc.literal("[") {
 					return false
@@ -159,14 +145,48 @@ func (sc *scanner) parseFullChange() (DidChangeParams, bool) {
 			return sc.skipUnknown(key, "textDocument", "contentChanges")
 		}, 2)
 	}
-	if !sc.notification(protocol.MethodTextDocumentDidChange, params) || !seenVersion || !sc.end() {
+	if !sc.notification(protocol.MethodTextDocumentDidChange, params) || !doc.hasVersion || !sc.end() {
 		return p, false
 	}
-	// Accepted: from here on body may be written.
-	p.TextDocument.URI = protocol.DocumentURI(unquoteString(body, uri))
-	p.TextDocument.Version = version
-	p.ContentChanges = []ContentChange{{Text: unquoteInPlace(body, text)}}
+	// Accepted: from here on the body may be written.
+	p.TextDocument.URI = protocol.DocumentURI(unquoteString(sc.b, doc.uri))
+	p.TextDocument.Version = doc.version
+	p.ContentChanges = []ContentChange{{Text: unquoteInPlace(sc.b, text)}}
 	return p, true
+}
+
+// textDocument is a textDocument object's members, as spans of the body
+// until it is accepted.
+type textDocument struct {
+	uri, languageID, text span
+	version               int32
+	hasVersion            bool
+}
+
+// textDocument scans a textDocument object into d: uri and version, and
+// with item languageId and text too (a TextDocumentItem), each once.
+func (sc *scanner) textDocument(d *textDocument, item bool) bool {
+	known, want := []string{"uri", "version"}, 2
+	if item {
+		known, want = []string{"uri", "languageId", "text", "version"}, 4
+	}
+	return sc.object(func(key string) bool {
+		var ok bool
+		switch {
+		case key == "uri":
+			d.uri, ok = sc.str()
+		case key == "version":
+			d.version, ok = sc.int32()
+			d.hasVersion = ok
+		case item && key == "languageId":
+			d.languageID, ok = sc.str()
+		case item && key == "text":
+			d.text, ok = sc.str()
+		default:
+			ok = sc.skipUnknown(key, known...)
+		}
+		return ok
+	}, want)
 }
 
 // notification scans {"jsonrpc":"2.0","method":<method>,"params":…}, its
@@ -211,43 +231,24 @@ type span struct {
 // allows it; then decodes it, unescaping the text inside body.
 func (sc *scanner) parseOpen() (protocol.DidOpenTextDocumentParams, bool) {
 	var p protocol.DidOpenTextDocumentParams
-	body := sc.b
-	var uri, lang, text span
-	var version int32
-	var seenVersion bool
+	var doc textDocument
 	params := func() bool {
 		return sc.object(func(key string) bool {
 			if key != "textDocument" {
 				return sc.skipUnknown(key, "textDocument")
 			}
-			return sc.object(func(key string) bool {
-				var ok bool
-				switch key {
-				case "uri":
-					uri, ok = sc.str()
-				case "languageId":
-					lang, ok = sc.str()
-				case "text":
-					text, ok = sc.str()
-				case "version":
-					version, ok = sc.int32()
-					seenVersion = ok
-				default:
-					ok = sc.skipUnknown(key, "uri", "languageId", "text", "version")
-				}
-				return ok
-			}, 4)
+			return sc.textDocument(&doc, true)
 		}, 1)
 	}
-	if !sc.notification(protocol.MethodTextDocumentDidOpen, params) || !seenVersion || !sc.end() {
+	if !sc.notification(protocol.MethodTextDocumentDidOpen, params) || !doc.hasVersion || !sc.end() {
 		return p, false
 	}
-	// Accepted: from here on body may be written.
+	// Accepted: from here on the body may be written.
 	p.TextDocument = protocol.TextDocumentItem{
-		URI:        protocol.DocumentURI(unquoteString(body, uri)),
-		LanguageID: protocol.LanguageIdentifier(unquoteString(body, lang)),
-		Version:    version,
-		Text:       unquoteInPlace(body, text),
+		URI:        protocol.DocumentURI(unquoteString(sc.b, doc.uri)),
+		LanguageID: protocol.LanguageIdentifier(unquoteString(sc.b, doc.languageID)),
+		Version:    doc.version,
+		Text:       unquoteInPlace(sc.b, doc.text),
 	}
 	return p, true
 }

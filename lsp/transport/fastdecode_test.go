@@ -49,20 +49,40 @@ func generalOpen(t *testing.T, body []byte) *protocol.DidOpenTextDocumentParams 
 // the body must be untouched. It reports whether the fast path accepted.
 func checkFastOpen(t *testing.T, body []byte) bool {
 	t.Helper()
-	want := generalOpen(t, bytes.Clone(body))
+	orig := bytes.Clone(body)
+	accepted := checkFast(t, body, protocol.MethodTextDocumentDidOpen, generalOpen(t, bytes.Clone(body)),
+		func(p protocol.DidOpenTextDocumentParams) int { return len(p.TextDocument.Text) })
+	if accepted {
+		require.Empty(t, unparsable(orig), "the fast path accepted a body the stream answers -32700: %q", orig)
+	}
+	return accepted
+}
+
+// checkFast checks decodeFast on body against want, the general path's
+// params for it (nil when that path refuses it): a body the fast path
+// refuses is untouched; one it accepts is decoded as want, a message of
+// method whose text (textLen) the router's load counts.
+func checkFast[P any](t *testing.T, body []byte, method string, want *P, textLen func(P) int) bool {
+	t.Helper()
 	orig := bytes.Clone(body)
 	msg := decodeFast(body)
 	if msg == nil {
 		require.Equal(t, orig, body, "a body the fast path refused was modified")
 		return false
 	}
-	o, ok := msg.(*Open)
-	require.True(t, ok, "decodeFast returned a %T", msg)
-	require.Equal(t, protocol.MethodTextDocumentDidOpen, o.Method())
-	require.Empty(t, unparsable(orig), "the fast path accepted a body the stream answers -32700: %q", orig)
+	var got any
+	switch m := msg.(type) {
+	case *Open:
+		got = m.DidOpen
+	case *FullChange:
+		got = m.DidChange
+	}
+	req, ok := msg.(jsonrpc2.Request)
+	require.True(t, ok && got != nil, "decodeFast returned a %T", msg)
+	require.Equal(t, method, req.Method())
 	require.NotNil(t, want, "the fast path accepted a body the general path refuses: %q", orig)
-	require.Equal(t, *want, o.DidOpen, "decoding %q", orig)
-	require.Equal(t, len(want.TextDocument.Text), paramsSize(o), "the router's load counts the text")
+	require.Equal(t, *want, got, "decoding %q", orig)
+	require.Equal(t, textLen(*want), paramsSize(req), "the router's load counts the text")
 	return true
 }
 
@@ -182,19 +202,8 @@ func checkFastChange(t *testing.T, body []byte) bool {
 			}
 		}
 	}
-	orig := bytes.Clone(body)
-	msg := decodeFast(body)
-	if msg == nil {
-		require.Equal(t, orig, body, "a body the fast path refused was modified")
-		return false
-	}
-	c, ok := msg.(*FullChange)
-	require.True(t, ok, "decodeFast returned a %T", msg)
-	require.Equal(t, protocol.MethodTextDocumentDidChange, c.Method())
-	require.NotNil(t, want, "the fast path accepted a body the general path refuses: %q", orig)
-	require.Equal(t, *want, c.DidChange, "decoding %q", orig)
-	require.Equal(t, len(want.ContentChanges[0].Text), paramsSize(c), "the router's load counts the text")
-	return true
+	return checkFast(t, body, protocol.MethodTextDocumentDidChange, want,
+		func(p DidChangeParams) int { return len(p.ContentChanges[0].Text) })
 }
 
 func changeBody(params string) string {
