@@ -492,14 +492,21 @@ func (r strRun) then(after strRun) strRun {
 func scanStr(b []byte, i, stop int) strRun {
 	r := strRun{quote: -1}
 	for {
-		// Plain ASCII runs eight bytes at a time.
+		// Plain ASCII runs eight bytes at a time, and the escapes of one
+		// character (nearly all of them) without leaving the loop.
 		for i+8 <= stop {
 			m := specialBytes(binary.LittleEndian.Uint64(b[i:]))
-			if m != 0 {
-				i += bits.TrailingZeros64(m) >> 3
-				break
+			if m == 0 {
+				i += 8
+				continue
 			}
-			i += 8
+			i += bits.TrailingZeros64(m) >> 3
+			if b[i] == '\\' && i+1 < len(b) && simpleEscapes[b[i+1]] != 0 {
+				r.escaped = true
+				i += 2
+				continue
+			}
+			break
 		}
 		if i >= stop {
 			r.next = i
@@ -544,6 +551,11 @@ func scanStr(b []byte, i, stop int) strRun {
 		}
 	}
 }
+
+// simpleEscapes maps the character after a backslash to the character the
+// escape stands for, for the escapes of one character; 0 for the others
+// (\u, and what JSON does not allow). Never written.
+var simpleEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // specialBytes has the high bit set in each byte of x that is '"', '\\',
 // below 0x20 or not ASCII.
@@ -638,14 +650,18 @@ func unquoteOver(b []byte) int {
 			k := bits.TrailingZeros64(m) >> 3
 			if w == r || r-w >= 8 {
 				binary.LittleEndian.PutUint64(b[w:], x)
-				r += k
-				w += k
-				break
+			} else {
+				copy(b[w:w+k], b[r:r+k])
 			}
-			for range k {
-				b[w] = b[r]
-				r++
+			r += k
+			w += k
+			// The escapes of one character (\" \\ \n …: nearly all of
+			// them) are written here, without leaving the loop.
+			if c := simpleEscapes[b[r+1]]; c != 0 {
+				b[w] = c
+				r += 2
 				w++
+				continue
 			}
 			break
 		}
