@@ -501,7 +501,7 @@ func scanStr(b []byte, i, stop int) strRun {
 				continue
 			}
 			i += bits.TrailingZeros64(m) >> 3
-			if b[i] == '\\' && i+1 < len(b) && simpleEscapes[b[i+1]] != 0 {
+			if b[i] == '\\' && i+1 < len(b) && simpleEscape(b[i+1]) != 0 {
 				r.escaped = true
 				i += 2
 				continue
@@ -552,10 +552,26 @@ func scanStr(b []byte, i, stop int) strRun {
 	}
 }
 
-// simpleEscapes maps the character after a backslash to the character the
-// escape stands for, for the escapes of one character; 0 for the others
-// (\u, and what JSON does not allow). Never written.
-var simpleEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+// simpleEscape returns the character that the escape of one character c
+// (the character after a backslash) stands for, or 0 when c does not make
+// one (\u, and what JSON does not allow).
+func simpleEscape(c byte) byte {
+	switch c {
+	case '"', '\\', '/':
+		return c
+	case 'b':
+		return '\b'
+	case 'f':
+		return '\f'
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	case 't':
+		return '\t'
+	}
+	return 0
+}
 
 // specialBytes has the high bit set in each byte of x that is '"', '\\',
 // below 0x20 or not ASCII.
@@ -657,7 +673,7 @@ func unquoteOver(b []byte) int {
 			w += k
 			// The escapes of one character (\" \\ \n …: nearly all of
 			// them) are written here, without leaving the loop.
-			if c := simpleEscapes[b[r+1]]; c != 0 {
+			if c := simpleEscape(b[r+1]); c != 0 {
 				b[w] = c
 				r += 2
 				w++
