@@ -21,7 +21,7 @@ FUZZTIME ?= 30s
 # Packages whose tests run goroutines against each other (the server and its
 # clients, the worker pool, concurrent appends, check's workers and node appenders): run three times under the
 # race detector, so a flake fails here and in CI, not for a newcomer.
-RACE_AGAIN ?= ./lsp ./analysis ./internal/atomicfile ./internal/glob ./cli ./analysis/dialect/...
+RACE_AGAIN ?= ./lsp/... ./analysis ./internal/atomicfile ./internal/glob ./cli ./analysis/dialect/...
 
 help:
 	@sed -n 's/^#   make /make /p' Makefile
@@ -66,8 +66,11 @@ generate:
 
 fuzz:
 	$(GO) test -run XXX -fuzz FuzzTransport -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./lsp
-	$(GO) test -run XXX -fuzz FuzzJSONRPCNesting -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./lsp
-	$(GO) test -run XXX -fuzz FuzzDecodeFastOpen -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./lsp
+	$(GO) test -run XXX -fuzz FuzzJSONRPCNesting -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./lsp/transport
+	$(GO) test -run XXX -fuzz FuzzDecodeFastOpen -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./lsp/transport
+	$(GO) test -run XXX -fuzz FuzzDecodeFastChange -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./lsp/transport
+	$(GO) test -run XXX -fuzz FuzzSplitRuns -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./lsp/transport
+	$(GO) test -run XXX -fuzz FuzzDecodeLine -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./analysis/dialect/codex
 	$(GO) test -run XXX -fuzz FuzzParseNumber -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./analysis/line
 	$(GO) test -run XXX -fuzz FuzzForLine -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./analysis/fix
 	$(GO) test -run XXX -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./config
