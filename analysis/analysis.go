@@ -53,6 +53,13 @@ const (
 	CodeBudgetExceeded    = "budget-exceeded"     // the runtime's trimContext throws for this budget
 )
 
+// Codes of the Claude Code dialect (analysis/dialect/claude).
+const (
+	CodeBrokenParentChain = "broken-parent-chain" // a parentUuid that names no record
+	CodeDuplicateUUID     = "duplicate-uuid"      // a uuid two records share
+	CodeMalformedRecord   = "malformed-record"    // a record of a known type in a shape Claude Code does not write
+)
+
 // MaxStringLength is V8's limit on one string (node's buffer.constants.
 // MAX_STRING_LENGTH on 64-bit): readFile(path, "utf8") throws past it.
 const MaxStringLength = 0x1fffffe8

@@ -60,14 +60,14 @@ func (e *engine) analyze(data []byte, opts Options) *Report {
 	c := newCollector(opts)
 	if len(data) < e.parallelMin || e.workers < 2 {
 		var t tally
-		parseLines(e.parse, &opts, data, &t)
+		parseLines(e.parse, opts, data, &t)
 		c.add(&t)
 		return c.finish()
 	}
 	pieces := splitLines(data, e.workers*4)
 	tallies := make([]tally, len(pieces))
 	err := newPool(e.workers).each(len(pieces), func(k int) {
-		parseLines(e.parse, &opts, pieces[k], &tallies[k])
+		parseLines(e.parse, opts, pieces[k], &tallies[k])
 	})
 	if err != nil {
 		panic(err) // in the caller's goroutine, where it can be recovered
@@ -123,7 +123,7 @@ func (t *tally) reset() {
 // runtime's filter(Boolean) does. Nothing in t refers to buf's memory. With
 // a counter (opts.Tokens), every valid message's tokens are counted too.
 // With opts.JSONOnly a valid line is a Record, decoded by opts.Records.
-func parseLines(parse func([]byte) line.Result, opts *Options, buf []byte, t *tally) {
+func parseLines(parse func([]byte) line.Result, opts Options, buf []byte, t *tally) {
 	counter, jsonOnly := opts.Tokens, opts.JSONOnly
 	t.size += int64(len(buf))
 	rest := buf

@@ -108,7 +108,7 @@ var registry = [...]Rule{
 		Code: CodeOrphanToolResult, Severity: SeverityWarning, Fix: FixAlways,
 		Summary: "A tool result that no earlier assistant message declares.",
 		Fixes: []Fix{
-			{"delete the tool result's line", false},
+			{"delete the tool result's line (Claude Code transcripts: the `tool_result` block, or its record when it holds nothing else, the records naming it as parent then naming its parent)", false},
 		},
 		Doc: "`trimContext` groups a tool result with the nearest earlier assistant whose " +
 			"`toolCalls` declare its `toolCallId`. When none does, the runtime loads the result " +
@@ -118,8 +118,11 @@ var registry = [...]Rule{
 			"with no `call_9` in any assistant above it.",
 	},
 	{
-		Code: CodeMissingToolResult, Severity: SeverityWarning, Fix: FixNone,
+		Code: CodeMissingToolResult, Severity: SeverityWarning, Fix: FixSometimes,
 		Summary: "A declared tool call that never gets its result.",
+		Fixes: []Fix{
+			{"Claude Code transcripts: add a user record answering the calls with an error `tool_result` (\"tool call interrupted; no result was recorded\"), which the record the conversation continues with then names as parent (the runtime's sessions: no fix)", false},
+		},
 		Doc: "An assistant message declares a call in `toolCalls` and no later tool result answers " +
 			"it (before the id is declared again, if it is). The runtime does not mind, but the " +
 			"model is sent a call without its result, which most model APIs reject or the model " +
@@ -281,6 +284,43 @@ var registry = [...]Rule{
 			"messages and the summary otherwise. The finding says how many messages above are " +
 			"no longer sent and what takes their place. Example: `compacted: 48 messages above " +
 			"(212,340 chars) are replaced by a summary of 1,904 chars`.",
+	},
+	{
+		Code: CodeBrokenParentChain, Severity: SeverityError, Fix: FixSometimes,
+		Summary: "A Claude Code record whose parentUuid names no record in the file: resuming loses every message before it.",
+		Fixes: []Fix{
+			{"make `parentUuid` name the record written before it on its side (main conversation or sidechain), once no line JSON.parse refuses is left (a guess: the lost parent stays lost)", false},
+		},
+		Doc: "Claude Code (dialect `claude-code`) links its records by `parentUuid`, and `--resume` " +
+			"rebuilds the conversation by walking that chain back from the last message. A " +
+			"`parentUuid` that names no record (a parent never written, lost to a crash, or " +
+			"removed by hand) stops the walk there: the model is resumed without anything " +
+			"before it, silently. The message says whether the record is on the conversation " +
+			"Claude Code resumes or on a sidechain or abandoned branch. Which record was the " +
+			"parent cannot be known; the unsafe fix guesses the record written just before " +
+			"(Claude Code appends a conversation in order), so that what came before is " +
+			"reached again. Example: a user record with " +
+			"`\"parentUuid\":\"7f3a…\"` where no record has `\"uuid\":\"7f3a…\"`.",
+	},
+	{
+		Code: CodeDuplicateUUID, Severity: SeverityWarning, Fix: FixNone,
+		Summary: "Two Claude Code records with the same uuid.",
+		Doc: "Every Claude Code record has its own `uuid`, which children name as their " +
+			"`parentUuid`. A second record with the same uuid makes those links ambiguous: " +
+			"which of the two the loader follows is not documented. Example: two lines both " +
+			"with `\"uuid\":\"4b1e…\"`.",
+	},
+	{
+		Code: CodeMalformedRecord, Severity: SeverityWarning, Fix: FixNone,
+		Summary: "A Claude Code record of a known type whose shape Claude Code does not write.",
+		Doc: "A `user` or `assistant` record needs a string `uuid` and a `message` object whose " +
+			"`role` is `user` or `assistant` and whose `content` is a string or an array of " +
+			"content blocks, each an object with a string `type` (a `tool_use` with its string " +
+			"`id`, a `tool_result` with its string `tool_use_id`). Claude Code's loader is closed " +
+			"source and what it does with such a record is not documented: it may drop it or " +
+			"fail to resume. Records of other types, including types this version does not " +
+			"know, are not checked. Example: `{\"type\":\"user\",\"uuid\":\"…\",\"message\":" +
+			"{\"role\":\"user\",\"content\":42}}`.",
 	},
 }
 

@@ -11,11 +11,13 @@ var allCodes = []string{CodeInvalidJSON, CodeInvalidRecord, CodeOrphanToolResult
 	CodeMissingToolResult, CodeDuplicateCallID, CodeSweptMessage,
 	CodeFileTooLarge, CodeDeepNesting, CodeBudgetCutoff, CodeBudgetExceeded,
 	CodeTruncatedRecord, CodeInterleavedRecord, CodeZeroFilled, CodeSplitRecord,
-	CodeCodexResumeRefused, CodeCodexSkippedLine, CodeCodexCompaction}
+	CodeCodexResumeRefused, CodeCodexSkippedLine, CodeCodexCompaction,
+	CodeBrokenParentChain, CodeDuplicateUUID, CodeMalformedRecord}
 
 // dialectCodes are made only by a dialect's package (analysis/dialect/...),
 // whose tests check that its findings take the registry's severity.
-var dialectCodes = map[string]bool{CodeCodexResumeRefused: true, CodeCodexSkippedLine: true, CodeCodexCompaction: true}
+var dialectCodes = map[string]bool{CodeCodexResumeRefused: true, CodeCodexSkippedLine: true, CodeCodexCompaction: true,
+	CodeBrokenParentChain: true, CodeDuplicateUUID: true, CodeMalformedRecord: true}
 
 func TestRegistryCoversEveryCodeInOrder(t *testing.T) {
 	got := Codes()
@@ -65,7 +67,8 @@ func TestRulesHandsOutCopies(t *testing.T) {
 
 func TestFixability(t *testing.T) {
 	want := map[string]Fixability{CodeInvalidJSON: FixSometimes, CodeInvalidRecord: FixSometimes, CodeOrphanToolResult: FixAlways,
-		CodeTruncatedRecord: FixSometimes, CodeInterleavedRecord: FixSometimes, CodeZeroFilled: FixSometimes, CodeSplitRecord: FixSometimes}
+		CodeTruncatedRecord: FixSometimes, CodeInterleavedRecord: FixSometimes, CodeZeroFilled: FixSometimes, CodeSplitRecord: FixSometimes,
+		CodeMissingToolResult: FixSometimes, CodeBrokenParentChain: FixSometimes}
 	for _, r := range Rules() {
 		if r.Fix != want[r.Code] {
 			t.Errorf("%s: fixability %s, want %s", r.Code, r.Fix, want[r.Code])

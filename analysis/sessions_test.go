@@ -94,10 +94,10 @@ func TestParseLinesAllocations(t *testing.T) {
 	}
 	parse := func(b []byte) line.Result { return res[b[10]] }
 	var tl tally
-	parseLines(parse, &Options{}, text, &tl)
+	parseLines(parse, Options{}, text, &tl)
 	allocs := testing.AllocsPerRun(20, func() {
 		tl.reset()
-		parseLines(parse, &Options{}, text, &tl)
+		parseLines(parse, Options{}, text, &tl)
 	})
 	if allocs != 0 || len(tl.msgs) != 200 {
 		t.Fatalf("%v allocations per run, %d messages", allocs, len(tl.msgs))

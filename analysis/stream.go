@@ -285,7 +285,7 @@ func (e *engine) analyzeReader(ctx context.Context, r io.Reader, opts Options) (
 				case j.long != nil:
 					tallyLong(j.long, j.t)
 				default:
-					workers.guard(func() { parseLines(e.parse, &opts, j.buf, j.t) })
+					workers.guard(func() { parseLines(e.parse, opts, j.buf, j.t) })
 				}
 				bufs.recycle(j.buf)
 				j.buf = nil

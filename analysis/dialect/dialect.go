@@ -15,6 +15,7 @@ import (
 	"io"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/dialect/claude"
 	"github.com/sessionls/sessionls/analysis/dialect/codex"
 	"github.com/sessionls/sessionls/analysis/fix"
 )
@@ -74,7 +75,7 @@ func (Seed) FixAll(ctx context.Context, data []byte, opts analysis.Options, unsa
 
 // All lists the dialects, in the order Detect asks them (Seed last).
 func All() []Dialect {
-	return []Dialect{codex.Dialect{}, Seed{}}
+	return []Dialect{claude.Dialect{}, codex.Dialect{}, Seed{}}
 }
 
 // ByName returns the dialect a setting names.

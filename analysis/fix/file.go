@@ -11,7 +11,9 @@ import (
 	"github.com/sessionls/sessionls/analysis/line"
 )
 
-// Fixable reports whether findings with this code can have a fix.
+// Fixable reports whether findings with this code can have a fix in the
+// runtime's sessions. A dialect may repair more (Claude Code's transcripts:
+// claude.Fixable); ask the dialect's Plan for those.
 func Fixable(code string) bool {
 	return code == analysis.CodeOrphanToolResult || analysis.IsRefusal(code)
 }
@@ -524,6 +526,12 @@ func CountLines(data []byte) int {
 	}
 	return n
 }
+
+// Origins returns, for the lines of Apply(data, fixes), the input line each
+// one is (from prev, the origins of data's lines; nil: data is the input),
+// or 0 for a line a fix wrote: Result.Origin, for a dialect's own FixAll.
+// fixes are in line order and do not overlap.
+func Origins(data []byte, fixes []Fix, prev []int) []int { return origins(data, fixes, prev) }
 
 // origins returns, for the lines of Apply(data, fixes), the input line each
 // one is (from prev, the origins of data's lines; nil: data is the input),

@@ -128,6 +128,9 @@ const (
 	// SyntheticResult adds a result for a tool call that never got one
 	// (a dialect's fix, issue 21): invented content, so unsafe.
 	SyntheticResult
+	// Relink makes a record whose parent is lost name the record written
+	// before it (a dialect's fix: Claude Code's parentUuid).
+	Relink
 )
 
 var kindNames = [...]string{
@@ -145,6 +148,7 @@ var kindNames = [...]string{
 	DropFragment:     "drop-fragment",
 	ZeroFilled:       "zero-filled",
 	SyntheticResult:  "synthetic-result",
+	Relink:           "relink",
 }
 
 func (k Kind) String() string {

@@ -35,8 +35,9 @@ var layers = map[string]int{
 	// session formats other than the runtime's own (issue 21): each
 	// dialect's reader, checks and fixes; then the registry that picks
 	// one per file
-	"analysis/dialect/codex": 4,
-	"analysis/dialect":       5,
+	"analysis/dialect/claude": 4,
+	"analysis/dialect/codex":  4,
+	"analysis/dialect":        5,
 	// project settings; the context map's page (a renderer both front
 	// ends share)
 	"config":                  6,

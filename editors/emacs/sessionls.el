@@ -80,7 +80,10 @@ Change it in a running server with `sessionls-set-budget'."
     ("split-record" . "A record split over several lines by raw line breaks in a string: the runtime refuses the whole file.")
     ("codex-resume-refused" . "A Codex CLI rollout that codex refuses to resume as a whole.")
     ("codex-skipped-line" . "A Codex CLI rollout line that codex's loader skips: its item is lost on resume.")
-    ("codex-compaction" . "Where a Codex CLI session was compacted: the model is sent a summary instead of the history above."))
+    ("codex-compaction" . "Where a Codex CLI session was compacted: the model is sent a summary instead of the history above.")
+    ("broken-parent-chain" . "A Claude Code record whose parentUuid names no record in the file: resuming loses every message before it.")
+    ("duplicate-uuid" . "Two Claude Code records with the same uuid.")
+    ("malformed-record" . "A Claude Code record of a known type whose shape Claude Code does not write."))
   "The finding codes of sessionls, each with what it means.
 Any of them can go in `sessionls-checks'.")
 ;; END GENERATED: finding codes
