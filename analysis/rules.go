@@ -121,7 +121,7 @@ var registry = [...]Rule{
 		Code: CodeMissingToolResult, Severity: SeverityWarning, Fix: FixSometimes,
 		Summary: "A declared tool call that never gets its result.",
 		Fixes: []Fix{
-			{"Claude Code transcripts: add a user record answering the calls with an error `tool_result` (\"tool call interrupted; no result was recorded\"), which the record the conversation continues with then names as parent (the runtime's sessions: no fix)", false},
+			{"Claude Code and Codex CLI sessions: add a result marked as an error (\"tool call interrupted; no result was recorded\") for the calls that never got one (Claude Code: one user record, which the record the conversation continues with then names as parent); the runtime's sessions have no fix", false},
 		},
 		Doc: "An assistant message declares a call in `toolCalls` and no later tool result answers " +
 			"it (before the id is declared again, if it is). The runtime does not mind, but the " +

@@ -323,7 +323,7 @@ func TestFixAllContextCancelled(t *testing.T) {
 
 // TestTitlesReady: the titles title has ready are the ones it would compose.
 func TestTitlesReady(t *testing.T) {
-	for k := BOM; k <= Relink; k++ {
+	for k := BOM; k <= ZeroFilled; k++ {
 		if got, want := title([]Kind{k}, 1, 1, 1), composeTitle([]Kind{k}, 1, 1, 1); got != want {
 			t.Errorf("%v: %q, composed %q", k, got, want)
 		}
