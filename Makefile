@@ -71,6 +71,7 @@ fuzz:
 	$(GO) test -run XXX -fuzz FuzzDecodeFastChange -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./lsp/transport
 	$(GO) test -run XXX -fuzz FuzzSplitRuns -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./lsp/transport
 	$(GO) test -run XXX -fuzz FuzzDecodeLine -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./analysis/dialect/codex
+	$(GO) test -run XXX -fuzz FuzzDialect -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./analysis/dialect/claude
 	$(GO) test -run XXX -fuzz FuzzParseNumber -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./analysis/line
 	$(GO) test -run XXX -fuzz FuzzForLine -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./analysis/fix
 	$(GO) test -run XXX -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./config
