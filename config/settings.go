@@ -111,15 +111,20 @@ func settingTable() []Setting {
 		Doc:   "A budget in tokens, for the commands that pack by tokens (budget, trim, map).",
 		field: func(s *Settings) slot { return &s.MaxTokens },
 	}, {
-		Key: "dialect", Kind: KindEnum, Default: "seed",
+		Key: "dialect", Kind: KindEnum, Default: "auto",
 		Values: []EnumValue{
+			{"auto", "Detected per file from its first line that JSON.parse accepts (the first 4 MiB are read at most); `seed` when none is another format's."},
 			{"seed", "The agent runtime's session files, as docs/semantics.md describes them."},
+			{"claude-code", "Claude Code transcripts (`~/.claude/projects/<project>/<session>.jsonl`)."},
+			{"codex", "Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`)."},
 		},
 		InFile: true, InOverride: true,
-		Editor:    "dialect",
-		Doc:       "The session format the files are written in (docs/semantics.md); `seed` is the only one yet.",
-		EditorDoc: "The session format of the documents. Unset (`null`): the document's `sessionls.toml` (`dialect`), else `seed`.",
-		field:     func(s *Settings) slot { return &s.Dialect },
+		Flag:   "--dialect",
+		Editor: "dialect",
+		Doc:    "The session format the files are written in (docs/semantics.md); `auto` detects each file's from its first record.",
+		EditorDoc: "The session format of the documents. Unset (`null`): the document's `sessionls.toml` (`dialect`), else `auto`: " +
+			"detected from the document's first line that JSON.parse accepts, and again when that line changes.",
+		field: func(s *Settings) slot { return &s.Dialect },
 	}}
 }
 

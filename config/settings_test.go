@@ -177,24 +177,41 @@ budget = 70
 }
 
 // TestDialect is the setting added through the table alone: the file, its
-// [[overrides]] and editors set it, and `sessionls config` lists it.
+// [[overrides]], editors and the flag set it, and `sessionls config` lists
+// it. Its default is auto: detected per file.
 func TestDialect(t *testing.T) {
-	f, err := Parse("/p/sessionls.toml", "sessionls.toml", "/p", []byte("dialect = \"seed\"\n[[overrides]]\nfiles = [\"x/**\"]\ndialect = \"seed\"\n"))
+	f, err := Parse("/p/sessionls.toml", "sessionls.toml", "/p", []byte("dialect = \"seed\"\n[[overrides]]\nfiles = [\"x/**\"]\ndialect = \"claude-code\"\n"))
 	require.NoError(t, err)
 	s := Defaults()
+	assert.Equal(t, "auto", s.Dialect.V)
+	assert.Equal(t, "default", s.Dialect.Source.String())
+	f.Apply(&s, "/p/y/a.jsonl")
 	assert.Equal(t, "seed", s.Dialect.V)
+	assert.Equal(t, "sessionls.toml:1:1", s.Dialect.Source.String())
 	f.Apply(&s, "/p/x/a.jsonl")
+	assert.Equal(t, "claude-code", s.Dialect.V)
 	assert.Equal(t, "sessionls.toml:4:1 ([[overrides]] #1)", s.Dialect.Source.String())
 
-	_, err = Parse("/p/sessionls.toml", "sessionls.toml", "/p", []byte("dialect = \"seeds\"\n"))
-	assert.EqualError(t, err, `sessionls.toml:1:11: dialect: want one of "seed", got "seeds" (did you mean "seed"?)`)
+	for _, v := range []string{"auto", "seed", "claude-code", "codex"} {
+		_, err = Parse("/p/sessionls.toml", "sessionls.toml", "/p", []byte("dialect = \""+v+"\"\n"))
+		assert.NoError(t, err, v)
+	}
+	_, err = Parse("/p/sessionls.toml", "sessionls.toml", "/p", []byte("dialect = \"claude\"\n"))
+	assert.EqualError(t, err, `sessionls.toml:1:11: dialect: want one of "auto", "seed", "claude-code", "codex", got "claude" (did you mean "claude-code"?)`)
 
-	l, errs := ParseEditor(map[string]any{"dialect": "seed"})
+	l, errs := ParseEditor(map[string]any{"dialect": "codex"})
 	require.Empty(t, errs)
 	s.Layer(l)
+	assert.Equal(t, "codex", s.Dialect.V)
 	assert.Equal(t, "editor setting sessionls.dialect", s.Dialect.Source.String())
 	_, errs = ParseEditor(map[string]any{"dialect": "other"})
-	assert.EqualError(t, errs[0], `sessionls.dialect: unknown dialect "other" (want seed)`)
+	assert.EqualError(t, errs[0], `sessionls.dialect: unknown dialect "other" (want auto, seed, claude-code or codex)`)
+
+	flags := FlagLayer()
+	flags.Set("dialect", "seed", "--dialect")
+	s.Layer(flags)
+	assert.Equal(t, "seed", s.Dialect.V)
+	assert.Equal(t, "flag --dialect", s.Dialect.Source.String())
 
 	var keys []string
 	for _, fd := range s.Fields() {
