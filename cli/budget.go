@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/dialect"
 	"github.com/sessionls/sessionls/analysis/tokens"
 )
 
@@ -309,11 +310,11 @@ I/O or configuration error.`,
 			}
 			file := args[0]
 			flags.optional = true
-			opts, budget, err := flags.resolve(e, &cf, cmd, file)
+			opts, budget, d, err := flags.resolve(e, &cf, cmd, file)
 			if err != nil {
 				return err
 			}
-			rep, err := analyzeFile(cmd.Context(), e, file, opts)
+			rep, err := analyzeFile(cmd.Context(), e, file, d, opts)
 			if err != nil {
 				return ioFailed(e, file, err)
 			}
@@ -346,17 +347,26 @@ I/O or configuration error.`,
 	return cmd
 }
 
-// analyzeFile streams one named file ("-": stdin) through the engine.
-func analyzeFile(ctx context.Context, e *env, path string, opts analysis.Options) (*analysis.Report, error) {
+// analyzeFile streams one named file ("-": stdin) through its dialect
+// (d, or for nil the one detected from its first record).
+func analyzeFile(ctx context.Context, e *env, path string, d dialect.Dialect, opts analysis.Options) (*analysis.Report, error) {
 	if path == "-" {
-		return e.analyze(ctx, e.stdin, opts)
+		d, r, err := detectStream(d, e.stdin)
+		if err != nil {
+			return nil, err
+		}
+		return e.analyze(ctx, d, r, opts)
 	}
 	f, err := openRegular(path, "to read it anyway, give - and redirect it to stdin: sessionls budget --budget N - < FILE")
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return e.analyze(ctx, f, opts)
+	d, r, err := detectStream(d, f)
+	if err != nil {
+		return nil, err
+	}
+	return e.analyze(ctx, d, r, opts)
 }
 
 // ioFailed reports an I/O error about path on stderr: exit 2.

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/dialect"
 	"github.com/sessionls/sessionls/analysis/fix"
 	"github.com/sessionls/sessionls/config"
 	"github.com/sessionls/sessionls/internal/textfmt"
@@ -140,6 +141,7 @@ With --fix they follow what remains.`,
 	o.cfg.add(f)
 	aliasFlags(f)
 	o.flags = flagSettings{fs: f}
+	addDialectFlag(f, &o.flags.dialect)
 	f.BoolVar(&o.fix, "fix", false, "apply the safe fixes in place, then report what remains")
 	f.BoolVar(&o.unsafeFixes, "unsafe-fixes", false, "with --fix or --diff: apply the unsafe fixes too")
 	f.BoolVar(&o.diff, "diff", false, "print a unified diff of what --fix would change and write nothing (exit 1 when something would)")
@@ -168,6 +170,9 @@ type target struct {
 	// The settings for this file: the configuration's, then the flags.
 	opts   analysis.Options
 	strict bool
+	// dialect is the setting's dialect; nil: auto, detected when the file
+	// is read.
+	dialect dialect.Dialect
 	// linkOut is set when path is a symbolic link whose target lies outside
 	// the tree being checked (the directory argument it was found in, or
 	// for a file argument the directory of the link): "TARGET, outside
@@ -585,8 +590,11 @@ func checkFile(ctx context.Context, e *env, t target, opts analysis.Options, for
 	withFixes := format.fixes
 	var r io.Reader
 	var spool *spoolStdin
+	d := t.dialect
 	if t.stdin {
-		r = e.stdin
+		if d, r, err = detectStream(d, e.stdin); err != nil {
+			return nil, nil, nil, cutFixes, err
+		}
 		if withFixes {
 			if spool, err = newSpool(maxSpool); err != nil {
 				return nil, nil, nil, cutFixes, err
@@ -600,7 +608,9 @@ func checkFile(ctx context.Context, e *env, t target, opts analysis.Options, for
 			return nil, nil, nil, cutFixes, err
 		}
 		defer f.Close()
-		r = f
+		if d, r, err = detectStream(d, f); err != nil {
+			return nil, nil, nil, cutFixes, err
+		}
 	}
 	// The engine keeps the first findings of each code too, and only the
 	// lines of the rest that have fixes to count.
@@ -613,7 +623,7 @@ func checkFile(ctx context.Context, e *env, t target, opts analysis.Options, for
 			}
 		}
 	}
-	rep, err := e.analyze(ctx, &countingReader{r: r, n: bytesRead}, opts)
+	rep, err := e.analyze(ctx, d, &countingReader{r: r, n: bytesRead}, opts)
 	if err != nil {
 		return nil, nil, nil, cutFixes, err
 	}
@@ -655,7 +665,11 @@ func checkFile(ctx context.Context, e *env, t target, opts analysis.Options, for
 		defer f.Close()
 		again = f
 	}
-	fixes, cutFixes, err = streamFixesCapped(ctx, again, findings, cut, format.fixRegions)
+	if isSeed(d) {
+		fixes, cutFixes, err = streamFixesCapped(ctx, again, findings, cut, format.fixRegions)
+	} else {
+		fixes, cutFixes, err = planFixesCapped(ctx, d, again, findings, cut, format.fixRegions)
+	}
 	if err != nil {
 		return nil, nil, nil, cutFixes, err
 	}
@@ -820,6 +834,11 @@ func withSettings(t target, r *config.Resolver, flags *flagSettings) target {
 	}
 	// Check needs findings only: without the messages the engine keeps a
 	// few bytes per message, so a huge file is checked in bounded memory.
+	if t.dialect, err = settingDialect(s); err != nil {
+		t.err = err
+		t.configErr = true
+		return t
+	}
 	t.opts = s.Options()
 	t.opts.SkipMessages = true
 	t.strict = s.Strict.V

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/dialect"
 )
 
 // Exit codes, the same for every command.
@@ -38,9 +39,10 @@ type env struct {
 	version        string // sessionls version, as `version` prints it
 	goVersion      string
 	now            func() time.Time
-	// analyze is analysis.AnalyzeReader; tests swap it to reach the
-	// paths no real input reaches (a bug in the engine).
-	analyze func(context.Context, io.Reader, analysis.Options) (*analysis.Report, error)
+	// analyze reads a stream through its dialect (analyzeWith: for seed,
+	// analysis.AnalyzeReader); tests swap it to reach the paths no real
+	// input reaches (a bug in the engine).
+	analyze func(context.Context, dialect.Dialect, io.Reader, analysis.Options) (*analysis.Report, error)
 }
 
 // exitError carries an exit code for a condition the command has already
@@ -74,7 +76,7 @@ func RunContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		version:   buildVersion(),
 		goVersion: runtime.Version(),
 		now:       time.Now,
-		analyze:   analysis.AnalyzeReader,
+		analyze:   analyzeWith,
 	}
 	return runInterruptible(ctx, e, args)
 }

@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/dialect"
 )
 
 // sessions under testdata/sessions and the exit code of a plain check.
@@ -424,7 +425,7 @@ func TestCheckMemoryLimit(t *testing.T) {
 	}{{"", checkMemoryLimit}, {"1GiB", prev}} {
 		e, out, errb := testEnv("", map[string]string{"GOMEMLIMIT": tc.gomemlimit})
 		var during int64
-		e.analyze = func(ctx context.Context, r io.Reader, o analysis.Options) (*analysis.Report, error) {
+		e.analyze = func(ctx context.Context, _ dialect.Dialect, r io.Reader, o analysis.Options) (*analysis.Report, error) {
 			during = debug.SetMemoryLimit(-1)
 			return analysis.AnalyzeReader(ctx, r, o)
 		}
@@ -437,7 +438,7 @@ func TestCheckMemoryLimit(t *testing.T) {
 
 func TestInternalErrorsBecomeExit2(t *testing.T) {
 	atRepoRoot(t)
-	boom := func(context.Context, io.Reader, analysis.Options) (*analysis.Report, error) { panic("engine bug") }
+	boom := func(context.Context, dialect.Dialect, io.Reader, analysis.Options) (*analysis.Report, error) { panic("engine bug") }
 	for _, args := range [][]string{
 		{"check", sessionPath("clean"), sessionPath("demo")},
 		{"budget", "--max-chars", "10", sessionPath("clean")},
@@ -452,7 +453,7 @@ func TestInternalErrorsBecomeExit2(t *testing.T) {
 	}
 	// A failing read (not a panic) is an I/O error naming the file.
 	e, out, errb := testEnv("", nil)
-	e.analyze = func(context.Context, io.Reader, analysis.Options) (*analysis.Report, error) {
+	e.analyze = func(context.Context, dialect.Dialect, io.Reader, analysis.Options) (*analysis.Report, error) {
 		return nil, &os.PathError{Op: "read", Path: "x", Err: errors.New("device unplugged")}
 	}
 	r := runWith(t, e, out, errb, "check", sessionPath("clean"))
@@ -482,7 +483,7 @@ func TestCheckInterrupted(t *testing.T) {
 	atRepoRoot(t)
 	e, out, errb := testEnv("", nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	e.analyze = func(c context.Context, r io.Reader, o analysis.Options) (*analysis.Report, error) {
+	e.analyze = func(c context.Context, _ dialect.Dialect, r io.Reader, o analysis.Options) (*analysis.Report, error) {
 		cancel() // as if Ctrl-C came while the first file was read
 		return analysis.AnalyzeReader(c, r, o)
 	}
@@ -493,7 +494,7 @@ func TestCheckInterrupted(t *testing.T) {
 
 	e, out, errb = testEnv("", nil)
 	ctx, cancel = context.WithCancel(context.Background())
-	e.analyze = func(c context.Context, r io.Reader, o analysis.Options) (*analysis.Report, error) {
+	e.analyze = func(c context.Context, _ dialect.Dialect, r io.Reader, o analysis.Options) (*analysis.Report, error) {
 		cancel()
 		return analysis.AnalyzeReader(c, r, o)
 	}

@@ -85,6 +85,7 @@ type flagSettings struct {
 	budget  int64
 	disable []string
 	strict  bool
+	dialect string
 	fs      *pflag.FlagSet
 }
 
@@ -110,6 +111,9 @@ func (f *flagSettings) apply(s *config.Settings) error {
 	}
 	if givenFlag(f.fs, "strict") != "" {
 		l.Set("strict", f.strict, "--strict")
+	}
+	if err := layerDialect(f.fs, f.dialect, &l); err != nil {
+		return err
 	}
 	s.Layer(l)
 	return nil
@@ -215,7 +219,9 @@ func newConfigCmd(e *env) *cobra.Command {
 		Long: `Show the effective settings for PATH (a session file, or a directory for the
 files in it; default: the current directory) and where each value comes
 from: the default, a key of a configuration file (file:line:col), an
-[[overrides]] table of it, or a flag.
+[[overrides]] table of it, or a flag. For a file, it also says which
+dialect reads it and why: the setting's, or with auto the one detected
+from its first line that JSON.parse accepts (and that line's number).
 
 Configuration files: sessionls.toml or .sessionls.toml. For a file, the
 closest directory at or above it that holds one applies, whole (parent
@@ -255,6 +261,7 @@ A configuration error names file:line:col and exits 2.`,
 	f.Var(positive(&flags.budget, "characters"), "budget", "show the settings as `check --budget N` would use them")
 	f.StringSliceVar(&flags.disable, "disable", nil, "show the settings as `check --disable CODES` would use them")
 	f.BoolVar(&flags.strict, "strict", false, "show the settings as `check --strict` would use them")
+	addDialectFlag(f, &flags.dialect)
 	aliasFlags(f)
 	flags.fs = f
 	return cmd
@@ -276,6 +283,7 @@ type configJSON struct {
 	Path        string                 `json:"path"`
 	Config      *string                `json:"config"`
 	SessionFile bool                   `json:"sessionFile"`
+	Dialect     dialectJSON            `json:"dialect"`
 	Settings    map[string]settingJSON `json:"settings"`
 }
 
@@ -309,8 +317,9 @@ func showConfig(e *env, r *config.Resolver, flags *flagSettings, path, format st
 		abs, _ := filepath.Abs(path)
 		sessionFile = f.Selects(abs)
 	}
+	dj := explainDialect(s, path, isDir)
 	if format == formatJSON {
-		j := configJSON{Path: path, SessionFile: sessionFile, Settings: map[string]settingJSON{}}
+		j := configJSON{Path: path, SessionFile: sessionFile, Dialect: dj, Settings: map[string]settingJSON{}}
 		if s.Config != "" {
 			j.Config = &s.Config
 		}
@@ -349,6 +358,7 @@ func showConfig(e *env, r *config.Resolver, flags *flagSettings, path, format st
 			b.WriteString("# not a session file by files/exclude: searched directories skip it (named, it is still checked)\n")
 		}
 	}
+	b.WriteString(textfmt.Sanitize(dj.text()) + "\n")
 	rows := make([][2]string, 0, 7)
 	width := 0
 	for _, fd := range s.Fields() {

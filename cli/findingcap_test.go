@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/dialect"
 	"github.com/sessionls/sessionls/analysis/fix"
 	"github.com/sessionls/sessionls/internal/randjsonl"
 )
@@ -94,7 +95,7 @@ func cliBytesPerFinding(t testing.TB, format string, n int) float64 {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	e, out, errb := testEnv("", nil)
-	e.analyze = func(ctx context.Context, r io.Reader, _ analysis.Options) (*analysis.Report, error) {
+	e.analyze = func(ctx context.Context, _ dialect.Dialect, r io.Reader, _ analysis.Options) (*analysis.Report, error) {
 		_, err := io.Copy(io.Discard, r)
 		return rep, err
 	}

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/dialect"
 	"github.com/sessionls/sessionls/analysis/fix"
 	"github.com/sessionls/sessionls/internal/atomicfile"
 )
@@ -84,9 +85,9 @@ func (m fileFixes) set(i int, f fix.Fix, l []byte, regions bool) {
 }
 
 // fixesOf computes the fixes of findings (sorted by line) in data, held in
-// memory.
-func fixesOf(data []byte, findings []analysis.Finding, regions bool) fileFixes {
-	fixes := fix.Compute(data, findings)
+// memory, as the dialect d plans them (seed: fix.Compute).
+func fixesOf(d dialect.Dialect, data []byte, findings []analysis.Finding, regions bool) fileFixes {
+	fixes := d.Plan(data, findings)
 	if len(fixes) == 0 {
 		return nil
 	}
@@ -221,16 +222,17 @@ func fixPath(ctx context.Context, t target, opts analysis.Options, o checkOption
 // that remain, the diff with --diff, the fixed text for stdin.
 func fixData(ctx context.Context, t target, data []byte, opts analysis.Options, o checkOptions) (*fixRun, fix.Result, error) {
 	opts.SkipMessages = false
-	res, err := fix.FixAllContext(ctx, data, opts, o.unsafeFixes)
+	d := bytesDialect(t.dialect, data)
+	res, err := d.FixAll(ctx, data, opts, o.unsafeFixes)
 	if err != nil {
 		return nil, res, err
 	}
 	run := &fixRun{fixed: res.Fixed, lost: res.Lost, ambiguities: res.Ambiguities}
 	run.findings = slices.Clone(res.Report.Findings)
 	sortFindings(run.findings)
-	run.fixes = fixesOf(res.Data, run.findings, o.out.fixRegions)
+	run.fixes = fixesOf(d, res.Data, run.findings, o.out.fixRegions)
 	if !o.unsafeFixes {
-		more, err := fix.FixAllContext(ctx, res.Data, opts, true)
+		more, err := d.FixAll(ctx, res.Data, opts, true)
 		if err != nil {
 			return nil, res, err
 		}

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sessionls/sessionls/analysis"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -34,7 +33,7 @@ func testEnv(stdin string, vars map[string]string) (*env, *bytes.Buffer, *bytes.
 		version:   "0.0.0-test",
 		goVersion: "go1.test",
 		now:       time.Now,
-		analyze:   analysis.AnalyzeReader,
+		analyze:   analyzeWith,
 	}, &out, &errb
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/dialect"
 	"github.com/sessionls/sessionls/analysis/ctxmap"
 	"github.com/sessionls/sessionls/analysis/ctxmap/mappage"
 	"github.com/sessionls/sessionls/analysis/tokens"
@@ -72,11 +73,11 @@ stderr); 2 usage, I/O or configuration error.`,
 			if out != "" && out != "-" && file != "-" && sameFile(file, out) {
 				return usagef("-o %s is the session itself: the page would replace it", out)
 			}
-			opts, budget, err := flags.resolve(e, &cf, cmd, file)
+			opts, budget, d, err := flags.resolve(e, &cf, cmd, file)
 			if err != nil {
 				return err
 			}
-			return runMap(cmd, e, file, out, budget, opts)
+			return runMap(cmd, e, file, out, budget, d, opts)
 		},
 	}
 	flags.register(cmd, true)
@@ -116,7 +117,7 @@ func writePage(path string, write func(io.Writer) error) error {
 	return err
 }
 
-func runMap(cmd *cobra.Command, e *env, file, out string, budget int64, opts analysis.Options) error {
+func runMap(cmd *cobra.Command, e *env, file, out string, budget int64, d dialect.Dialect, opts analysis.Options) error {
 	// The engine's memory is bounded by the longest line, as in check: the
 	// same soft heap goal keeps a gigabyte's map near check's RSS.
 	if e.getenv("GOMEMLIMIT") == "" {
@@ -125,7 +126,7 @@ func runMap(cmd *cobra.Command, e *env, file, out string, budget int64, opts ana
 	}
 	b := ctxmap.NewBuilder()
 	opts.Observer = b
-	rep, err := analyzeFile(cmd.Context(), e, file, opts)
+	rep, err := analyzeFile(cmd.Context(), e, file, d, opts)
 	if err != nil {
 		return ioFailed(e, file, err)
 	}

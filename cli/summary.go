@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/dialect"
 	"github.com/sessionls/sessionls/analysis/ctxmap"
 	"github.com/sessionls/sessionls/analysis/ctxmap/mappage"
 	"github.com/sessionls/sessionls/internal/textfmt"
@@ -81,8 +82,8 @@ func (s *stepSummary) prepare(e *env, o checkOptions, targets []target) error {
 		targets[i].opts.Observer = f
 	}
 	inner := e.analyze
-	e.analyze = func(ctx context.Context, r io.Reader, opts analysis.Options) (*analysis.Report, error) {
-		rep, err := inner(ctx, r, opts)
+	e.analyze = func(ctx context.Context, d dialect.Dialect, r io.Reader, opts analysis.Options) (*analysis.Report, error) {
+		rep, err := inner(ctx, d, r, opts)
 		if f, ok := opts.Observer.(*summaryFile); ok && err == nil {
 			f.done(rep, opts.Budget)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/dialect"
 	"github.com/sessionls/sessionls/internal/atomicfile"
 	"github.com/sessionls/sessionls/internal/textfmt"
 )
@@ -46,11 +47,11 @@ refused with exit 1 and the runtime's error on stderr; nothing is written.`,
   sessionls trim --max-tokens 8000 session.jsonl > trimmed.jsonl`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, budget, err := flags.resolve(e, &cf, cmd, args[0])
+			opts, budget, d, err := flags.resolve(e, &cf, cmd, args[0])
 			if err != nil {
 				return err
 			}
-			return runTrim(cmd.Context(), e, args[0], out, budget, opts)
+			return runTrim(cmd.Context(), e, args[0], out, budget, d, opts)
 		},
 	}
 	flags.register(cmd, false)
@@ -59,9 +60,9 @@ refused with exit 1 and the runtime's error on stderr; nothing is written.`,
 	return cmd
 }
 
-func runTrim(ctx context.Context, e *env, file, out string, budget int64, opts analysis.Options) error {
+func runTrim(ctx context.Context, e *env, file, out string, budget int64, d dialect.Dialect, opts analysis.Options) error {
 	if out != "" && out != "-" && sameFile(file, out) {
-		return trimInPlace(ctx, e, file, budget, opts)
+		return trimInPlace(ctx, e, file, budget, d, opts)
 	}
 	// One descriptor for both passes, so the bytes copied are those analysed
 	// unless someone rewrites the file in place meanwhile.
@@ -70,7 +71,7 @@ func runTrim(ctx context.Context, e *env, file, out string, budget int64, opts a
 		return ioFailed(e, file, err)
 	}
 	defer f.Close()
-	first, err := firstKeptLine(ctx, e, file, f, budget, opts)
+	first, err := firstKeptLine(ctx, e, file, f, budget, d, opts)
 	if err != nil {
 		return err
 	}
@@ -109,9 +110,9 @@ func sameFile(a, b string) bool {
 // carried over after them (an agent may be appending while it is trimmed;
 // see atomicfile.Source). The file is analysed again, a few times at most,
 // when its unterminated last line was still being written.
-func trimInPlace(ctx context.Context, e *env, file string, budget int64, opts analysis.Options) error {
+func trimInPlace(ctx context.Context, e *env, file string, budget int64, d dialect.Dialect, opts analysis.Options) error {
 	for attempt := 1; ; attempt++ {
-		err := trimInPlaceOnce(ctx, e, file, budget, opts)
+		err := trimInPlaceOnce(ctx, e, file, budget, d, opts)
 		if errors.Is(err, atomicfile.ErrLastLineGrew) && attempt < fixAttempts {
 			continue
 		}
@@ -123,7 +124,7 @@ func trimInPlace(ctx context.Context, e *env, file string, budget int64, opts an
 	}
 }
 
-func trimInPlaceOnce(ctx context.Context, e *env, file string, budget int64, opts analysis.Options) error {
+func trimInPlaceOnce(ctx context.Context, e *env, file string, budget int64, d dialect.Dialect, opts analysis.Options) error {
 	real, err := filepath.EvalSymlinks(file)
 	if err != nil {
 		return ioFailed(e, file, err)
@@ -133,7 +134,7 @@ func trimInPlaceOnce(ctx context.Context, e *env, file string, budget int64, opt
 		return ioFailed(e, file, err)
 	}
 	defer src.Close()
-	first, err := firstKeptLine(ctx, e, file, src, budget, opts)
+	first, err := firstKeptLine(ctx, e, file, src, budget, d, opts)
 	if err != nil {
 		return err
 	}
@@ -148,8 +149,12 @@ func trimInPlaceOnce(ctx context.Context, e *env, file string, budget int64, opt
 // firstKeptLine analyses the file read from r and returns the first line
 // the budget keeps; when the file does not load or trimContext throws, it
 // says so and returns exit 1.
-func firstKeptLine(ctx context.Context, e *env, file string, r io.Reader, budget int64, opts analysis.Options) (int, error) {
-	rep, err := e.analyze(ctx, r, opts)
+func firstKeptLine(ctx context.Context, e *env, file string, r io.Reader, budget int64, d dialect.Dialect, opts analysis.Options) (int, error) {
+	d, r, err := detectStream(d, r)
+	if err != nil {
+		return 0, ioFailed(e, file, err)
+	}
+	rep, err := e.analyze(ctx, d, r, opts)
 	if err != nil {
 		return 0, ioFailed(e, file, err)
 	}

@@ -67,20 +67,33 @@ func Detect(r io.Reader) (d Detection, head []byte, err error) {
 // detect is Detect asking the dialects ds, in order.
 func detect(r io.Reader, ds []Dialect) (d Detection, head []byte, err error) {
 	buf := make([]byte, 0, sniffChunk)
-	scanned := 0 // bytes of buf whose lines are judged
+	scanned := 0  // bytes of buf whose lines are judged
+	searched := 0 // bytes of buf searched for a line break (no rescans: linear in what is read)
 	lines := 0
+	eof := false
 	for {
 		// Judge every complete line read so far.
 		for {
-			i := bytes.IndexByte(buf[scanned:], '\n')
+			i := bytes.IndexByte(buf[searched:], '\n')
 			if i < 0 {
+				searched = len(buf)
 				break
 			}
+			i += searched - scanned
 			lines++
 			if det, ok := judge(ds, buf[scanned:scanned+i], lines); ok {
 				return det, buf, nil
 			}
 			scanned += i + 1
+			searched = scanned
+		}
+		if eof {
+			// The last line, without a line break, is a line too.
+			lines++
+			if det, ok := judge(ds, buf[scanned:], lines); ok {
+				return det, buf, nil
+			}
+			return none(lines, "no line is one JSON.parse accepts"), buf, nil
 		}
 		if len(buf) >= MaxSniff {
 			// The line that crosses the bound is not judged.
@@ -97,12 +110,7 @@ func detect(r io.Reader, ds []Dialect) (d Detection, head []byte, err error) {
 			if !errors.Is(rerr, io.EOF) {
 				return none(lines, "the file could not be read"), buf, rerr
 			}
-			// The last line, without a line break, is a line too.
-			lines++
-			if det, ok := judge(ds, buf[scanned:], lines); ok {
-				return det, buf, nil
-			}
-			return none(lines, "no line is one JSON.parse accepts"), buf, nil
+			eof = true // a reader may return its last bytes with io.EOF
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // fake claims the lines that have a "fake" key; it analyses as Seed does.
@@ -55,6 +56,17 @@ func TestDetect(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			// Readers that return the last bytes with io.EOF (a file's
+			// ReadAt through io.SectionReader does), and one byte at a time.
+			for _, r := range []io.Reader{iotest.DataErrReader(strings.NewReader(tt.text)), iotest.OneByteReader(strings.NewReader(tt.text))} {
+				d, _, err := detect(r, ds)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d.Dialect.Name() != tt.want || d.Line != tt.line || d.Why != tt.why {
+					t.Errorf("%T: got %s line %d %q, want %s line %d %q", r, d.Dialect.Name(), d.Line, d.Why, tt.want, tt.line, tt.why)
+				}
+			}
 			d, head, err := detect(strings.NewReader(tt.text), ds)
 			if err != nil {
 				t.Fatal(err)
