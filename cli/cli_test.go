@@ -438,7 +438,9 @@ func TestCheckMemoryLimit(t *testing.T) {
 
 func TestInternalErrorsBecomeExit2(t *testing.T) {
 	atRepoRoot(t)
-	boom := func(context.Context, dialect.Dialect, io.Reader, analysis.Options) (*analysis.Report, error) { panic("engine bug") }
+	boom := func(context.Context, dialect.Dialect, io.Reader, analysis.Options) (*analysis.Report, error) {
+		panic("engine bug")
+	}
 	for _, args := range [][]string{
 		{"check", sessionPath("clean"), sessionPath("demo")},
 		{"budget", "--max-chars", "10", sessionPath("clean")},

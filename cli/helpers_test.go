@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")

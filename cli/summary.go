@@ -11,9 +11,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/sessionls/sessionls/analysis"
-	"github.com/sessionls/sessionls/analysis/dialect"
 	"github.com/sessionls/sessionls/analysis/ctxmap"
 	"github.com/sessionls/sessionls/analysis/ctxmap/mappage"
+	"github.com/sessionls/sessionls/analysis/dialect"
 	"github.com/sessionls/sessionls/internal/textfmt"
 )
 
