@@ -33,7 +33,7 @@ func (s *server) CodeAction(ctx context.Context, p *protocol.CodeActionParams) (
 	if !wantsKind(p.Context.Only, protocol.RefactorRewrite) {
 		return out, nil
 	}
-	rep := f.doc.Report()
+	rep := f.report()
 	c := rep.Cutoff
 	if c == nil || rep.CutoffErr != nil || c.FirstKeptLine <= 1 {
 		return out, nil

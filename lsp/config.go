@@ -204,7 +204,7 @@ func (s *server) applySettings(ctx context.Context, patch settingsPatch) {
 	s.settings = st
 	roots := s.roots
 	s.mu.Unlock()
-	if st.budget == old.budget && maps.Equal(st.disabled, old.disabled) && slices.Equal(st.files, old.files) {
+	if st.budget == old.budget && maps.Equal(st.disabled, old.disabled) && slices.Equal(st.files, old.files) && editorDialect(st) == editorDialect(old) {
 		if st.tokens != old.tokens || st.tokenizer != old.tokenizer {
 			s.refreshLenses() // nothing to re-analyse, but the lenses change
 		}
@@ -222,6 +222,13 @@ func (s *server) applySettings(ctx context.Context, patch settingsPatch) {
 		}
 	}
 	s.refreshLenses()
+}
+
+// editorDialect is the editor's dialect setting ("" when unset).
+func editorDialect(s settings) string {
+	v, _ := s.editor.Get("dialect")
+	d, _ := v.(string)
+	return d
 }
 
 // wholeNumber reads a JSON number's text exactly (config.ParseBudget's

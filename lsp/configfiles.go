@@ -167,11 +167,13 @@ func (s *server) isSessionDoc(uri protocol.DocumentURI, languageID string, globs
 // setOptions gives f new options, re-analysing and publishing only when
 // they differ from its current ones. It reports whether they did.
 func (s *server) setOptions(f *file, opts analysis.Options) bool {
-	if f.opts.Budget == opts.Budget && maps.Equal(f.opts.Disabled, opts.Disabled) {
+	changed := s.resolveDialect(f) // the dialect setting may have changed too
+	if !changed && f.opts.Budget == opts.Budget && maps.Equal(f.opts.Disabled, opts.Disabled) {
 		return false
 	}
 	f.opts = opts
 	f.doc.SetOptions(opts)
+	f.stale()
 	s.publish(f)
 	return true
 }

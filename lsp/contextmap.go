@@ -8,7 +8,6 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
-	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/ctxmap"
 	"github.com/sessionls/sessionls/analysis/ctxmap/mappage"
 	"github.com/sessionls/sessionls/analysis/tokens"
@@ -88,7 +87,7 @@ func (s *server) buildMap(ctx context.Context, f *file) (*ctxmap.Map, string, er
 	budget := f.opts.Budget
 	cfg := ctxmap.Config{Budget: budget}
 	if !s.currentSettings().tokens {
-		m, err := ctxmap.FromReport(f.doc.Report(), cfg)
+		m, err := ctxmap.FromReport(f.report(), cfg)
 		return m, "", err
 	}
 	size := 0
@@ -97,7 +96,7 @@ func (s *server) buildMap(ctx context.Context, f *file) (*ctxmap.Map, string, er
 	}
 	enc := s.tokenizerFor(f.uri)
 	if size > maxMapTokenBytes {
-		m, err := ctxmap.FromReport(f.doc.Report(), cfg)
+		m, err := ctxmap.FromReport(f.report(), cfg)
 		if err == nil {
 			m.TokensError = fmt.Sprintf("the document is %s bytes, more than the %s whose tokens the server counts while the editor waits (sessionls map --tokens FILE counts them all)",
 				textfmt.Thousands(size), textfmt.Thousands(maxMapTokenBytes))
@@ -111,7 +110,7 @@ func (s *server) buildMap(ctx context.Context, f *file) (*ctxmap.Map, string, er
 	b := ctxmap.NewBuilder()
 	opts := f.opts
 	opts.Tokens, opts.Observer, opts.SkipMessages = counter, b, true
-	rep, err := analysis.AnalyzeReader(ctx, strings.NewReader(f.doc.Text()), opts)
+	rep, err := f.dialect.AnalyzeReader(ctx, strings.NewReader(f.doc.Text()), opts)
 	if err != nil {
 		return nil, "", err
 	}

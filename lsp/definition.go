@@ -14,7 +14,7 @@ func (s *server) Definition(ctx context.Context, p *protocol.DefinitionParams) (
 	if f == nil {
 		return []protocol.Location{}, nil
 	}
-	rep := f.doc.Report()
+	rep := f.report()
 	i, col, ok := runtimePosition(f.doc, p.Position)
 	if !ok {
 		return []protocol.Location{}, nil

@@ -28,7 +28,7 @@ const codeOutOfSync = "out-of-sync"
 func (s *server) publish(f *file) {
 	var diags []protocol.Diagnostic
 	if f.inSync() {
-		diags = withFixData(f, toDiagnostics(f.uri, f.doc, f.doc.Report(), s.currentCaps().unnecessaryTag))
+		diags = withFixData(f, toDiagnostics(f.uri, f.doc, f.report(), s.currentCaps().unnecessaryTag))
 		if f.diskBOM {
 			diags = append([]protocol.Diagnostic{bomDiagnostic()}, diags...)
 		}

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/dialect"
 	"go.lsp.dev/protocol"
 )
 
@@ -26,6 +27,21 @@ type file struct {
 	// diskBOM: the file on disk begins with a byte order mark the
 	// editor's text lacks (diskbom.go); checked on open and on save.
 	diskBOM bool
+
+	// dialect reads the document (dialect.go): the setting's, or with auto
+	// (the setting is auto) the one detected in det; dialectWhy says which
+	// and why (sessionls/status).
+	dialect    dialect.Dialect
+	auto       bool
+	det        dialect.Detection
+	dialectWhy string
+	// alt is a non-seed dialect's report of the current text, altFixes the
+	// fixes it planned; nil while stale (file.report makes them).
+	alt      *analysis.Report
+	altFixes map[fixKey]plannedFix
+	// publishQueued: a publication of a non-seed document is posted and
+	// not yet run (schedulePublish).
+	publishQueued bool
 }
 
 // inSync reports whether f's text is the client's. Out of sync, the
@@ -72,7 +88,7 @@ func isSessionFile(uri protocol.DocumentURI, languageID string, globs, roots []s
 
 // open starts tracking a document (replacing one already open at uri).
 func (m *fileManager) open(uri protocol.DocumentURI, languageID string, version int32, text string, opts analysis.Options) *file {
-	f := &file{uri: uri, languageID: languageID, version: version, doc: analysis.NewDocument(text, opts), opts: opts}
+	f := &file{uri: uri, languageID: languageID, version: version, doc: analysis.NewDocument(text, opts), opts: opts, dialect: dialect.Seed{}}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.files[uri] = f

@@ -46,6 +46,13 @@ type diagnosticData struct {
 func withFixData(f *file, diags []protocol.Diagnostic) []protocol.Diagnostic {
 	for i := range diags {
 		code, _ := diags[i].Code.(string)
+		if !f.isSeed() {
+			// The dialect planned the fixes with its report.
+			if p, ok := f.plannedFixOf(diagnosticLine(f.doc, diags[i]), code); ok {
+				diags[i].Data = diagnosticData{Fix: p.safety.String(), Version: f.version}
+			}
+			continue
+		}
 		switch {
 		case code == analysis.CodeOrphanToolResult && f.doc.Report().InvalidLines == 0:
 			// Always the line deleted (the engine found a valid tool
@@ -139,16 +146,16 @@ func (s *server) fixActions(ctx context.Context, f *file, p *protocol.CodeAction
 func (s *server) quickFixes(f *file, p *protocol.CodeActionParams, versioned bool) []protocol.CodeAction {
 	var out []protocol.CodeAction
 	add := func(d protocol.Diagnostic, line1 int, code string) {
-		lf, ok := findingFix(f.doc, line1, code)
+		p, ok := quickFixOf(f, line1, code)
 		if !ok {
 			return
 		}
 		out = append(out, protocol.CodeAction{
-			Title:       lf.Title,
+			Title:       p.title,
 			Kind:        protocol.QuickFix,
 			Diagnostics: []protocol.Diagnostic{d},
-			IsPreferred: lf.Safety == fix.Safe,
-			Edit:        versionedEdit(f, lineEdits(f.doc, line1, lf), versioned),
+			IsPreferred: p.safety == fix.Safe,
+			Edit:        versionedEdit(f, p.edits, versioned),
 		})
 	}
 	if len(p.Context.Diagnostics) > 0 {
@@ -161,19 +168,32 @@ func (s *server) quickFixes(f *file, p *protocol.CodeActionParams, versioned boo
 		}
 		return out
 	}
-	rep := f.doc.Report()
+	rep := f.report()
 	for _, fd := range rep.Findings {
 		l := clientLine(f.doc, fd.Line)
 		if l < p.Range.Start.Line || l > p.Range.End.Line {
 			continue
 		}
 		d := toDiagnostic(f.uri, f.doc, fd)
-		if lf, ok := findingFix(f.doc, fd.Line, fd.Code); ok {
-			d.Data = diagnosticData{Fix: lf.Safety.String(), Version: f.version}
+		if p, ok := quickFixOf(f, fd.Line, fd.Code); ok {
+			d.Data = diagnosticData{Fix: p.safety.String(), Version: f.version}
 		}
 		add(d, fd.Line, fd.Code)
 	}
 	return out
+}
+
+// quickFixOf is the fix of the finding (line1, code) of f: the engine's
+// fix of its line for seed, else the one its dialect planned.
+func quickFixOf(f *file, line1 int, code string) (plannedFix, bool) {
+	if !f.isSeed() {
+		return f.plannedFixOf(line1, code)
+	}
+	lf, ok := findingFix(f.doc, line1, code)
+	if !ok {
+		return plannedFix{}, false
+	}
+	return plannedFix{title: lf.Title, safety: lf.Safety, edits: lineEdits(f.doc, line1, lf)}, true
 }
 
 // fixDataCurrent reports whether a diagnostic's data says it has a fix and
@@ -198,7 +218,7 @@ func fixDataCurrent(data any, v int32) bool {
 // or false when there is none.
 func (s *server) fixAll(ctx context.Context, f *file, versioned bool) (protocol.CodeAction, bool) {
 	text := []byte(f.doc.Text())
-	res, err := fix.FixAllContext(ctx, text, f.opts, false) // the options the document is analysed with
+	res, err := f.dialect.FixAll(ctx, text, f.opts, false) // the options the document is analysed with (seed: fix.FixAllContext)
 	if err != nil || res.Fixed == 0 {
 		return protocol.CodeAction{}, false
 	}

@@ -13,7 +13,7 @@ func (s *server) FoldingRanges(ctx context.Context, p *protocol.FoldingRangePara
 	if f == nil {
 		return []protocol.FoldingRange{}, nil
 	}
-	return foldingRanges(f.doc, f.doc.Report()), nil
+	return foldingRanges(f.doc, f.report()), nil
 }
 
 // foldingRanges folds every unit that spans more than one of the client's

@@ -22,9 +22,16 @@ func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 		return nil, nil
 	}
 	r := lineRangeOf(f.doc, i)
-	text := hoverText(f.doc, f.doc.Report(), i, func(l string, cost int64) string {
-		return s.hoverTokens(p.TextDocument.URI, l, cost)
-	})
+	var text string
+	if f.isSeed() {
+		text = hoverText(f.doc, f.doc.Report(), i, func(l string, cost int64) string {
+			return s.hoverTokens(p.TextDocument.URI, l, cost)
+		})
+	} else {
+		// Tokens are counted from a seed message's text; another dialect's
+		// lines are records, not that text.
+		text = dialectHoverText(f.doc, f.report(), f.dialect.Name(), i)
+	}
 	kind := protocol.Markdown
 	if s.currentCaps().plainHover {
 		kind, text = protocol.PlainText, plainText(text)
@@ -134,6 +141,26 @@ func hoverText(doc *analysis.Document, rep *analysis.Report, i int, toks func(li
 	b.WriteString("\n\n")
 	b.WriteString(budgetVerdict(rep, m))
 	return b.String()
+}
+
+// dialectHoverText describes 0-based runtime line i of a document of
+// another dialect than seed: its message as hoverText does, or else the
+// findings on it, or that it holds no message the model sees.
+func dialectHoverText(doc *analysis.Document, rep *analysis.Report, name string, i int) string {
+	line1 := i + 1
+	if _, ok := rep.MessageAtLine(line1); ok {
+		return hoverText(doc, rep, i, func(string, int64) string { return "" })
+	}
+	var b strings.Builder
+	for _, f := range rep.Findings {
+		if f.Line == line1 {
+			fmt.Fprintf(&b, "**%s** · line %d\n\n%s\n\n", f.Code, line1, escapeMarkdown(f.Message))
+		}
+	}
+	if b.Len() > 0 {
+		return strings.TrimSuffix(b.String(), "\n\n")
+	}
+	return fmt.Sprintf("line %d is a %s record that holds no message the model sees", line1, escapeMarkdown(name))
 }
 
 // budgetVerdict says what the budget does to message m.

@@ -21,7 +21,7 @@ func (s *server) CodeLens(ctx context.Context, p *protocol.CodeLensParams) ([]pr
 	if s.currentSettings().tokens {
 		deferTo = p.TextDocument.URI
 	}
-	return codeLenses(f.doc, f.doc.Report(), f.opts.Budget, deferTo), nil
+	return codeLenses(f.doc, f.report(), f.opts.Budget, deferTo), nil
 }
 
 // codeLenses are, in order of line:

@@ -16,7 +16,7 @@ func (s *server) References(ctx context.Context, p *protocol.ReferenceParams) ([
 	if f == nil {
 		return out, nil
 	}
-	rep := f.doc.Report()
+	rep := f.report()
 	i, col, ok := runtimePosition(f.doc, p.Position)
 	if !ok {
 		return out, nil

@@ -249,6 +249,7 @@ func TestBudgetRoutes(t *testing.T) {
 		"budget": float64(300), "totalChars": float64(719), "keptChars": float64(181), "firstKeptLine": float64(6),
 		"messages": float64(7), "loads": true, "error": nil, "minBudget": float64(43),
 		"budgetSource": "editor setting sessionls.budget",
+		"dialect":      "seed", "dialectWhy": "auto (default), detected: line 1, the first line JSON.parse accepts, is a seed record",
 	}, st, "initializationOptions.budget")
 	requireDiagnosticsMatch(t, uri, clean, analysis.Analyze([]byte(clean), analysis.Options{Budget: 300}), h.client.lastDiagnostics(uri).Diagnostics)
 

@@ -38,6 +38,12 @@ type statusResult struct {
 	TotalTokens *int64  `json:"totalTokens,omitempty"`
 	KeptTokens  *int64  `json:"keptTokens,omitempty"`
 	TokensError *string `json:"tokensError,omitempty"`
+	// Dialect is the session format the document is read in ("seed",
+	// "claude-code", "codex"); DialectWhy says why: "set by ..." or
+	// "auto (default), detected: line 1, the first line JSON.parse
+	// accepts, is a ... record".
+	Dialect    string `json:"dialect"`
+	DialectWhy string `json:"dialectWhy"`
 }
 
 // Request serves the custom requests (protocol.ServerHandler hands every
@@ -62,11 +68,13 @@ func (s *server) status(ctx context.Context, params any) (*statusResult, error) 
 	if f == nil {
 		return nil, jsonrpc2.NewError(jsonrpc2.InvalidParams, fmt.Sprintf("sessionls/status: %s is not an open session file", uri))
 	}
-	rep := f.doc.Report()
+	rep := f.report()
 	res := &statusResult{
 		TotalChars: rep.TotalChars,
 		Messages:   len(rep.Messages),
 		Loads:      rep.Loads(),
+		Dialect:    f.dialect.Name(),
+		DialectWhy: f.dialectWhy,
 	}
 	if b := f.opts.Budget; b > 0 {
 		res.Budget = &b

@@ -22,7 +22,7 @@ func (s *server) DocumentSymbol(ctx context.Context, p *protocol.DocumentSymbolP
 	if f == nil {
 		return []any{}, nil
 	}
-	syms := documentSymbols(f.doc, f.doc.Report())
+	syms := documentSymbols(f.doc, f.report())
 	out := make([]any, len(syms))
 	for i := range syms {
 		out[i] = syms[i]

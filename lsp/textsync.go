@@ -23,6 +23,7 @@ func (s *server) DidOpen(ctx context.Context, p *protocol.DidOpenTextDocumentPar
 	}
 	f := s.files.open(doc.URI, string(doc.LanguageID), doc.Version, doc.Text, s.optionsFor(doc.URI))
 	f.diskBOM = diskHasHiddenBOM(doc.URI, doc.Text)
+	s.resolveDialect(f)
 	s.stampConfigFiles(stampNew) // its configuration as just read (configwatch.go)
 	s.logger.Debug("opened", zap.String("uri", string(doc.URI)), zap.Int("bytes", len(doc.Text)))
 	s.publish(f)
@@ -49,6 +50,7 @@ func (s *server) changeText(p didChangeParams) {
 		s.showError(fmt.Sprintf("sessionls received an edit for %s, which is not open; reopen the file.", uri))
 		return
 	}
+	limit := f.headLimit()
 	if err := f.applyChanges(p.TextDocument.Version, p.ContentChanges); err != nil {
 		s.logger.Error("didChange", zap.String("uri", string(uri)), zap.Int32("version", p.TextDocument.Version), zap.Error(err))
 		if errors.Is(err, errStale) {
@@ -56,6 +58,14 @@ func (s *server) changeText(p didChangeParams) {
 		}
 		// Said once, when the document goes out of sync.
 		s.showError(fmt.Sprintf("sessionls could not apply an edit to %s (%v) and is out of sync with it; reopen the file.", uri, err))
+	}
+	if f.auto && touchesHead(p.ContentChanges, limit) {
+		s.resolveDialect(f) // the first record may have changed
+	}
+	if !f.isSeed() {
+		f.stale()
+		s.schedulePublish(f)
+		return
 	}
 	s.publish(f)
 }

@@ -185,7 +185,7 @@ func (s *server) CodeLensResolve(ctx context.Context, p *protocol.CodeLens) (*pr
 	if f == nil {
 		return &out, nil
 	}
-	rep := f.doc.Report()
+	rep := f.report()
 	if d.Budget {
 		return s.resolveBudgetLens(ctx, f, rep, d, out)
 	}
@@ -194,7 +194,13 @@ func (s *server) CodeLensResolve(ctx context.Context, p *protocol.CodeLens) (*pr
 		return &out, nil
 	}
 	u := rep.Units[k]
-	n, err := s.toks.unitTokens(ctx, s.tokenizerFor(d.URI), f.doc, rep, u)
+	n, err := int64(-1), error(nil)
+	if f.isSeed() {
+		// Counted from the seed messages' text (another dialect's lines
+		// are records, not that text): other dialects' lenses keep their
+		// titles without tokens.
+		n, err = s.toks.unitTokens(ctx, s.tokenizerFor(d.URI), f.doc, rep, u)
+	}
 	if err != nil {
 		s.logger.Sugar().Infof("codeLens/resolve: cannot count the tokens of the unit at line %d of %s: %v", d.Line, d.URI, err)
 		n = -1 // the title without tokens
