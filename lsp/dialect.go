@@ -120,12 +120,12 @@ func (s *server) resolveDialect(f *file) bool {
 	var d dialect.Dialect
 	f.auto = st.Dialect.V == dialect.Auto || st.Dialect.V == ""
 	if f.auto {
-		f.det = dialect.DetectBytes(docHead(f.doc))
+		f.det = dialect.DetectBytesIn(docHead(f.doc), s.dialects)
 		d = f.det.Dialect
 		f.dialectWhy = "auto (" + st.Dialect.Source.String() + "), detected: " + f.det.Why
 	} else {
 		var err error
-		if d, err = dialect.Named(st.Dialect.V); err != nil {
+		if d, err = s.namedDialect(st.Dialect.V); err != nil {
 			s.logger.Warn("dialect", zap.String("uri", string(f.uri)), zap.Error(err))
 			d = dialect.Seed{}
 			f.dialectWhy = "set by " + st.Dialect.Source.String() + ", but " + err.Error() + "; read as seed"
@@ -139,6 +139,16 @@ func (s *server) resolveDialect(f *file) bool {
 	f.dialect = d
 	f.stale()
 	return true
+}
+
+// namedDialect is the dialect a setting names, among the server's.
+func (s *server) namedDialect(name string) (dialect.Dialect, error) {
+	for _, d := range s.dialects {
+		if d.Name() == name {
+			return d, nil
+		}
+	}
+	return dialect.Named(name) // its error
 }
 
 // headLimit is the client line from which an edit cannot change f's

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sessionls/sessionls/analysis/dialect"
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -197,6 +198,12 @@ type harnessOptions struct {
 	initOptions  any
 	capabilities any
 	noInitialize bool
+	// dialects replaces dialect.All() in the server.
+	dialects []dialect.Dialect
+	// maxQueued bounds the server's queue (transport.Options.MaxQueued);
+	// onFull is called when reading stops because it is full.
+	maxQueued int
+	onFull    func()
 }
 
 func defaultCapabilities() map[string]any {
@@ -221,6 +228,9 @@ func startHarness(t testing.TB, opts harnessOptions) *harness {
 		defer close(served)
 		code <- serveWith(ctx, serverSide, logger.Named("server"), serveOptions{
 			beforeRun: opts.beforeRun,
+			dialects:  opts.dialects,
+			maxQueued: opts.maxQueued,
+			onFull:    opts.onFull,
 			conn:      func(c jsonrpc2.Conn) { readLoop <- c.Done() },
 		})
 	}()

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sessionls/sessionls/analysis/dialect"
 	"github.com/sessionls/sessionls/lsp/transport"
 	"go.lsp.dev/jsonrpc2"
 	"go.uber.org/zap"
@@ -66,19 +67,25 @@ func serve(ctx context.Context, rwc io.ReadWriteCloser, logger *zap.Logger, befo
 type serveOptions struct {
 	beforeRun func(context.Context, string)
 	maxQueued int
+	onFull    func()
 	drain     time.Duration
 	conn      func(jsonrpc2.Conn)
+	// dialects replaces dialect.All() (tests: a fake dialect).
+	dialects []dialect.Dialect
 }
 
 func serveWith(ctx context.Context, rwc io.ReadWriteCloser, logger *zap.Logger, opts serveOptions) int {
 	newServer := func(ctx context.Context, conn jsonrpc2.Conn, post func(func()) bool) transport.Server {
 		srv := newServer(ctx, logger, conn)
 		srv.post = post
+		if opts.dialects != nil {
+			srv.dialects = opts.dialects
+		}
 		return srv
 	}
 	code := exitNoShut
 	if transport.Serve(ctx, rwc, logger, newServer, transport.Options{
-		BeforeRun: opts.beforeRun, MaxQueued: opts.maxQueued, Drain: opts.drain, Conn: opts.conn,
+		BeforeRun: opts.beforeRun, MaxQueued: opts.maxQueued, OnFull: opts.onFull, Drain: opts.drain, Conn: opts.conn,
 	}) {
 		code = exitOK
 	}

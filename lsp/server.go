@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 
+	"github.com/sessionls/sessionls/analysis/dialect"
+
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
@@ -46,6 +48,10 @@ type server struct {
 	// looked like at the last poll (configwatch.go); worker only.
 	configStamps map[string]configStamp
 
+	// dialects are the session formats, in the order detection asks them
+	// (dialect.All(); tests replace it).
+	dialects []dialect.Dialect
+
 	mu       sync.Mutex
 	settings settings
 	caps     clientCaps
@@ -75,6 +81,7 @@ func newServer(ctx context.Context, logger *zap.Logger, conn jsonrpc2.Conn) *ser
 		toks:     newTokenState(),
 		settings: defaultSettings(),
 		cfg:      newConfigState(),
+		dialects: dialect.All(),
 	}
 	s.handler = protocol.ServerHandler(s, nil)
 	return s

@@ -118,7 +118,13 @@ func detect(r io.Reader, ds []Dialect) (d Detection, head []byte, err error) {
 // DetectBytes is Detect on a text held in memory (an open document): it
 // looks at most at its first MaxSniff bytes.
 func DetectBytes(data []byte) Detection {
-	d, _, _ := Detect(bytes.NewReader(data))
+	return DetectBytesIn(data, All())
+}
+
+// DetectBytesIn is DetectBytes asking the dialects ds, in order (the last
+// should be Seed): for a front end tested with dialects of its own.
+func DetectBytesIn(data []byte, ds []Dialect) Detection {
+	d, _, _ := detect(bytes.NewReader(data), ds)
 	return d
 }
 

@@ -1,0 +1,225 @@
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.lsp.dev/protocol"
+
+	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/dialect"
+	"github.com/sessionls/sessionls/analysis/fix"
+)
+
+// fakeDialect stands for claude-code and codex until they land: it claims
+// the records that have a "fake" key and reads them as the engine does
+// (the seed rules ignore the key), counting what the server asks of it,
+// so a test sees a non-seed document go through its Dialect: Analyze on
+// the whole text, Plan, FixAll, Sniff.
+type fakeDialect struct {
+	dialect.Seed
+	analyses, plans, fixAlls, sniffs *atomic.Int64
+}
+
+func newFakeDialect() fakeDialect {
+	return fakeDialect{analyses: new(atomic.Int64), plans: new(atomic.Int64), fixAlls: new(atomic.Int64), sniffs: new(atomic.Int64)}
+}
+
+func (fakeDialect) Name() string { return "fake" }
+
+func (d fakeDialect) Sniff(l []byte) bool {
+	d.sniffs.Add(1)
+	return bytes.Contains(l, []byte(`"fake":`))
+}
+
+func (d fakeDialect) Analyze(data []byte, o analysis.Options) *analysis.Report {
+	d.analyses.Add(1)
+	return d.Seed.Analyze(data, o)
+}
+
+func (d fakeDialect) Plan(data []byte, fs []analysis.Finding) []fix.Fix {
+	d.plans.Add(1)
+	return d.Seed.Plan(data, fs)
+}
+
+func (d fakeDialect) FixAll(ctx context.Context, data []byte, o analysis.Options, unsafe bool) (fix.Result, error) {
+	d.fixAlls.Add(1)
+	return d.Seed.FixAll(ctx, data, o, unsafe)
+}
+
+// fakeText is a fake document: its first record claims it, its second
+// line has a trailing comma (a safe fix), its third an orphan tool result
+// (an unsafe fix).
+const fakeText = `{"role":"user","content":"a","fake":1}` + "\n" +
+	`{"role":"user","content":"b",}` + "\n" +
+	`{"role":"tool","toolCallId":"nope","content":"c"}` + "\n"
+
+func change(h *harness, uri protocol.DocumentURI, version int, line, char uint32, text string) {
+	h.t.Helper()
+	pos := map[string]any{"line": line, "character": char}
+	h.notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": version},
+		"contentChanges": []any{map[string]any{"range": map[string]any{"start": pos, "end": pos}, "text": text}},
+	})
+}
+
+// TestDialectDocument: a document another dialect claims is analysed by
+// it, whole; its diagnostics, hover, quick fixes and fix-all come from
+// that dialect's report, plan and repair; status names it and why.
+func TestDialectDocument(t *testing.T) {
+	fk := newFakeDialect()
+	h := startHarness(t, harnessOptions{dialects: []dialect.Dialect{fk, dialect.Seed{}}})
+	uri := h.open("fake.jsonl", "jsonl", fakeText)
+
+	st := statusOf(h, uri)
+	require.Equal(t, "fake", st["dialect"])
+	require.Equal(t, "auto (default), detected: line 1, the first line JSON.parse accepts, is a fake record", st["dialectWhy"])
+	require.Equal(t, int64(1), fk.analyses.Load(), "one analysis of the whole text on open")
+	require.Equal(t, int64(1), fk.plans.Load(), "its fixes planned with it")
+	pub := h.client.lastDiagnostics(uri)
+	requireDiagnosticsMatch(t, uri, fakeText, analysis.Analyze([]byte(fakeText), analysis.Options{}), pub.Diagnostics)
+	for _, d := range pub.Diagnostics {
+		require.NotNil(t, d.Data, "%s on line %d: its fix is marked", d.Code, d.Range.Start.Line)
+	}
+
+	// A quick fix on line 2, from the dialect's plan.
+	var acts []protocol.CodeAction
+	h.call("textDocument/codeAction", map[string]any{
+		"textDocument": map[string]any{"uri": uri},
+		"range":        protocol.Range{Start: protocol.Position{Line: 1}, End: protocol.Position{Line: 1}},
+		"context":      map[string]any{"diagnostics": []any{}, "only": []string{"quickfix"}},
+	}, &acts)
+	require.Len(t, acts, 1)
+	require.True(t, acts[0].IsPreferred, "a safe fix")
+	edits := acts[0].Edit.DocumentChanges[0].Edits
+	require.Equal(t, []protocol.TextEdit{{Range: protocol.Range{
+		Start: protocol.Position{Line: 1, Character: 28}, End: protocol.Position{Line: 1, Character: 29}}}}, edits)
+
+	// Fix-all, by the dialect's FixAll.
+	fixAlls := fk.fixAlls.Load()
+	h.call("textDocument/codeAction", map[string]any{
+		"textDocument": map[string]any{"uri": uri},
+		"range":        protocol.Range{},
+		"context":      map[string]any{"diagnostics": []any{}, "only": []string{string(codeActionFixAll)}},
+	}, &acts)
+	require.Len(t, acts, 1)
+	require.Equal(t, "Fix all safe sessionls findings (1 fix)", acts[0].Title)
+	require.Equal(t, fixAlls+1, fk.fixAlls.Load())
+
+	// Hover on a message: the model's message, from the dialect's report.
+	var hv protocol.Hover
+	h.call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": protocol.Position{Line: 0}}, &hv)
+	require.Contains(t, hv.Contents.Value, "**user** message · line 1")
+	h.call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": protocol.Position{Line: 1}}, &hv)
+	require.Contains(t, hv.Contents.Value, "**invalid-json** · line 2")
+
+	require.Equal(t, int64(1), fk.analyses.Load(), "requests reuse the report")
+}
+
+// TestDialectBurstOfEdits: edits to a non-seed document only mark its
+// report stale; one job behind the queued edits publishes, so a burst of
+// five didChanges costs one analysis, and the publication is of the last
+// version. The first edit is held on the worker until the queue (bounded
+// at five) is full, so the other four are surely queued behind it.
+func TestDialectBurstOfEdits(t *testing.T) {
+	fk := newFakeDialect()
+	full := make(chan struct{}, 1)
+	var gated atomic.Bool
+	h := startHarness(t, harnessOptions{
+		dialects:  []dialect.Dialect{fk, dialect.Seed{}},
+		maxQueued: 5,
+		onFull: func() {
+			select {
+			case full <- struct{}{}:
+			default:
+			}
+		},
+		beforeRun: func(_ context.Context, method string) {
+			if method == "textDocument/didChange" && gated.CompareAndSwap(false, true) {
+				select {
+				case <-full:
+				case <-time.After(wait):
+				}
+			}
+		},
+	})
+	uri := h.open("fake.jsonl", "jsonl", fakeText)
+	require.Equal(t, int64(1), fk.analyses.Load())
+	n := h.client.publications(uri)
+	sniffs := fk.sniffs.Load()
+	for v := 2; v <= 6; v++ {
+		change(h, uri, v, 2, 0, " ") // on line 3: past what detection read
+	}
+	h.sync()
+	require.Eventually(t, func() bool { return h.client.lastDiagnostics(uri).Version == 6 }, wait, time.Millisecond)
+	h.sync()
+	require.Equal(t, n+1, h.client.publications(uri), "one publication for the burst")
+	require.Equal(t, int64(2), fk.analyses.Load(), "one analysis for the burst")
+	require.Equal(t, sniffs, fk.sniffs.Load(), "edits past the first record do not detect again")
+	text := strings.Replace(fakeText, "\n{\"role\":\"tool\"", "\n     {\"role\":\"tool\"", 1)
+	requireDiagnosticsMatch(t, uri, text, analysis.Analyze([]byte(text), analysis.Options{}), h.client.lastDiagnostics(uri).Diagnostics)
+}
+
+// TestDialectRedetected: an edit of the first record detects the dialect
+// again (a fake document becomes seed, and back), and the setting wins
+// over detection.
+func TestDialectRedetected(t *testing.T) {
+	fk := newFakeDialect()
+	h := startHarness(t, harnessOptions{dialects: []dialect.Dialect{fk, dialect.Seed{}}})
+	uri := h.open("fake.jsonl", "jsonl", fakeText)
+	require.Equal(t, "fake", statusOf(h, uri)["dialect"])
+
+	// Line 1 loses its key: a seed record now (`"fake":1` → `"fakx":1`).
+	h.notify("textDocument/didChange", map[string]any{
+		"textDocument": map[string]any{"uri": uri, "version": 2},
+		"contentChanges": []any{map[string]any{"range": protocol.Range{
+			Start: protocol.Position{Line: 0, Character: 33}, End: protocol.Position{Line: 0, Character: 34}}, "text": "x"}},
+	})
+	st := statusOf(h, uri)
+	require.Equal(t, "seed", st["dialect"])
+	require.Equal(t, "auto (default), detected: line 1, the first line JSON.parse accepts, is a seed record", st["dialectWhy"])
+	analyses := fk.analyses.Load()
+	text := strings.Replace(fakeText, `"fake":1`, `"fakx":1`, 1)
+	require.Eventually(t, func() bool { return h.client.lastDiagnostics(uri).Version == 2 }, wait, time.Millisecond)
+	requireDiagnosticsMatch(t, uri, text, analysis.Analyze([]byte(text), analysis.Options{}), h.client.lastDiagnostics(uri).Diagnostics)
+
+	// Back.
+	h.notify("textDocument/didChange", map[string]any{
+		"textDocument":   map[string]any{"uri": uri, "version": 3},
+		"contentChanges": []any{map[string]any{"text": fakeText}},
+	})
+	require.Equal(t, "fake", statusOf(h, uri)["dialect"])
+	require.Equal(t, analyses+1, fk.analyses.Load())
+
+	// The editor's setting wins over detection.
+	h.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sessionls": map[string]any{"dialect": "seed"}}})
+	st = statusOf(h, uri)
+	require.Equal(t, "seed", st["dialect"])
+	require.Equal(t, "set by editor setting sessionls.dialect", st["dialectWhy"])
+	h.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sessionls": map[string]any{"dialect": "auto"}}})
+	require.Equal(t, "fake", statusOf(h, uri)["dialect"])
+}
+
+func TestTouchesHead(t *testing.T) {
+	at := func(line uint32) contentChange {
+		return contentChange{Range: &protocol.Range{Start: protocol.Position{Line: line}, End: protocol.Position{Line: line}}}
+	}
+	for _, tc := range []struct {
+		cs    []contentChange
+		limit int
+		want  bool
+	}{
+		{[]contentChange{at(3)}, 3, false},
+		{[]contentChange{at(2)}, 3, true},
+		{[]contentChange{at(5), at(0)}, 3, true},
+		{[]contentChange{{Text: "full"}}, 3, true},
+		{[]contentChange{at(100)}, -1, true},
+	} {
+		require.Equal(t, tc.want, touchesHead(tc.cs, tc.limit), "%+v limit %d", tc.cs, tc.limit)
+	}
+}
