@@ -131,7 +131,7 @@ func DetectBytesIn(data []byte, ds []Dialect) Detection {
 // judge decides by line l, the n-th (1-based), if JSON.parse accepts it:
 // the first of ds whose Sniff claims it.
 func judge(ds []Dialect, l []byte, n int) (Detection, bool) {
-	if len(l) == 0 || line.Parse(l).Verdict == line.InvalidJSON {
+	if len(l) == 0 || line.ParseJSON(l).Verdict != line.Valid {
 		return Detection{}, false
 	}
 	for _, d := range ds {
