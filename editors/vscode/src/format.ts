@@ -21,11 +21,19 @@ export interface SessionStatus {
   keptTokens?: number;
   /** Why the tokens are not counted (a file of more than 32 MiB). */
   tokensError?: string;
+  /** The session format the server reads the file in ("seed", "claude-code", "codex"), and why. */
+  dialect?: string;
+  dialectWhy?: string;
 }
 
 /** " · ≈ 1,980 tokens", or "" when n is not a count. */
 function tokensPart(n: number | null | undefined): string {
   return typeof n === "number" ? ` · ≈ ${plural(n, "token", "tokens")}` : "";
+}
+
+/** The dialect, for a file the server reads in another format than the runtime's own (seed): "" for seed. */
+function otherDialect(s: SessionStatus): string {
+  return s.dialect && s.dialect !== "seed" ? s.dialect : "";
 }
 
 const numberFormat = new Intl.NumberFormat("en-US");
@@ -48,6 +56,11 @@ export function plural(n: number, one: string, many: string): string {
  * `✂ budget 8,000 keeps 7,912 chars · ≈ 1,980 tokens`.
  */
 export function statusText(s: SessionStatus): string {
+  const d = otherDialect(s);
+  return d ? `${budgetText(s)} · ${d}` : budgetText(s);
+}
+
+function budgetText(s: SessionStatus): string {
   if (s.budget === null || s.budget === undefined) {
     return `✂ ${formatCount(s.totalChars)} chars${tokensPart(s.totalTokens)} · no budget`;
   }
@@ -93,6 +106,9 @@ export function statusTooltip(s: SessionStatus): string {
   }
   if (!s.loads) {
     lines.push("The agent runtime refuses to load this file (see Problems).");
+  }
+  if (otherDialect(s)) {
+    lines.push(`Read as ${s.dialect}: ${s.dialectWhy ?? ""}.`);
   }
   lines.push("Click to set the context budget.");
   return lines.join("\n");

@@ -29,6 +29,8 @@ test("statusText", async (t) => {
     ],
     ["one token kept", { budget: 5, keptChars: 1, firstKeptLine: 1, totalTokens: 1, keptTokens: 1 }, "✂ budget 5 keeps 1 char · ≈ 1 token"],
     ["tokens not counted", { tokenizer: "o200k_base", tokensError: "too long" }, "✂ 12,345 chars · no budget"],
+    ["seed is not named", { dialect: "seed", dialectWhy: "set by flag" }, "✂ 12,345 chars · no budget"],
+    ["another dialect is", { dialect: "claude-code", dialectWhy: "x" }, "✂ 12,345 chars · no budget · claude-code"],
   ];
   for (const [name, patch, want] of cases) {
     await t.test(name, () => assert.equal(statusText({ ...base, ...patch }), want));
@@ -55,6 +57,9 @@ test("statusTooltip says why", () => {
   const tooLong = statusTooltip({ ...base, tokenizer: "o200k_base", tokensError: "cannot count the tokens: 40 MB" });
   assert.match(tooLong, /Tokens: cannot count the tokens: 40 MB/);
   assert.doesNotMatch(statusTooltip(base), /token/);
+  const codex = statusTooltip({ ...base, dialect: "codex", dialectWhy: "auto (default), detected: line 1, the first line JSON.parse accepts, is a codex record" });
+  assert.match(codex, /Read as codex: auto \(default\), detected: line 1, the first line JSON.parse accepts, is a codex record\./);
+  assert.doesNotMatch(statusTooltip({ ...base, dialect: "seed", dialectWhy: "x" }), /Read as/);
 });
 
 test("validateBudget and parseBudget", async (t) => {
