@@ -734,7 +734,9 @@ end
 -- it comes from, as the server reports it (sessionls/status): "budget
 -- 8,000 (from /repo/sessionls.toml:1:1)", "budget 8,000 (from editor
 -- setting sessionls.budget)", or "no budget …"; with tokens on, the
--- tokens follow: "… · keeps ≈ 1,980 of ≈ 3,100 tokens (o200k_base)".
+-- tokens follow: "… · keeps ≈ 1,980 of ≈ 3,100 tokens (o200k_base)"; then,
+-- for a file read in another dialect than seed, "; read as claude-code
+-- (why)".
 function M.budget_text(bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   local client = M.clients(bufnr)[1]
@@ -757,9 +759,14 @@ function M.budget_text(bufnr)
   -- the kept units' (sessionls budget --tokens's totalTokens, keptTokens).
   local total = type(st.totalTokens) == "number" and st.totalTokens or nil
   local enc = type(st.tokenizer) == "string" and st.tokenizer or "?"
+  -- A file read in another format than the runtime's own says which.
+  local dialect = ""
+  if type(st.dialect) == "string" and st.dialect ~= "seed" then
+    dialect = string.format("; read as %s (%s)", st.dialect, tostring(st.dialectWhy))
+  end
   if type(st.budget) ~= "number" then
     local toks = total and string.format(" (≈ %s tokens, %s)", M.thousands(total), enc) or ""
-    return "no budget" .. toks .. ": set one with :SessionlsBudget N, or budget = N in sessionls.toml"
+    return "no budget" .. toks .. ": set one with :SessionlsBudget N, or budget = N in sessionls.toml" .. dialect
   end
   local src = type(st.budgetSource) == "string" and st.budgetSource or "?"
   local toks = ""
@@ -768,7 +775,7 @@ function M.budget_text(bufnr)
   elseif total then
     toks = string.format(" · ≈ %s tokens in all (%s)", M.thousands(total), enc)
   end
-  return string.format("budget %s (from %s)%s", M.thousands(st.budget), src, toks)
+  return string.format("budget %s (from %s)%s", M.thousands(st.budget), src, toks) .. dialect
 end
 
 -- The server's quick fix for a byte order mark Neovim hides ('bomb'): the
