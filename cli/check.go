@@ -84,8 +84,14 @@ Finding codes (each can be turned off with --disable):
 
 ` + configHelp + ` Directories are searched for the
 files its files/exclude globs select; files named as arguments are always
-checked. --budget, --disable and --strict override budget, disable and
-strict.
+checked. --budget, --disable, --strict and --dialect override budget,
+disable, strict and dialect.
+
+Dialects: each file is read in its session format, the runtime's own
+(seed), Claude Code's (claude-code) or Codex CLI's (codex). With auto, the
+default, it is detected from the file's first line that JSON.parse accepts
+(within its first 4 MiB; 'sessionls config FILE' says which and why);
+--dialect, or the dialect of the file's configuration, chooses one instead.
 
 Fixes (as ruff's): a finding marked [fix] has a safe fix, one that changes no
 message the runtime would load (a byte order mark, a blank line of
