@@ -1,6 +1,8 @@
 package lsp
 
 import (
+	"io"
+
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/dialect"
 	"github.com/sessionls/sessionls/analysis/fix"
@@ -98,18 +100,35 @@ func planFixes(doc *analysis.Document, d dialect.Dialect, data []byte, findings 
 	return out
 }
 
-// docHead is the start of doc's text that dialect.Detect reads: its lines
-// up to MaxSniff bytes (and no more, however long the document).
-func docHead(doc *analysis.Document) []byte {
-	var b []byte
-	for i := 0; i < doc.LineCount() && len(b) < dialect.MaxSniff; i++ {
-		if i > 0 {
-			b = append(b, '\n')
+// docReader reads a document's text from its lines, without joining
+// them: dialect.Detect reads only as far as the line that decides (at
+// most MaxSniff bytes), however long the document.
+type docReader struct {
+	doc *analysis.Document
+	i   int // the line being read
+	off int // bytes of it read; len(line) + 1 once its '\n' is
+}
+
+func (r *docReader) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) && r.i < r.doc.LineCount() {
+		l := r.doc.Line(r.i)
+		if r.off < len(l) {
+			k := copy(p[n:], l[r.off:])
+			n += k
+			r.off += k
+			continue
 		}
-		l := doc.Line(i)
-		b = append(b, l[:min(len(l), dialect.MaxSniff-len(b))]...)
+		if r.i+1 < r.doc.LineCount() { // a '\n' between lines
+			p[n] = '\n'
+			n++
+		}
+		r.i, r.off = r.i+1, 0
 	}
-	return b
+	if n == 0 && len(p) > 0 {
+		return 0, io.EOF
+	}
+	return n, nil
 }
 
 // resolveDialect sets f's dialect from its settings, detecting it in its
@@ -120,7 +139,7 @@ func (s *server) resolveDialect(f *file) bool {
 	var d dialect.Dialect
 	f.auto = st.Dialect.V == dialect.Auto || st.Dialect.V == ""
 	if f.auto {
-		f.det = dialect.DetectBytesIn(docHead(f.doc), s.dialects)
+		f.det, _, _ = dialect.DetectIn(&docReader{doc: f.doc}, s.dialects) // reading lines cannot fail
 		d = f.det.Dialect
 		f.dialectWhy = "auto (" + st.Dialect.Source.String() + "), detected: " + f.det.Why
 	} else {

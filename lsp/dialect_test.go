@@ -223,3 +223,24 @@ func TestTouchesHead(t *testing.T) {
 		require.Equal(t, tc.want, touchesHead(tc.cs, tc.limit), "%+v limit %d", tc.cs, tc.limit)
 	}
 }
+
+// TestDocReader: the document's text, read from its lines in pieces of any
+// size, is its text.
+func TestDocReader(t *testing.T) {
+	for _, text := range []string{"", "a", "a\n", "ab\ncd\n\nef", "\n\n", fakeText} {
+		doc := analysis.NewDocument(text, analysis.Options{})
+		for _, n := range []int{1, 2, 3, 64} {
+			var got []byte
+			r := &docReader{doc: doc}
+			buf := make([]byte, n)
+			for {
+				k, err := r.Read(buf)
+				got = append(got, buf[:k]...)
+				if err != nil {
+					break
+				}
+			}
+			require.Equal(t, text, string(got), "chunks of %d", n)
+		}
+	}
+}

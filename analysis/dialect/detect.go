@@ -128,6 +128,12 @@ func DetectBytesIn(data []byte, ds []Dialect) Detection {
 	return d
 }
 
+// DetectIn is Detect asking the dialects ds, in order (the last should be
+// Seed).
+func DetectIn(r io.Reader, ds []Dialect) (Detection, []byte, error) {
+	return detect(r, ds)
+}
+
 // judge decides by line l, the n-th (1-based), if JSON.parse accepts it:
 // the first of ds whose Sniff claims it.
 func judge(ds []Dialect, l []byte, n int) (Detection, bool) {
