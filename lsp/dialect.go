@@ -106,7 +106,7 @@ func planFixes(doc *analysis.Document, d dialect.Dialect, data []byte, findings 
 type docReader struct {
 	doc *analysis.Document
 	i   int // the line being read
-	off int // bytes of it read; len(line) + 1 once its '\n' is
+	off int // bytes of it read
 }
 
 func (r *docReader) Read(p []byte) (int, error) {
