@@ -244,3 +244,18 @@ func TestDocReader(t *testing.T) {
 		}
 	}
 }
+
+// TestDialectHoverText: a line another dialect reads as a message is
+// described from its report, not from the seed rules' verdict on the line
+// (here an invalid record), and a line with no message by its findings.
+func TestDialectHoverText(t *testing.T) {
+	doc := analysis.NewDocument(`{"type":"user","text":"hi"}`+"\n"+`{"type":"meta"}`, analysis.Options{})
+	rep := analysis.Analyze([]byte(`{"role":"user","content":"hi"}`+"\n"+`{"role":"user",}`), analysis.Options{})
+	got := dialectHoverText(doc, rep, "fake", 0)
+	require.True(t, strings.HasPrefix(got, "**user** message · line 1 · "), got)
+	require.NotContains(t, got, "invalid-record")
+	got = dialectHoverText(doc, rep, "fake", 1)
+	require.True(t, strings.HasPrefix(got, "**invalid-json** · line 2\n\n"), got)
+	rep = analysis.Analyze([]byte(`{"role":"user","content":"hi"}`+"\n"), analysis.Options{})
+	require.Equal(t, "line 2 is a fake record that holds no message the model sees", dialectHoverText(doc, rep, "fake", 1))
+}

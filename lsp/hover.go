@@ -104,6 +104,14 @@ func hoverText(doc *analysis.Document, rep *analysis.Report, i int, toks func(li
 	if !ok {
 		return fmt.Sprintf("line %d is empty: the runtime skips it", line1)
 	}
+	return messageHoverText(doc, rep, i, m, toks)
+}
+
+// messageHoverText describes message m, on 0-based runtime line i: role,
+// cost, calls or the call it answers, its unit and what the budget does.
+func messageHoverText(doc *analysis.Document, rep *analysis.Report, i, m int, toks func(line string, cost int64) string) string {
+	line1 := i + 1
+	var b strings.Builder
 	msg := rep.Messages[m]
 	fmt.Fprintf(&b, "**%s** message · line %d · %s chars", msg.Role, line1, textfmt.Thousands(msg.Cost))
 	if t := toks(doc.Line(i), msg.Cost); t != "" {
@@ -148,8 +156,8 @@ func hoverText(doc *analysis.Document, rep *analysis.Report, i int, toks func(li
 // findings on it, or that it holds no message the model sees.
 func dialectHoverText(doc *analysis.Document, rep *analysis.Report, name string, i int) string {
 	line1 := i + 1
-	if _, ok := rep.MessageAtLine(line1); ok {
-		return hoverText(doc, rep, i, func(string, int64) string { return "" })
+	if m, ok := rep.MessageAtLine(line1); ok {
+		return messageHoverText(doc, rep, i, m, func(string, int64) string { return "" })
 	}
 	var b strings.Builder
 	for _, f := range rep.Findings {
