@@ -838,13 +838,14 @@ func withSettings(t target, r *config.Resolver, flags *flagSettings) target {
 		t.configErr = true
 		return t
 	}
-	// Check needs findings only: without the messages the engine keeps a
-	// few bytes per message, so a huge file is checked in bounded memory.
+	// A dialect this build does not have is an error of the setting.
 	if t.dialect, err = settingDialect(s); err != nil {
 		t.err = err
 		t.configErr = true
 		return t
 	}
+	// Check needs findings only: without the messages the engine keeps a
+	// few bytes per message, so a huge file is checked in bounded memory.
 	t.opts = s.Options()
 	t.opts.SkipMessages = true
 	t.strict = s.Strict.V
