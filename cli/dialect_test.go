@@ -19,6 +19,7 @@ import (
 	"github.com/sessionls/sessionls/analysis/dialect"
 	"github.com/sessionls/sessionls/analysis/fix"
 	"github.com/sessionls/sessionls/config"
+	"github.com/sessionls/sessionls/internal/transcript"
 )
 
 // fakeDialect stands for the dialects being written (claude-code, codex):
@@ -229,4 +230,26 @@ func TestConfigShowsDialect(t *testing.T) {
 
 	r = sessionls(t, "config", "--isolated", dir)
 	assert.Contains(t, r.stdout, "# dialect: auto (default): detected for each file from its first line that JSON.parse accepts\n")
+}
+
+// BenchmarkDetectStream is what auto adds to reading a seed file: its
+// first line found and judged through ReadAt (the file's offset stays),
+// on a realistic transcript.
+func BenchmarkDetectStream(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "t.jsonl")
+	f, err := os.Create(path)
+	require.NoError(b, err)
+	_, err = transcript.Write(f, 8<<20, 1)
+	require.NoError(b, err)
+	require.NoError(b, f.Close())
+	f, err = os.Open(path)
+	require.NoError(b, err)
+	defer f.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		d, _, err := detectStream(nil, f)
+		if err != nil || d.Name() != "seed" {
+			b.Fatal(d, err)
+		}
+	}
 }

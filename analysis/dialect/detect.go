@@ -25,9 +25,10 @@ const MaxSniff = 4 << 20
 
 const maxSniffText = "4 MiB"
 
-// sniffChunk is what Detect reads at a time: most files are decided by
-// their first line, a few hundred bytes to a few KiB.
-const sniffChunk = 64 << 10
+// sniffChunk is what Detect reads first (then twice as much each time):
+// most files are decided by their first line, a few hundred bytes to a
+// few KiB, and a check of many small files pays this per file.
+const sniffChunk = 4 << 10
 
 // Explainer is implemented by a dialect whose Sniff can say what it
 // recognised in a line, for Detection.Why ("type, uuid and parentUuid").
