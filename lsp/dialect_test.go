@@ -3,6 +3,7 @@ package lsp
 import (
 	"bytes"
 	"context"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -258,4 +259,32 @@ func TestDialectHoverText(t *testing.T) {
 	require.True(t, strings.HasPrefix(got, "**invalid-json** · line 2\n\n"), got)
 	rep = analysis.Analyze([]byte(`{"role":"user","content":"hi"}`+"\n"), analysis.Options{})
 	require.Equal(t, "line 2 is a fake record that holds no message the model sees", dialectHoverText(doc, rep, "fake", 1))
+}
+
+// TestDialectFromConfigFile: a document's sessionls.toml sets its dialect
+// (an [[overrides]] table for part of the tree), and a change of the file
+// reads the open documents again in the dialect it now names.
+func TestDialectFromConfigFile(t *testing.T) {
+	root := t.TempDir()
+	toml := filepath.Join(root, "sessionls.toml")
+	writeFile(t, toml, "[[overrides]]\nfiles = [\"seedy/**\"]\ndialect = \"seed\"\n")
+	fk := newFakeDialect()
+	caps := defaultCapabilities()
+	caps["workspace"].(map[string]any)["didChangeWatchedFiles"] = map[string]any{"dynamicRegistration": true}
+	h := &configHarness{harness: startHarness(t, harnessOptions{capabilities: caps, dialects: []dialect.Dialect{fk, dialect.Seed{}}}), root: root}
+
+	a := h.openDoc("a.jsonl", "jsonl", fakeText)
+	b := h.openDoc("seedy/b.jsonl", "jsonl", fakeText)
+	st := statusOf(h.harness, a)
+	require.Equal(t, "fake", st["dialect"])
+	st = statusOf(h.harness, b)
+	require.Equal(t, "seed", st["dialect"])
+	require.Equal(t, "set by "+toml+":3:1 ([[overrides]] #1)", st["dialectWhy"])
+
+	n := h.client.publications(a)
+	h.changed("sessionls.toml", "dialect = \"seed\"\n")
+	st = statusOf(h.harness, a)
+	require.Equal(t, "seed", st["dialect"])
+	require.Equal(t, "set by "+toml+":1:1", st["dialectWhy"])
+	require.Greater(t, h.client.publications(a), n, "republished in its new dialect")
 }
