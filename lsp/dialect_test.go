@@ -288,3 +288,19 @@ func TestDialectFromConfigFile(t *testing.T) {
 	require.Equal(t, "set by "+toml+":1:1", st["dialectWhy"])
 	require.Greater(t, h.client.publications(a), n, "republished in its new dialect")
 }
+
+// TestDialectTokens: token counts are seed's (each line's text as a seed
+// message): a document of another dialect says so rather than counting
+// its records as messages.
+func TestDialectTokens(t *testing.T) {
+	fk := newFakeDialect()
+	h := startHarness(t, harnessOptions{initOptions: map[string]any{"tokens": true}, dialects: []dialect.Dialect{fk, dialect.Seed{}}})
+	clean := readSession(t, "clean.jsonl")
+	seedURI := h.open("clean.jsonl", "jsonl", clean)
+	st := statusOf(h, seedURI)
+	require.Contains(t, st, "totalTokens")
+	uri := h.open("fake.jsonl", "jsonl", `{"role":"user","content":"a","fake":1}`+"\n")
+	st = statusOf(h, uri)
+	require.Equal(t, "cannot count the tokens: the server counts the tokens of seed files only, and this is a fake file", st["tokensError"])
+	require.NotContains(t, st, "totalTokens")
+}

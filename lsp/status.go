@@ -99,7 +99,7 @@ func (s *server) status(ctx context.Context, params any) (*statusResult, error) 
 		res.Error = &msg
 	}
 	if s.currentSettings().tokens && rep.Loads() {
-		dt, err := s.budgetTokens(ctx, f.uri, f.doc, rep)
+		dt, err := s.budgetTokens(ctx, f, rep)
 		enc := string(dt.enc)
 		res.Tokenizer = &enc
 		switch {

@@ -141,12 +141,18 @@ type docTokens struct {
 
 // budgetTokens counts a document's totals for the budget lens and the
 // status. It fails for a file that does not load (the runtime holds no
-// messages of it) and for one of more than maxTotalTokenBytes.
-func (s *server) budgetTokens(ctx context.Context, uri protocol.DocumentURI, doc *analysis.Document, rep *analysis.Report) (docTokens, error) {
-	enc := s.tokenizerFor(uri)
+// messages of it), for one of more than maxTotalTokenBytes, and for a
+// document of another dialect than seed (the tokens are counted from each
+// line's text as a seed message, which another dialect's records are not).
+func (s *server) budgetTokens(ctx context.Context, f *file, rep *analysis.Report) (docTokens, error) {
+	enc := s.tokenizerFor(f.uri)
+	doc := f.doc
 	dt := docTokens{enc: enc, kept: -1}
 	if !rep.Loads() {
 		return dt, errors.New("the file does not load")
+	}
+	if !f.isSeed() {
+		return dt, fmt.Errorf("the server counts the tokens of seed files only, and this is a %s file", f.dialect.Name())
 	}
 	var err error
 	if dt.total, err = s.toks.messagesTokens(ctx, enc, doc, rep.Messages, maxTotalTokenBytes); err != nil {
@@ -224,7 +230,7 @@ func (s *server) resolveBudgetLens(ctx context.Context, f *file, rep *analysis.R
 		return &out, nil
 	}
 	out.Command = &protocol.Command{Title: title, Command: commandSetBudget}
-	dt, err := s.budgetTokens(ctx, f.uri, f.doc, rep)
+	dt, err := s.budgetTokens(ctx, f, rep)
 	if err != nil {
 		s.logger.Sugar().Infof("codeLens/resolve: cannot count the tokens of %s: %v", f.uri, err)
 		return &out, nil
