@@ -3,11 +3,13 @@ package lsp
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 	"go.lsp.dev/protocol"
@@ -303,4 +305,77 @@ func TestDialectTokens(t *testing.T) {
 	st = statusOf(h, uri)
 	require.Equal(t, "cannot count the tokens: the server counts the tokens of seed files only, and this is a fake file", st["tokensError"])
 	require.NotContains(t, st, "totalTokens")
+}
+
+// TestRealDialects: the Claude Code and Codex CLI corpora in the server,
+// with the dialects of this build: each file is detected as its dialect,
+// published with its dialect's findings (the same codes at the same
+// lines), and every finding the dialect plans a fix for is offered that
+// fix, titled as the dialect titles it.
+func TestRealDialects(t *testing.T) {
+	h := startHarness(t, harnessOptions{})
+	fixes := 0
+	for _, dir := range []string{"claude-code", "codex"} {
+		d, ok := dialect.ByName(dir)
+		if !ok {
+			t.Logf("%s: not in this build", dir)
+			continue
+		}
+		files, err := filepath.Glob(filepath.Join("..", "testdata", "dialects", dir, "*.jsonl"))
+		require.NoError(t, err)
+		require.NotEmpty(t, files)
+		for _, path := range files {
+			data, err := os.ReadFile(path)
+			require.NoError(t, err)
+			if !utf8.Valid(data) {
+				continue // an editor's text is UTF-8: such a file is the CLI's to check
+			}
+			name := dir + "/" + filepath.Base(path)
+			uri := h.open(name, "jsonl", string(data))
+			require.Equal(t, dir, statusOf(h, uri)["dialect"], name)
+			rep := d.Analyze(data, analysis.Options{})
+			type at struct {
+				line int
+				code string
+			}
+			var want, got []at
+			for _, f := range rep.Findings {
+				want = append(want, at{f.Line, f.Code})
+			}
+			diags := h.client.lastDiagnostics(uri).Diagnostics
+			for _, dg := range diags {
+				got = append(got, at{int(dg.Range.Start.Line) + 1, dg.Code.(string)})
+			}
+			require.ElementsMatch(t, want, got, name)
+
+			titles := map[at]string{}
+			for _, fx := range d.Plan(data, rep.Findings) {
+				titles[at{fx.Line, fx.Code}] = fx.Title
+			}
+			for _, dg := range diags {
+				var acts []protocol.CodeAction
+				h.call("textDocument/codeAction", map[string]any{
+					"textDocument": map[string]any{"uri": uri},
+					"range":        dg.Range,
+					"context":      map[string]any{"diagnostics": []any{dg}, "only": []string{"quickfix"}},
+				}, &acts)
+				k := at{int(dg.Range.Start.Line) + 1, dg.Code.(string)}
+				var offered []string
+				for _, a := range acts {
+					if len(a.Diagnostics) == 1 && a.Diagnostics[0].Code == dg.Code {
+						offered = append(offered, a.Title)
+					}
+				}
+				if title, ok := titles[k]; ok {
+					require.Equal(t, []string{title}, offered, "%s:%d %s", name, k.line, k.code)
+					fixes++
+				} else {
+					require.Empty(t, offered, "%s:%d %s", name, k.line, k.code)
+				}
+			}
+		}
+	}
+	if len(dialect.All()) > 1 {
+		require.Positive(t, fixes, "the corpora have findings with fixes")
+	}
 }
