@@ -4,7 +4,10 @@ package analysis
 // the registry below; TestGeneratedFilesUpToDate fails when they drift.
 //go:generate go run ../tools/gendocs
 
-import "strings"
+import (
+	"maps"
+	"strings"
+)
 
 // Fixability says whether a finding of a code can be repaired by editing
 // the file.
@@ -39,11 +42,25 @@ type Fix struct {
 // docs say about it, and the severity the engine gives its findings.
 type Rule struct {
 	Code     string
-	Severity Severity // every finding of the code has this severity
-	Summary  string   // one plain-text line
-	Fix      Fixability
-	Fixes    []Fix // the repairs known, when Fix is not FixNone
-	Doc      string
+	Severity Severity // the severity of the code's findings (but see In)
+	// In gives the code another severity in the files of a dialect (by
+	// its name): a tool call without its result is harmless to the
+	// runtime, but the next request of a resumed Claude Code or Codex
+	// session fails with the API's error, so there it is an error.
+	In      map[string]Severity
+	Summary string // one plain-text line
+	Fix     Fixability
+	Fixes   []Fix // the repairs known, when Fix is not FixNone
+	Doc     string
+}
+
+// SeverityIn is the severity of the code's findings in the files of the
+// named dialect.
+func (r Rule) SeverityIn(dialect string) Severity {
+	if s, ok := r.In[dialect]; ok {
+		return s
+	}
+	return r.Severity
 }
 
 // Help is the rule's documentation as markdown: Doc, then the fixes.
@@ -106,6 +123,7 @@ var registry = [...]Rule{
 	},
 	{
 		Code: CodeOrphanToolResult, Severity: SeverityWarning, Fix: FixAlways,
+		In:      map[string]Severity{"claude-code": SeverityError, "codex": SeverityError},
 		Summary: "A tool result that no earlier assistant message declares.",
 		Fixes: []Fix{
 			{"delete the tool result's line (Claude Code transcripts: the `tool_result` block, or its record when it holds nothing else, the records naming it as parent then naming its parent)", false},
@@ -119,6 +137,7 @@ var registry = [...]Rule{
 	},
 	{
 		Code: CodeMissingToolResult, Severity: SeverityWarning, Fix: FixSometimes,
+		In:      map[string]Severity{"claude-code": SeverityError, "codex": SeverityError},
 		Summary: "A declared tool call that never gets its result.",
 		Fixes: []Fix{
 			{"Claude Code and Codex CLI sessions: add a result marked as an error (\"tool call interrupted; no result was recorded\") for the calls that never got one (Claude Code: one user record, which the record the conversation continues with then names as parent); the runtime's sessions have no fix", false},
@@ -131,6 +150,7 @@ var registry = [...]Rule{
 	},
 	{
 		Code: CodeDuplicateCallID, Severity: SeverityWarning, Fix: FixNone,
+		In:      map[string]Severity{"claude-code": SeverityError},
 		Summary: "A tool call id declared a second time.",
 		Doc: "A call id that an assistant declares when an earlier declaration (in this message or " +
 			"an earlier one) already used it. `trimContext` pairs a tool result with the nearest " +
@@ -330,6 +350,7 @@ func Rules() []Rule {
 	out := rs[:]
 	for i := range out {
 		out[i].Fixes = append([]Fix(nil), out[i].Fixes...)
+		out[i].In = maps.Clone(out[i].In)
 	}
 	return out
 }
@@ -341,6 +362,7 @@ func RuleFor(code string) (Rule, int, bool) {
 		if registry[i].Code == code {
 			r := registry[i]
 			r.Fixes = append([]Fix(nil), r.Fixes...)
+			r.In = maps.Clone(r.In)
 			return r, i, true
 		}
 	}

@@ -187,3 +187,35 @@ func TestLoadFailureFollowsEdits(t *testing.T) {
 		t.Error("the report was recomputed: this test is meant to take the patch path")
 	}
 }
+
+// TestSeverityIn: a tool call without its result is a warning in the
+// runtime's files and an error where the API refuses the next request;
+// a caller cannot change the registry through the map it gets.
+func TestSeverityIn(t *testing.T) {
+	for _, tc := range []struct {
+		code, dialect string
+		want          Severity
+	}{
+		{CodeMissingToolResult, "seed", SeverityWarning},
+		{CodeMissingToolResult, "claude-code", SeverityError},
+		{CodeOrphanToolResult, "codex", SeverityError},
+		{CodeDuplicateCallID, "codex", SeverityWarning},
+		{CodeDuplicateCallID, "claude-code", SeverityError},
+		{CodeInvalidJSON, "claude-code", SeverityError},
+	} {
+		r, _, ok := RuleFor(tc.code)
+		if !ok {
+			t.Fatalf("no rule %s", tc.code)
+		}
+		if got := r.SeverityIn(tc.dialect); got != tc.want {
+			t.Errorf("%s in %s: %s, want %s", tc.code, tc.dialect, got, tc.want)
+		}
+		if r.In == nil {
+			continue
+		}
+		r.In["seed"] = SeverityInfo
+		if again, _, _ := RuleFor(tc.code); again.SeverityIn("seed") == SeverityInfo {
+			t.Errorf("%s: changing a returned rule changed the registry", tc.code)
+		}
+	}
+}

@@ -192,7 +192,7 @@ func (c *conv) check(refused map[int]bool) []analysis.Finding {
 	add := func(e *entry, at line.Span, code, msg string, rel ...analysis.Related) {
 		sev := analysis.SeverityWarning
 		if r, _, ok := analysis.RuleFor(code); ok {
-			sev = r.Severity
+			sev = r.SeverityIn(Dialect{}.Name())
 		}
 		fs = append(fs, analysis.Finding{Line: e.ln, Span: at, Severity: sev, Code: code, Message: msg, Related: rel})
 	}

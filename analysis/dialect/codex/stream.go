@@ -116,7 +116,7 @@ func (c *collector) finish(rep *analysis.Report, ts *textScan, opts analysis.Opt
 	sortFindings(checks)
 	for i := range checks {
 		if r, _, ok := analysis.RuleFor(checks[i].Code); ok {
-			checks[i].Severity = r.Severity
+			checks[i].Severity = r.SeverityIn(Dialect{}.Name())
 		}
 	}
 	rep.Usage, rep.Compactions = c.usage, c.compactions
