@@ -42,6 +42,13 @@ type file struct {
 	// publishQueued: a publication of a non-seed document is posted and
 	// not yet run (schedulePublish).
 	publishQueued bool
+	// symbols and lenses keep the last documentSymbol and codeLens answers
+	// with the report they were made from (symbols.go, lenses.go).
+	symbols struct {
+		rep  *analysis.Report
+		syms []any
+	}
+	lenses lensCache
 }
 
 // inSync reports whether f's text is the client's. Out of sync, the

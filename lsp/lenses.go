@@ -21,7 +21,32 @@ func (s *server) CodeLens(ctx context.Context, p *protocol.CodeLensParams) ([]pr
 	if s.currentSettings().tokens {
 		deferTo = p.TextDocument.URI
 	}
-	return codeLenses(f.doc, f.report(), f.opts.Budget, deferTo), nil
+	return f.lenses.get(f.doc, f.report(), f.opts.Budget, deferTo), nil
+}
+
+// lensCache keeps a document's last codeLens answer with what it was made
+// from. DidOpen fills it with the open's analysis, so the first codeLens
+// after an open is answered at once: VS Code lengthens its lens debounce
+// after a slow lens request, and on a 20 MB session the first one used to
+// queue behind the outline and wait 1.8 s, which delayed the lenses of the
+// first edit by 6 s more. Clients ask again for the same version (scrolls,
+// resolves, refreshes); those are answered from it too.
+type lensCache struct {
+	rep     *analysis.Report
+	budget  int64
+	deferTo protocol.DocumentURI
+	lenses  []protocol.CodeLens
+}
+
+// get returns codeLenses(doc, rep, budget, deferTo), made again only when
+// one of them changed since the last call. doc changes only together with
+// rep: an edit or new options drop the document's report.
+func (c *lensCache) get(doc *analysis.Document, rep *analysis.Report, budget int64, deferTo protocol.DocumentURI) []protocol.CodeLens {
+	if c.lenses == nil || c.rep != rep || c.budget != budget || c.deferTo != deferTo {
+		c.lenses = codeLenses(doc, rep, budget, deferTo)
+		c.rep, c.budget, c.deferTo = rep, budget, deferTo
+	}
+	return c.lenses
 }
 
 // codeLenses are, in order of line:

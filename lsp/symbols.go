@@ -14,52 +14,110 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// DocumentSymbol lists units holding their messages. protocol.Server
-// declares the result as []any (SymbolInformation or DocumentSymbol); the
-// server always answers DocumentSymbols.
+// DocumentSymbol lists units holding their messages, bounded for large
+// documents (see documentSymbols). protocol.Server declares the result as
+// []any (SymbolInformation or DocumentSymbol); the server always answers
+// DocumentSymbols. VS Code asks on every keystroke (breadcrumbs, outline,
+// sticky scroll) and several times per version, so the answer is kept
+// with the report it describes and built again only when that changes.
 func (s *server) DocumentSymbol(ctx context.Context, p *protocol.DocumentSymbolParams) ([]any, error) {
 	f := s.files.get(p.TextDocument.URI)
 	if f == nil {
 		return []any{}, nil
 	}
-	syms := documentSymbols(f.doc, f.report())
+	rep := f.report()
+	if f.symbols.rep == rep {
+		return f.symbols.syms, nil
+	}
+	syms := documentSymbols(f.doc, rep, maxSymbols)
 	out := make([]any, len(syms))
 	for i := range syms {
 		out[i] = syms[i]
 	}
+	f.symbols.rep, f.symbols.syms = rep, out
 	return out, nil
 }
 
+// maxSymbols bounds the symbols of one documentSymbol answer, as VS Code's
+// own JSON server bounds its outline (json.maxItemsComputed, 5,000): a
+// 20 MB session has 3,134 units and 7,092 messages, whose full outline was
+// 2.5 MB of JSON sent on every keystroke.
+const maxSymbols = 5000
+
 // documentSymbols: one Namespace per unit ("lines 3–7 · 2,345 chars")
 // holding its messages ("assistant: read_file, run", "user: first 40
-// chars…", "tool call_1 (error)").
-func documentSymbols(doc *analysis.Document, rep *analysis.Report) []protocol.DocumentSymbol {
-	out := make([]protocol.DocumentSymbol, 0, len(rep.Units))
-	for _, u := range rep.Units {
-		first := lineRangeOf(doc, u.StartLine-1)
-		last := lineRangeOf(doc, u.EndLine-1)
-		sym := protocol.DocumentSymbol{
-			Name:           fmt.Sprintf("%s · %s chars", textfmt.LineRange(u.StartLine, u.EndLine), textfmt.Thousands(u.Chars)),
-			Detail:         textfmt.Plural(int64(u.Len()), "message", "messages"),
+// chars…", "tool call_1 (error)"), in at most max symbols:
+//   - units and messages together within max: all of them;
+//   - else units within max: the units alone (each one's detail still
+//     counts its messages), so breadcrumbs, sticky scroll and the outline
+//     still name the unit at every line;
+//   - else bins of consecutive units ("lines 1–40 · 12 units · 34,567
+//     chars"), as few units to a bin as keeps the bins within max: every
+//     line is still inside a symbol.
+func documentSymbols(doc *analysis.Document, rep *analysis.Report, max int) []protocol.DocumentSymbol {
+	units := rep.Units
+	switch {
+	case len(units)+len(rep.Messages) <= max:
+		out := make([]protocol.DocumentSymbol, 0, len(units))
+		for _, u := range units {
+			sym := unitSymbol(doc, u)
+			sym.Children = make([]protocol.DocumentSymbol, 0, u.Len())
+			for m := u.First; m <= u.Last; m++ {
+				msg := &rep.Messages[m]
+				r := lineRangeOf(doc, msg.Line-1)
+				sym.Children = append(sym.Children, protocol.DocumentSymbol{
+					Name:           messageName(doc, msg),
+					Detail:         textfmt.Thousands(msg.Cost) + " chars",
+					Kind:           messageKind(msg.Role),
+					Range:          r,
+					SelectionRange: r,
+				})
+			}
+			out = append(out, sym)
+		}
+		return out
+	case len(units) <= max:
+		out := make([]protocol.DocumentSymbol, len(units))
+		for i, u := range units {
+			out[i] = unitSymbol(doc, u)
+		}
+		return out
+	}
+	per := (len(units) + max - 1) / max
+	out := make([]protocol.DocumentSymbol, 0, (len(units)+per-1)/per)
+	for i := 0; i < len(units); i += per {
+		bin := units[i:min(i+per, len(units))]
+		first, last := bin[0], bin[len(bin)-1]
+		var chars, msgs int64
+		for _, u := range bin {
+			chars += u.Chars
+			msgs += int64(u.Len())
+		}
+		start := lineRangeOf(doc, first.StartLine-1)
+		end := lineRangeOf(doc, last.EndLine-1)
+		out = append(out, protocol.DocumentSymbol{
+			Name: fmt.Sprintf("%s · %s · %s chars", textfmt.LineRange(first.StartLine, last.EndLine),
+				textfmt.Plural(int64(len(bin)), "unit", "units"), textfmt.Thousands(chars)),
+			Detail:         textfmt.Plural(msgs, "message", "messages"),
 			Kind:           protocol.SymbolKindNamespace,
-			Range:          protocol.Range{Start: first.Start, End: last.End},
-			SelectionRange: first,
-			Children:       make([]protocol.DocumentSymbol, 0, u.Len()),
-		}
-		for m := u.First; m <= u.Last; m++ {
-			msg := &rep.Messages[m]
-			r := lineRangeOf(doc, msg.Line-1)
-			sym.Children = append(sym.Children, protocol.DocumentSymbol{
-				Name:           messageName(doc, msg),
-				Detail:         textfmt.Thousands(msg.Cost) + " chars",
-				Kind:           messageKind(msg.Role),
-				Range:          r,
-				SelectionRange: r,
-			})
-		}
-		out = append(out, sym)
+			Range:          protocol.Range{Start: start.Start, End: end.End},
+			SelectionRange: start,
+		})
 	}
 	return out
+}
+
+// unitSymbol is a unit's symbol without its messages.
+func unitSymbol(doc *analysis.Document, u analysis.Unit) protocol.DocumentSymbol {
+	first := lineRangeOf(doc, u.StartLine-1)
+	last := lineRangeOf(doc, u.EndLine-1)
+	return protocol.DocumentSymbol{
+		Name:           fmt.Sprintf("%s · %s chars", textfmt.LineRange(u.StartLine, u.EndLine), textfmt.Thousands(u.Chars)),
+		Detail:         textfmt.Plural(int64(u.Len()), "message", "messages"),
+		Kind:           protocol.SymbolKindNamespace,
+		Range:          protocol.Range{Start: first.Start, End: last.End},
+		SelectionRange: first,
+	}
 }
 
 func messageKind(r line.Role) protocol.SymbolKind {

@@ -27,6 +27,14 @@ func (s *server) DidOpen(ctx context.Context, p *protocol.DidOpenTextDocumentPar
 	s.stampConfigFiles(stampNew) // its configuration as just read (configwatch.go)
 	s.logger.Debug("opened", zap.String("uri", string(doc.URI)), zap.Int("bytes", len(doc.Text)))
 	s.publish(f)
+	if f.inSync() {
+		// The first codeLens request follows at once (see lensCache).
+		var deferTo protocol.DocumentURI
+		if st.tokens {
+			deferTo = doc.URI
+		}
+		f.lenses.get(f.doc, f.report(), f.opts.Budget, deferTo)
+	}
 	return nil
 }
 

@@ -234,17 +234,30 @@ class MapPanel {
       this.editorColumn = visible.viewColumn;
     }
     const pos = new vscode.Position(line - 1, 0);
+    const selection = new vscode.Range(pos, pos);
     try {
       const editor = await vscode.window.showTextDocument(this.uri, {
         viewColumn: this.editorColumn,
-        selection: new vscode.Range(pos, pos),
+        selection,
         preserveFocus: false,
       });
-      editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.InCenter);
+      editor.revealRange(selection, vscode.TextEditorRevealType.InCenter);
+      return;
     } catch (err) {
-      void vscode.window.showWarningMessage(
-        `sessionls: cannot open ${path.basename(this.uri.path)} at line ${line}: ${err instanceof Error ? err.message : String(err)}`,
-      );
+      // A file VS Code keeps from extensions (50 MB or more) has no
+      // TextDocument, so showTextDocument refuses it; the workbench itself
+      // still opens it, and vscode.open hands its editor the selection
+      // (the editor centres a selection it moves to). When VS Code first
+      // asks whether to open a large file, "Open Anyway" keeps it.
+      try {
+        const options: vscode.TextDocumentShowOptions = { viewColumn: this.editorColumn, selection, preserveFocus: false };
+        await vscode.commands.executeCommand("vscode.open", this.uri, options);
+      } catch (err2) {
+        void vscode.window.showWarningMessage(
+          `sessionls: cannot open ${path.basename(this.uri.path)} at line ${line} (${messageOf(err)}; ${messageOf(err2)}): ` +
+            `open the file and go to line ${line} with "Go to Line/Column…" (Ctrl+G).`,
+        );
+      }
     }
   }
 
@@ -264,4 +277,8 @@ class MapPanel {
 function placeholder(text: string): string {
   const esc = text.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c] as string);
   return `<!DOCTYPE html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'"></head><body style="font-family:sans-serif;padding:1em"><p id="sessionls-map-status">${esc}</p></body></html>`;
+}
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
