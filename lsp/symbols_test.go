@@ -1,12 +1,15 @@
 package lsp
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/internal/transcript"
 	"go.lsp.dev/protocol"
 )
 
@@ -170,5 +173,42 @@ func TestKeptAnswersFollowEdits(t *testing.T) {
 	}
 	if len(titles) == 0 || !strings.HasPrefix(titles[0], "✂ budget 100,000 · ") {
 		t.Errorf("after setting a budget the lenses are %q, want the ✂ lens of budget 100,000 first", titles)
+	}
+}
+
+// BenchmarkDocumentSymbols: the outline of a realistic transcript
+// (SESSIONLS_BENCH_MB, default 50 MB), built and encoded as the server
+// sends it, in full (as before the bound) and bounded by maxSymbols:
+// its time, its bytes and its symbols.
+//
+//	SESSIONLS_BENCH_MB=19 go test -run XXX -bench DocumentSymbols ./lsp
+func BenchmarkDocumentSymbols(b *testing.B) {
+	var buf bytes.Buffer
+	if _, err := transcript.Write(&buf, benchSize(b), 1); err != nil {
+		b.Fatal(err)
+	}
+	doc := analysis.NewDocument(buf.String(), analysis.Options{})
+	rep := doc.Report()
+	b.Logf("%d bytes, %d units, %d messages", buf.Len(), len(rep.Units), len(rep.Messages))
+	for _, c := range []struct {
+		name string
+		max  int
+	}{{"full", math.MaxInt}, {"bounded", maxSymbols}} {
+		b.Run(c.name, func(b *testing.B) {
+			var size, count int
+			for b.Loop() {
+				syms := documentSymbols(doc, rep, c.max)
+				out, err := json.Marshal(syms)
+				if err != nil {
+					b.Fatal(err)
+				}
+				size, count = len(out), len(syms)
+				for _, s := range syms {
+					count += len(s.Children)
+				}
+			}
+			b.ReportMetric(float64(size), "response-bytes")
+			b.ReportMetric(float64(count), "symbols")
+		})
 	}
 }

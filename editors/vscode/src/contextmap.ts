@@ -107,6 +107,8 @@ class MapPanel {
   private seq = 0;
   /** The column the editor of the file is in: reveals go there. */
   private editorColumn: vscode.ViewColumn;
+  /** Whether the panel was visible at its last view state change. */
+  private shown = true;
 
   constructor(
     private readonly host: MapHost,
@@ -131,9 +133,16 @@ class MapPanel {
         }
       }),
       this.panel.onDidChangeViewState((e) => {
-        if (e.webviewPanel.visible) {
+        // Drawn again only when it comes back into view (edits made
+        // meanwhile): the state also changes when the panel merely loses
+        // the focus, as a click on a unit moves it to the editor, and a
+        // page made by the CLI (a file of 50 MB or more) takes seconds and
+        // would lose its place.
+        const visible = e.webviewPanel.visible;
+        if (visible && !this.shown) {
           this.schedule();
         }
+        this.shown = visible;
       }),
       this.panel.onDidDispose(() => {
         onDispose();

@@ -730,6 +730,15 @@ async function contextMapSteps(page) {
     const tab = await page.evaluate(() => document.querySelector(".tabs-container .tab.active")?.getAttribute("aria-label") || "");
     return { ok: line === bigTarget && tab.includes("big.jsonl"), detail: `cursor line ${line}, active tab ${tab}` };
   }, 60000);
+  // The map stays as it was (the page the CLI made takes seconds, and the
+  // reader keeps their place): it is not drawn again because the focus
+  // moved to the editor.
+  await sleep(2000);
+  const kept = await bigFrame.evaluate(() => !!document.getElementById("e2e-big-target")).catch(() => false);
+  if (!kept) {
+    throw new Error("the 51 MB file's map was drawn again after the click moved the focus to the editor");
+  }
+  log("ok: the 51 MB file's map was not drawn again when the focus moved to the editor");
   await screenshot(page, "context-map-big-reveal");
 
   if (settingsBefore === null) {
