@@ -50,7 +50,7 @@ type Rule struct {
 	In      map[string]Severity
 	Summary string // one plain-text line
 	Fix     Fixability
-	Fixes   []Fix // the repairs known, when Fix is not FixNone
+	Fixes   []Fix // the repairs known, when Fix is not FixNone: from the fix table (fixkinds.go)
 	Doc     string
 }
 
@@ -90,14 +90,6 @@ var registry = [...]Rule{
 	{
 		Code: CodeInvalidJSON, Severity: SeverityError, Fix: FixSometimes,
 		Summary: "A line that JSON.parse rejects: the runtime refuses the whole file.",
-		Fixes: []Fix{
-			{"remove a byte order mark before a line's value", true},
-			{"delete a line that holds only whitespace (spaces, tabs, `\\r`)", true},
-			{"split records joined on one line onto their own lines, each byte for byte", true},
-			{"remove a trailing comma before `}` or `]`", true},
-			{"escape a raw control character in a string as `JSON.stringify` writes it", true},
-			{"delete a truncated record (an interrupted append), alone or before a complete record on its line", false},
-		},
 		Doc: "The runtime's `loadSession` splits the file on `\\n` and calls `JSON.parse` on every " +
 			"line that is not exactly empty; the first line it cannot parse makes it throw, and the " +
 			"whole session is refused, not just that line. A line holding only spaces or `\\r`, a " +
@@ -109,10 +101,6 @@ var registry = [...]Rule{
 	{
 		Code: CodeInvalidRecord, Severity: SeverityError, Fix: FixSometimes,
 		Summary: "A line that parses but is not a valid session message: the runtime refuses the whole file.",
-		Fixes: []Fix{
-			{"add `\"isError\":false` to a tool result without `isError`", false},
-			{"add `\"toolCalls\":[]` to an assistant message without `toolCalls`", false},
-		},
 		Doc: "After `JSON.parse`, the runtime's `parseSessionMessage` checks the record: an object " +
 			"whose `role` is `user`, `assistant` or `tool` and whose `content` is a string; an " +
 			"assistant needs a `toolCalls` array of objects with string `id` and `name` and an " +
@@ -125,9 +113,6 @@ var registry = [...]Rule{
 		Code: CodeOrphanToolResult, Severity: SeverityWarning, Fix: FixAlways,
 		In:      map[string]Severity{"claude-code": SeverityError, "codex": SeverityError},
 		Summary: "A tool result that no earlier assistant message declares.",
-		Fixes: []Fix{
-			{"delete the tool result's line (Claude Code transcripts: the `tool_result` block, or its record when it holds nothing else, the records naming it as parent then naming its parent)", false},
-		},
 		Doc: "`trimContext` groups a tool result with the nearest earlier assistant whose " +
 			"`toolCalls` declare its `toolCallId`. When none does, the runtime loads the result " +
 			"anyway and keeps it as a unit of its own, so it can survive trimming without the call " +
@@ -139,9 +124,6 @@ var registry = [...]Rule{
 		Code: CodeMissingToolResult, Severity: SeverityWarning, Fix: FixSometimes,
 		In:      map[string]Severity{"claude-code": SeverityError, "codex": SeverityError},
 		Summary: "A declared tool call that never gets its result.",
-		Fixes: []Fix{
-			{"Claude Code and Codex CLI sessions: add a result marked as an error (\"tool call interrupted; no result was recorded\") for the calls that never got one (Claude Code: one user record, which the record the conversation continues with then names as parent); the runtime's sessions have no fix", false},
-		},
 		Doc: "An assistant message declares a call in `toolCalls` and no later tool result answers " +
 			"it (before the id is declared again, if it is). The runtime does not mind, but the " +
 			"model is sent a call without its result, which most model APIs reject or the model " +
@@ -207,9 +189,6 @@ var registry = [...]Rule{
 	{
 		Code: CodeTruncatedRecord, Severity: SeverityError, Fix: FixSometimes,
 		Summary: "A record cut short by an interrupted append: the runtime refuses the whole file.",
-		Fixes: []Fix{
-			{"delete the partial record, keeping every complete record on its line (each provably whole: written by one write() call)", false},
-		},
 		Doc: "The runtime appends each message with `appendFile(path, JSON.stringify(m) + \"\\n\")`: no " +
 			"lock, no fsync. When the writer is killed mid-append, or the disk fills (ENOSPC, EFBIG), " +
 			"the record stops short and its line break is never written, so the next append continues " +
@@ -223,10 +202,6 @@ var registry = [...]Rule{
 	{
 		Code: CodeInterleavedRecord, Severity: SeverityError, Fix: FixSometimes,
 		Summary: "Pieces of appends made at the same time, interleaved at node's 524,288-byte write boundaries: the runtime refuses the whole file.",
-		Fixes: []Fix{
-			{"rejoin the interleaved records, byte for byte, when the pieces determine one way (UTF-8 and JSON validity); each record goes on the line where its last piece was", true},
-			{"the same, deleting pieces whose record cannot be completed (a head whose rest is lost, or a tail without its head)", false},
-		},
 		Doc: "node's `fs.promises.appendFile` writes a string of more than 512 KiB as successive " +
 			"`write()` calls of exactly 524,288 bytes (`kWriteFileMaxChunkSize`), the last one " +
 			"shorter and ending with the line break. Each lands whole at the end of the file " +
@@ -243,9 +218,6 @@ var registry = [...]Rule{
 	{
 		Code: CodeZeroFilled, Severity: SeverityError, Fix: FixSometimes,
 		Summary: "A run of NUL bytes where the file system lost data: the runtime refuses the whole file.",
-		Fixes: []Fix{
-			{"delete the NUL bytes and the partial records they destroyed, keeping every complete record", false},
-		},
 		Doc: "After a crash, a file can read as NUL bytes where its data never reached the disk: " +
 			"ext4's delayed allocation extends the file before writing its blocks, so the last " +
 			"appends read as zeros (a NUL tail), and a lost or zeroed block in the middle of a file " +
@@ -260,9 +232,6 @@ var registry = [...]Rule{
 	{
 		Code: CodeSplitRecord, Severity: SeverityError, Fix: FixSometimes,
 		Summary: "A record split over several lines by raw line breaks in a string: the runtime refuses the whole file.",
-		Fixes: []Fix{
-			{"join the lines, writing each line break as the escape `\\n`, when the joined text is exactly one valid record", true},
-		},
 		Doc: "`JSON.stringify` escapes a line break in a string, so the runtime's own writer never " +
 			"splits a record; a writer that builds its JSON by hand and emits a raw line break does, " +
 			"and the runtime, splitting the file on `\\n`, sees pieces that each fail `JSON.parse`. " +
@@ -308,9 +277,6 @@ var registry = [...]Rule{
 	{
 		Code: CodeBrokenParentChain, Severity: SeverityError, Fix: FixSometimes,
 		Summary: "A Claude Code record whose parentUuid names no record in the file: resuming loses every message before it.",
-		Fixes: []Fix{
-			{"make `parentUuid` name the record written before it on its side (main conversation or sidechain), once no line JSON.parse refuses is left (a guess: the lost parent stays lost)", false},
-		},
 		Doc: "Claude Code (dialect `claude-code`) links its records by `parentUuid`, and `--resume` " +
 			"rebuilds the conversation by walking that chain back from the last message. A " +
 			"`parentUuid` that names no record (a parent never written, lost to a crash, or " +
@@ -349,7 +315,7 @@ func Rules() []Rule {
 	rs := registry // a copy: callers cannot change the table
 	out := rs[:]
 	for i := range out {
-		out[i].Fixes = append([]Fix(nil), out[i].Fixes...)
+		out[i].Fixes = fixesOf(out[i].Code)
 		out[i].In = maps.Clone(out[i].In)
 	}
 	return out
@@ -361,7 +327,7 @@ func RuleFor(code string) (Rule, int, bool) {
 	for i := range registry {
 		if registry[i].Code == code {
 			r := registry[i]
-			r.Fixes = append([]Fix(nil), r.Fixes...)
+			r.Fixes = fixesOf(code)
 			r.In = maps.Clone(r.In)
 			return r, i, true
 		}

@@ -12,10 +12,12 @@ import (
 )
 
 // Fixable reports whether findings with this code can have a fix in the
-// runtime's sessions. A dialect may repair more (Claude Code's transcripts:
-// claude.Fixable); ask the dialect's Plan for those.
+// runtime's sessions: whether one of the engine's kinds of repair (the fix
+// table's, but for a dialect's own) repairs them. A dialect may repair
+// more (Claude Code's transcripts: claude.Fixable); ask the dialect's Plan
+// for those.
 func Fixable(code string) bool {
-	return code == analysis.CodeOrphanToolResult || analysis.IsRefusal(code)
+	return analysis.HasFixes(code)
 }
 
 // Compute returns the fix of every finding in findings that has one, in

@@ -76,6 +76,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/line"
 )
 
@@ -100,7 +101,9 @@ func (s Safety) String() string {
 	return "none"
 }
 
-// Kind is one kind of repair.
+// Kind is one kind of repair: an entry of analysis's fix table
+// (analysis.FixKinds), which holds its name, safety, title and the rules
+// it repairs. The constants follow the table's order.
 type Kind uint8
 
 const (
@@ -133,35 +136,28 @@ const (
 	Relink
 )
 
-var kindNames = [...]string{
-	BOM:              "bom",
-	BlankLine:        "blank-line",
-	JoinedRecords:    "joined-records",
-	TrailingComma:    "trailing-comma",
-	ControlCharacter: "control-character",
-	TruncatedRecord:  "truncated-record",
-	MissingIsError:   "missing-is-error",
-	MissingToolCalls: "missing-tool-calls",
-	OrphanToolResult: "orphan-tool-result",
-	SplitRecord:      "split-record",
-	Rejoin:           "rejoin",
-	DropFragment:     "drop-fragment",
-	ZeroFilled:       "zero-filled",
-	SyntheticResult:  "synthetic-result",
-	Relink:           "relink",
+// table is analysis's fix table, where each kind's name, safety, title
+// and rules are written: Kind k is table[k-1].
+var table = analysis.FixKinds()
+
+// info is the kind's entry in the fix table, and false for no kind.
+func (k Kind) info() (analysis.FixKind, bool) {
+	if k < 1 || int(k) > len(table) {
+		return analysis.FixKind{}, false
+	}
+	return table[k-1], true
 }
 
 func (k Kind) String() string {
-	if int(k) < len(kindNames) && kindNames[k] != "" {
-		return kindNames[k]
+	if i, ok := k.info(); ok {
+		return i.Name
 	}
 	return "unknown"
 }
 
 // Safety of one kind of repair.
 func (k Kind) Safety() Safety {
-	switch k {
-	case BOM, BlankLine, JoinedRecords, TrailingComma, ControlCharacter, SplitRecord, Rejoin:
+	if i, ok := k.info(); ok && i.Safe {
 		return Safe
 	}
 	return Unsafe
@@ -267,83 +263,55 @@ func (f Fix) PositionIn(data []byte, off int) (ln, col16 int) {
 	return ln, line.Parse(data[start:off]).Width16
 }
 
+// titles are the titles of the fixes of one repair of one thing, ready
+// (a file can have a fix on every line); "" where the kind always counts.
+var titles = func() []string {
+	out := make([]string, len(table))
+	for i, k := range table {
+		if k.Title != "" {
+			out[i] = composeTitle([]Kind{Kind(i + 1)}, 1, 1, 1)
+		}
+	}
+	return out
+}()
+
 // title words what a fix does.
 func title(kinds []Kind, commas, controls, records int) string {
-	// The common single repairs without an allocation (a file can have a
-	// fix on every line).
-	if len(kinds) == 1 && commas <= 1 && controls <= 1 {
-		switch kinds[0] {
-		case BOM:
-			return "Remove the byte order mark"
-		case BlankLine:
-			return "Delete the blank line"
-		case TrailingComma:
-			return "Remove the trailing comma"
-		case ControlCharacter:
-			return "Escape the raw control character in a string"
-		case TruncatedRecord:
-			return "Delete the truncated record (the partial record is lost)"
-		case MissingIsError:
-			return `Add "isError":false (invents that the tool call did not fail)`
-		case MissingToolCalls:
-			return `Add "toolCalls":[] (invents that the assistant called no tools)`
-		case OrphanToolResult:
-			return "Delete the orphan tool result (its content is lost)"
-		case SplitRecord:
-			return "Join the record split over lines, writing each raw line break as \\n"
-		case Rejoin:
-			return "Rejoin the interleaved records, byte for byte"
+	// The common single repairs without an allocation.
+	if len(kinds) == 1 && commas <= 1 && controls <= 1 && kinds[0] >= 1 && int(kinds[0]) <= len(titles) {
+		if t := titles[kinds[0]-1]; t != "" {
+			return t
 		}
 	}
 	return composeTitle(kinds, commas, controls, records)
 }
 
-// composeTitle words any fix; title has the common ones ready.
+// composeTitle words any fix from the fix table; title has the common ones
+// ready.
 func composeTitle(kinds []Kind, commas, controls, records int) string {
 	var parts []string
 	var lost []string
 	for _, k := range kinds {
+		i, ok := k.info()
+		if !ok {
+			continue
+		}
+		n := 1
 		switch k {
-		case BOM:
-			parts = append(parts, "remove the byte order mark")
-		case BlankLine:
-			parts = append(parts, "delete the blank line")
 		case JoinedRecords:
-			parts = append(parts, fmt.Sprintf("split the %d joined records onto their own lines", records))
+			n = records
 		case TrailingComma:
-			if commas == 1 {
-				parts = append(parts, "remove the trailing comma")
-			} else {
-				parts = append(parts, fmt.Sprintf("remove %d trailing commas", commas))
-			}
+			n = commas
 		case ControlCharacter:
-			if controls == 1 {
-				parts = append(parts, "escape the raw control character in a string")
-			} else {
-				parts = append(parts, fmt.Sprintf("escape %d raw control characters in strings", controls))
-			}
-		case TruncatedRecord:
-			parts = append(parts, "delete the truncated record")
-			lost = append(lost, "the partial record is lost")
-		case MissingIsError:
-			parts = append(parts, `add "isError":false`)
-			lost = append(lost, "invents that the tool call did not fail")
-		case MissingToolCalls:
-			parts = append(parts, `add "toolCalls":[]`)
-			lost = append(lost, "invents that the assistant called no tools")
-		case OrphanToolResult:
-			parts = append(parts, "delete the orphan tool result")
-			lost = append(lost, "its content is lost")
-		case SplitRecord:
-			parts = append(parts, "join the record split over lines, writing each raw line break as \\n")
-		case Rejoin:
-			parts = append(parts, "rejoin the interleaved records, byte for byte")
-		case DropFragment:
-			parts = append(parts, "delete the pieces of records that cannot be completed")
-			lost = append(lost, "those pieces are lost")
-		case ZeroFilled:
-			parts = append(parts, "delete the NUL bytes and the partial records they cut")
-			lost = append(lost, "the file system lost that data; the partial records are lost")
+			n = controls
+		}
+		if i.Counted != "" && (n != 1 || i.Title == "") {
+			parts = append(parts, fmt.Sprintf(i.Counted, n))
+		} else {
+			parts = append(parts, i.Title)
+		}
+		if i.Lost != "" {
+			lost = append(lost, i.Lost)
 		}
 	}
 	s := joinAnd(parts)

@@ -323,64 +323,52 @@ func TestFixAllContextCancelled(t *testing.T) {
 
 // TestTitlesReady: the titles title has ready are the ones it would compose.
 func TestTitlesReady(t *testing.T) {
-	for k := BOM; k <= ZeroFilled; k++ {
+	for k := BOM; k <= Relink; k++ {
 		if got, want := title([]Kind{k}, 1, 1, 1), composeTitle([]Kind{k}, 1, 1, 1); got != want {
 			t.Errorf("%v: %q, composed %q", k, got, want)
 		}
 	}
 }
 
-// TestRegistryListsTheFixes: the rule registry (sessionls rules, SARIF,
-// the docs) lists, for each code, as many safe and unsafe fixes as this
-// package has kinds of repair for it, and calls exactly the codes it
-// repairs fixable.
-func TestRegistryListsTheFixes(t *testing.T) {
-	// The codes whose rule lists each kind (a record cut short is both
-	// the runtime's invalid-json and its cause's truncated-record).
-	home := map[Kind][]string{
-		BOM: {analysis.CodeInvalidJSON}, BlankLine: {analysis.CodeInvalidJSON}, JoinedRecords: {analysis.CodeInvalidJSON},
-		TrailingComma: {analysis.CodeInvalidJSON}, ControlCharacter: {analysis.CodeInvalidJSON},
-		TruncatedRecord: {analysis.CodeInvalidJSON, analysis.CodeTruncatedRecord},
-		MissingIsError:  {analysis.CodeInvalidRecord}, MissingToolCalls: {analysis.CodeInvalidRecord},
-		OrphanToolResult: {analysis.CodeOrphanToolResult},
-		SplitRecord:      {analysis.CodeSplitRecord},
-		Rejoin:           {analysis.CodeInterleavedRecord}, DropFragment: {analysis.CodeInterleavedRecord},
-		ZeroFilled: {analysis.CodeZeroFilled},
-		// Claude Code's (analysis/dialect/claude)
-		SyntheticResult: {analysis.CodeMissingToolResult}, Relink: {analysis.CodeBrokenParentChain},
+// TestFixTable: the Kind constants number analysis's fix table, each kind
+// has a name of its own, repairs the findings of some rule and says what
+// it loses exactly when it is unsafe; and exactly the codes some kind of
+// the engine's (not a dialect's alone) repairs are fixable in the
+// runtime's sessions (a dialect's Plan answers for the others).
+func TestFixTable(t *testing.T) {
+	// Which kind is which is pinned by the tests of each repair, which
+	// name the kinds and titles a line's fix has.
+	if got, want := len(analysis.FixKinds()), int(Relink); got != want {
+		t.Fatalf("the fix table has %d kinds, the constants %d", got, want)
 	}
-	type counts struct{ safe, unsafe int }
-	want := map[string]counts{}
+	seen := map[string]bool{}
 	for k := BOM; k <= Relink; k++ {
-		if len(home[k]) == 0 {
-			t.Errorf("kind %v has no rule listing it", k)
+		if name := k.String(); name == "" || seen[name] {
+			t.Errorf("Kind %d: name %q, empty or taken", k, name)
 		}
-		for _, code := range home[k] {
-			c := want[code]
-			if k.Safety() == Safe {
-				c.safe++
-			} else {
-				c.unsafe++
+		seen[k.String()] = true
+	}
+	for _, k := range []Kind{0, Relink + 1} {
+		if got := k.String(); got != "unknown" {
+			t.Errorf("Kind %d is %q, want unknown", k, got)
+		}
+	}
+	engine := map[string]bool{} // the codes the engine's kinds repair
+	for i, k := range analysis.FixKinds() {
+		if len(k.Rules) == 0 {
+			t.Errorf("kind %v has no rule listing it", Kind(i+1))
+		}
+		if (k.Lost != "") == k.Safe {
+			t.Errorf("kind %v: safe %v, loss %q: an unsafe kind says what it loses, a safe one loses nothing", Kind(i+1), k.Safe, k.Lost)
+		}
+		for _, r := range k.Rules {
+			if len(k.Dialects) == 0 {
+				engine[r.Code] = true
 			}
-			want[code] = c
 		}
 	}
 	for _, r := range analysis.Rules() {
-		var got counts
-		for _, f := range r.Fixes {
-			if f.Safe {
-				got.safe++
-			} else {
-				got.unsafe++
-			}
-		}
-		if got != want[r.Code] {
-			t.Errorf("%s: the registry lists %+v fixes, the engine has %+v", r.Code, got, want[r.Code])
-		}
-		// Fixable is the runtime's: the codes only a dialect repairs are
-		// not (analysis/dialect/claude.Fixable names them).
-		dialectOnly := r.Code == analysis.CodeMissingToolResult || r.Code == analysis.CodeBrokenParentChain
-		if Fixable(r.Code) != (r.Fix != analysis.FixNone && !dialectOnly) {
+		if Fixable(r.Code) != (r.Fix != analysis.FixNone && engine[r.Code]) {
 			t.Errorf("%s: Fixable %v, registry %s", r.Code, Fixable(r.Code), r.Fix)
 		}
 	}
