@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/sessionls/sessionls/internal/randjsonl"
 )
@@ -32,11 +30,21 @@ func TestMaxFindingsPerCode(t *testing.T) {
 			opts.OmittedLines = map[string]bool{CodeInvalidJSON: true, CodeOrphanToolResult: true}
 			capped := Analyze(data, opts)
 
-			assert.Equal(t, all.InvalidLines, capped.InvalidLines, "file %d", i)
-			assert.Equal(t, all.FirstInvalidLine, capped.FirstInvalidLine)
-			assert.Equal(t, all.LoadFailure(), capped.LoadFailure())
-			assert.Equal(t, all.Cutoff, capped.Cutoff)
-			assert.Equal(t, all.TotalChars, capped.TotalChars)
+			if got, want := capped.InvalidLines, all.InvalidLines; got != want {
+				t.Errorf("file %d: capped.InvalidLines = %v, want %v", i, got, want)
+			}
+			if got, want := capped.FirstInvalidLine, all.FirstInvalidLine; got != want {
+				t.Errorf("capped.FirstInvalidLine = %v, want %v", got, want)
+			}
+			if got, want := capped.LoadFailure(), all.LoadFailure(); !reflect.DeepEqual(got, want) {
+				t.Errorf("capped.LoadFailure() = %v, want %v", got, want)
+			}
+			if got, want := capped.Cutoff, all.Cutoff; !reflect.DeepEqual(got, want) {
+				t.Errorf("capped.Cutoff = %v, want %v", got, want)
+			}
+			if got, want := capped.TotalChars, all.TotalChars; got != want {
+				t.Errorf("capped.TotalChars = %v, want %v", got, want)
+			}
 
 			byCode := map[string][]Finding{}
 			for _, f := range all.Findings {
@@ -51,8 +59,12 @@ func TestMaxFindingsPerCode(t *testing.T) {
 				omitted[o.Code] = o
 			}
 			for code, fs := range byCode {
-				require.LessOrEqual(t, kept[code], max, "file %d %s", i, code)
-				assert.Equal(t, len(fs), kept[code]+omitted[code].N, "file %d %s: kept + omitted", i, code)
+				if got := kept[code]; got > max {
+					t.Fatalf("file %d %s: kept[code] = %v, want <= %v", i, code, got, max)
+				}
+				if got, want := kept[code]+omitted[code].N, len(fs); got != want {
+					t.Errorf("file %d %s: kept + omitted: kept[code]+omitted[code].N = %v, want %v", i, code, got, want)
+				}
 				if code == CodeInvalidJSON || code == CodeInvalidRecord {
 					// Line verdicts are found in line order: the first ones are kept.
 					n := min(len(fs), max)
@@ -62,7 +74,9 @@ func TestMaxFindingsPerCode(t *testing.T) {
 							got = append(got, f)
 						}
 					}
-					assert.Equal(t, fs[:n], got, "file %d %s", i, code)
+					if want := fs[:n]; !reflect.DeepEqual(got, want) {
+						t.Errorf("file %d %s: got %v, want %v", i, code, got, want)
+					}
 				}
 				if opts.OmittedLines[code] {
 					var want []int32
@@ -81,9 +95,13 @@ func TestMaxFindingsPerCode(t *testing.T) {
 					}
 					got := slices.Clone(omitted[code].Lines)
 					slices.Sort(got)
-					assert.Equal(t, want, got, "file %d %s: omitted lines", i, code)
+					if !slices.Equal(got, want) {
+						t.Errorf("file %d %s: omitted lines: got %v, want %v", i, code, got, want)
+					}
 				} else {
-					assert.Empty(t, omitted[code].Lines)
+					if len(omitted[code].Lines) != 0 {
+						t.Errorf("omitted[code].Lines = %v, want empty", omitted[code].Lines)
+					}
 				}
 			}
 		}
@@ -102,11 +120,15 @@ func TestMaxFindingsPerCodeMemory(t *testing.T) {
 		runtime.GC()
 		runtime.ReadMemStats(&before)
 		rep, err := AnalyzeReader(context.Background(), bytes.NewReader(data), opts)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		runtime.GC()
 		runtime.GC() // and the pools' victim caches
 		runtime.ReadMemStats(&after)
-		require.Equal(t, lines, rep.InvalidLines)
+		if got, want := rep.InvalidLines, lines; got != want {
+			t.Fatalf("rep.InvalidLines = %v, want %v", got, want)
+		}
 		runtime.KeepAlive(rep)
 		return int64(after.HeapAlloc) - int64(before.HeapAlloc)
 	}
@@ -116,6 +138,10 @@ func TestMaxFindingsPerCodeMemory(t *testing.T) {
 	all := perFinding(Options{SkipMessages: true})
 	capped := perFinding(Options{SkipMessages: true, MaxFindingsPerCode: 100, OmittedLines: map[string]bool{CodeInvalidJSON: true}})
 	t.Logf("bytes held per finding: %.0f without the limit, %.1f with it", all, capped)
-	assert.Greater(t, all, 100.0)
-	assert.Less(t, capped, 8.0)
+	if got := all; got <= 100.0 {
+		t.Errorf("all = %v, want > %v", got, 100.0)
+	}
+	if got := capped; got >= 8.0 {
+		t.Errorf("capped = %v, want < %v", got, 8.0)
+	}
 }

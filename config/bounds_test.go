@@ -3,12 +3,10 @@ package config
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // allocated returns the bytes f allocates.
@@ -79,12 +77,22 @@ func TestParseBounds(t *testing.T) {
 			var err error
 			n := allocated(func() { _, err = parse(t, tt.src) })
 			var es Errors
-			require.True(t, errors.As(err, &es), "%v", err)
+			if !errors.As(err, &es) {
+				t.Fatalf("%v: errors.As(err, &es) = false, want true", err)
+			}
 			e := es[0]
-			assert.Equal(t, tt.line, e.Line, "%v", e)
-			assert.Equal(t, tt.col, e.Col, "%v", e)
-			assert.Contains(t, e.Msg, tt.msg)
-			assert.LessOrEqual(t, n, uint64(64*len(tt.src)+8<<20), "bytes allocated for a %d-byte file", len(tt.src))
+			if got, want := e.Line, tt.line; got != want {
+				t.Errorf("%v: e.Line = %v, want %v", e, got, want)
+			}
+			if got, want := e.Col, tt.col; got != want {
+				t.Errorf("%v: e.Col = %v, want %v", e, got, want)
+			}
+			if !strings.Contains(e.Msg, tt.msg) {
+				t.Errorf("got %q, want it to contain %q", e.Msg, tt.msg)
+			}
+			if got := n; got > uint64(64*len(tt.src)+8<<20) {
+				t.Errorf("bytes allocated for a %d-byte file: n = %v, want <= %v", len(tt.src), got, uint64(64*len(tt.src)+8<<20))
+			}
 		})
 	}
 }
@@ -105,12 +113,16 @@ func TestParseWithinBounds(t *testing.T) {
 		var es Errors
 		if errors.As(err, &es) {
 			for _, e := range es {
-				assert.NotContains(t, e.Msg, "arrays and tables nested", "%q", src)
+				if strings.Contains(e.Msg, "arrays and tables nested") {
+					t.Errorf("%q: got %q, want it not to contain %q", src, e.Msg, "arrays and tables nested")
+				}
 			}
 		}
 	}
 	f := mustParse(t, overridesN(MaxOverrides))
-	require.Len(t, f.overrides, MaxOverrides)
+	if got := len(f.overrides); got != MaxOverrides {
+		t.Fatalf("len(f.overrides) = %d, want %d", got, MaxOverrides)
+	}
 }
 
 func overridesN(n int) string {
@@ -134,7 +146,9 @@ func TestScanDepth(t *testing.T) {
 		{strings.Repeat("[]", 1000), -1},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, scanDepth([]byte(tt.src)), "%q", tt.src)
+		if got, want := scanDepth([]byte(tt.src)), tt.want; got != want {
+			t.Errorf("%q: scanDepth([]byte(tt.src)) = %v, want %v", tt.src, got, want)
+		}
 	}
 }
 
@@ -143,15 +157,27 @@ func TestScanDepth(t *testing.T) {
 // characters once per glob: 83 s).
 func TestPositionsOnOneLongLine(t *testing.T) {
 	data := []byte(oneLineExclude(80000))
-	require.Less(t, len(data), MaxFileSize)
+	if got := len(data); got >= MaxFileSize {
+		t.Fatalf("len(data) = %v, want < %v", got, MaxFileSize)
+	}
 	idx := newLineIndex(data)
 	at, kerr := keyPositions(data, idx)
-	require.Nil(t, kerr)
-	require.Len(t, at, 80000+1)
-	assert.Equal(t, pos{1, 1 + len(data) - len("'d079999']\n")}, at["exclude.79999"])
-	assert.LessOrEqual(t, idx.scanned, len(data), "bytes scanned for a %d-byte line", len(data))
+	if kerr != nil {
+		t.Fatalf("kerr = %v, want nil", kerr)
+	}
+	if got := len(at); got != 80000+1 {
+		t.Fatalf("len(at) = %d, want %d", got, 80000+1)
+	}
+	if got, want := at["exclude.79999"], (pos{1, 1 + len(data) - len("'d079999']\n")}); got != want {
+		t.Errorf(`at["exclude.79999"] = %v, want %v`, got, want)
+	}
+	if got := idx.scanned; got > len(data) {
+		t.Errorf("bytes scanned for a %d-byte line: idx.scanned = %v, want <= %v", len(data), got, len(data))
+	}
 	_, err := parse(t, string(data))
-	require.ErrorContains(t, err, "560000 bytes in all")
+	if err == nil || !strings.Contains(err.Error(), "560000 bytes in all") {
+		t.Fatalf("got error %v, want one containing %q", err, "560000 bytes in all")
+	}
 }
 
 // TestBOM: a UTF-8 byte order mark at the start is allowed, as TOML says;
@@ -160,27 +186,44 @@ func TestBOM(t *testing.T) {
 	f := mustParse(t, "\ufeffbudget = 100\n")
 	s := Defaults()
 	f.Apply(&s, "/p/a.jsonl")
-	assert.Equal(t, int64(100), s.Budget.V)
+	if got := s.Budget.V; got != int64(100) {
+		t.Errorf("s.Budget.V = %v, want %v", got, int64(100))
+	}
 	e := firstError(t, "\ufeffbudget = 'x'\n")
-	assert.Equal(t, 10, e.Col)
+	if got := e.Col; got != 10 {
+		t.Errorf("e.Col = %v, want %v", got, 10)
+	}
 	// Only at the start.
 	e = firstError(t, "budget = 1\n\ufeffstrict = true\n")
-	assert.Equal(t, 2, e.Line)
+	if got := e.Line; got != 2 {
+		t.Errorf("e.Line = %v, want %v", got, 2)
+	}
 }
+
+// invalidByte is how an error names a byte that is not UTF-8.
+var invalidByte = regexp.MustCompile(`byte 0x[89A-F][0-9A-F] \(not UTF-8\)`)
 
 // TestInvalidBytesShownAsBytes: a byte that is not UTF-8 is named as a
 // byte, not as the Latin-1 character of the same number.
 func TestInvalidBytesShownAsBytes(t *testing.T) {
 	for _, src := range []string{"\xff = 1\n", "budget = \xff\n", "x = [1, \xfe]\n", "budget = 1\n\x80x = 2\n"} {
 		e := firstError(t, src)
-		assert.Regexp(t, `byte 0x[89A-F][0-9A-F] \(not UTF-8\)`, e.Msg, "%q", src)
-		assert.NotContains(t, e.Msg, "U+00", "%q", src)
+		if !invalidByte.MatchString(e.Msg) {
+			t.Errorf("%q: got %q, want it to match %s", src, e.Msg, invalidByte)
+		}
+		if strings.Contains(e.Msg, "U+00") {
+			t.Errorf("%q: got %q, want it not to contain %q", src, e.Msg, "U+00")
+		}
 	}
 	// A real character keeps its name.
 	// A real character is named as itself (the parser named its first
 	// byte: "U+00C3 'Ã'" for ÿ).
 	e := firstError(t, "budget = ÿ\n")
-	assert.Contains(t, e.Msg, "U+00FF 'ÿ'")
+	if !strings.Contains(e.Msg, "U+00FF 'ÿ'") {
+		t.Errorf("got %q, want it to contain %q", e.Msg, "U+00FF 'ÿ'")
+	}
 	e = firstError(t, "budget = 🎉\n")
-	assert.Contains(t, e.Msg, "U+1F389 '🎉'")
+	if !strings.Contains(e.Msg, "U+1F389 '🎉'") {
+		t.Errorf("got %q, want it to contain %q", e.Msg, "U+1F389 '🎉'")
+	}
 }

@@ -4,10 +4,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 )
 
 func parse(t *testing.T, src string) (*File, error) {
@@ -18,7 +18,9 @@ func parse(t *testing.T, src string) (*File, error) {
 func mustParse(t *testing.T, src string) *File {
 	t.Helper()
 	f, err := parse(t, src)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return f
 }
 
@@ -26,10 +28,16 @@ func mustParse(t *testing.T, src string) *File {
 func firstError(t *testing.T, src string) *Error {
 	t.Helper()
 	_, err := parse(t, src)
-	require.Error(t, err, "%s", src)
+	if err == nil {
+		t.Fatalf("%s: got no error, want one", src)
+	}
 	var es Errors
-	require.True(t, errors.As(err, &es), "%T %v", err, err)
-	require.NotEmpty(t, es)
+	if !errors.As(err, &es) {
+		t.Fatalf("%T %v: errors.As(err, &es) = false, want true", err, err)
+	}
+	if len(es) == 0 {
+		t.Fatal("es is empty, want some")
+	}
 	return es[0]
 }
 
@@ -63,40 +71,70 @@ func TestParseErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		e := firstError(t, tt.src)
-		require.Equal(t, "sessionls.toml", e.File)
-		require.Equal(t, tt.line, e.Line, "%q: %v", tt.src, e)
-		if tt.col > 0 && tt.msg != "" {
-			require.Equal(t, tt.col, e.Col, "%q: %v", tt.src, e)
+		if got := e.File; got != "sessionls.toml" {
+			t.Fatalf("e.File = %q, want %q", got, "sessionls.toml")
 		}
-		require.Contains(t, e.Msg, tt.msg, "%q", tt.src)
-		require.Contains(t, e.Error(), "sessionls.toml:")
+		if got, want := e.Line, tt.line; got != want {
+			t.Fatalf("%q: %v: e.Line = %v, want %v", tt.src, e, got, want)
+		}
+		if tt.col > 0 && tt.msg != "" {
+			if got, want := e.Col, tt.col; got != want {
+				t.Fatalf("%q: %v: e.Col = %v, want %v", tt.src, e, got, want)
+			}
+		}
+		if !strings.Contains(e.Msg, tt.msg) {
+			t.Fatalf("%q: got %q, want it to contain %q", tt.src, e.Msg, tt.msg)
+		}
+		if !strings.Contains(e.Error(), "sessionls.toml:") {
+			t.Fatalf("got %q, want it to contain %q", e.Error(), "sessionls.toml:")
+		}
 	}
 }
 
 func TestParseReportsEveryProblem(t *testing.T) {
 	_, err := parse(t, "budget = 0\nstrict = 3\nbugdet = 1\n")
 	var es Errors
-	require.True(t, errors.As(err, &es))
-	require.Len(t, es, 3)
-	require.Equal(t, []int{1, 2, 3}, []int{es[0].Line, es[1].Line, es[2].Line})
+	if !errors.As(err, &es) {
+		t.Fatal("errors.As(err, &es) = false, want true")
+	}
+	if got := len(es); got != 3 {
+		t.Fatalf("len(es) = %d, want %d", got, 3)
+	}
+	if got, want := []int{es[0].Line, es[1].Line, es[2].Line}, []int{1, 2, 3}; !slices.Equal(got, want) {
+		t.Fatalf("[]int{es[0].Line, es[1].Line, es[2].Line} = %v, want %v", got, want)
+	}
 }
 
 func TestParseColumnsCountCharacters(t *testing.T) {
 	_, err := parse(t, "disable = [\"é\", 'nope']\n")
 	var es Errors
-	require.True(t, errors.As(err, &es))
-	require.Len(t, es, 2)
-	require.Equal(t, 12, es[0].Col)
-	require.Equal(t, 17, es[1].Col, "%v", es[1]) // byte 18: é is two bytes, one character
+	if !errors.As(err, &es) {
+		t.Fatal("errors.As(err, &es) = false, want true")
+	}
+	if got := len(es); got != 2 {
+		t.Fatalf("len(es) = %d, want %d", got, 2)
+	}
+	if got := es[0].Col; got != 12 {
+		t.Fatalf("es[0].Col = %v, want %v", got, 12)
+	}
+	if got := es[1].Col; got != 17 { // byte 18: é is two bytes, one character
+		t.Fatalf("%v: es[1].Col = %v, want %v", es[1], got, 17)
+	}
 }
 
 func TestParseHostile(t *testing.T) {
 	e := firstError(t, strings.Repeat("#", MaxFileSize+1))
-	require.Contains(t, e.Msg, "larger than")
+	if !strings.Contains(e.Msg, "larger than") {
+		t.Fatalf("got %q, want it to contain %q", e.Msg, "larger than")
+	}
 	e = firstError(t, strings.Repeat("[", 20000))
-	require.Equal(t, 1, e.Line)
+	if got := e.Line; got != 1 {
+		t.Fatalf("e.Line = %v, want %v", got, 1)
+	}
 	_, err := parse(t, "x = "+strings.Repeat("[", 20000)+strings.Repeat("]", 20000))
-	require.Error(t, err)
+	if err == nil {
+		t.Fatal("got no error, want one")
+	}
 	// Many keys: positions stay cheap (no rescan of the file per key).
 	var b strings.Builder
 	for i := range 30000 {
@@ -106,7 +144,9 @@ func TestParseHostile(t *testing.T) {
 		b.WriteString(" = 1\n")
 	}
 	_, err = parse(t, b.String())
-	require.Error(t, err)
+	if err == nil {
+		t.Fatal("got no error, want one")
+	}
 }
 
 func TestEffectiveSettings(t *testing.T) {
@@ -128,56 +168,120 @@ disable = []
 `)
 	s := Defaults()
 	f.Apply(&s, "/p/x.jsonl")
-	require.Equal(t, int64(20000), s.Budget.V)
-	require.Equal(t, Source{Kind: FromFile, File: "sessionls.toml", Line: 2, Col: 1}, s.Budget.Source)
-	require.Equal(t, "sessionls.toml:2:1", s.Budget.Source.String())
-	require.Equal(t, []string{"swept-message"}, s.Disable.V)
-	require.False(t, s.Strict.V)
-	require.Equal(t, FromDefault, s.Strict.Source.Kind)
-	require.Equal(t, "o200k_base", s.Tokenizer.V)
-	require.Equal(t, "sessionls.toml", s.Config)
+	if got := s.Budget.V; got != int64(20000) {
+		t.Fatalf("s.Budget.V = %v, want %v", got, int64(20000))
+	}
+	if got, want := s.Budget.Source, (Source{Kind: FromFile, File: "sessionls.toml", Line: 2, Col: 1}); got != want {
+		t.Fatalf("s.Budget.Source = %v, want %v", got, want)
+	}
+	if got := s.Budget.Source.String(); got != "sessionls.toml:2:1" {
+		t.Fatalf("s.Budget.Source.String() = %q, want %q", got, "sessionls.toml:2:1")
+	}
+	if got, want := s.Disable.V, []string{"swept-message"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("s.Disable.V = %v, want %v", got, want)
+	}
+	if s.Strict.V {
+		t.Fatal("s.Strict.V = true, want false")
+	}
+	if got, want := s.Strict.Source.Kind, FromDefault; got != want {
+		t.Fatalf("s.Strict.Source.Kind = %v, want %v", got, want)
+	}
+	if got := s.Tokenizer.V; got != "o200k_base" {
+		t.Fatalf("s.Tokenizer.V = %q, want %q", got, "o200k_base")
+	}
+	if got := s.Config; got != "sessionls.toml" {
+		t.Fatalf("s.Config = %q, want %q", got, "sessionls.toml")
+	}
 
 	s = Defaults()
 	f.Apply(&s, "/p/ci/a.jsonl")
-	require.Equal(t, int64(8000), s.Budget.V)
-	require.Equal(t, "sessionls.toml:9:1 ([[overrides]] #1)", s.Budget.Source.String())
-	require.True(t, s.Strict.V)
+	if got := s.Budget.V; got != int64(8000) {
+		t.Fatalf("s.Budget.V = %v, want %v", got, int64(8000))
+	}
+	if got := s.Budget.Source.String(); got != "sessionls.toml:9:1 ([[overrides]] #1)" {
+		t.Fatalf("s.Budget.Source.String() = %q, want %q", got, "sessionls.toml:9:1 ([[overrides]] #1)")
+	}
+	if !s.Strict.V {
+		t.Fatal("s.Strict.V = false, want true")
+	}
 
 	// Later overrides win; an empty disable turns every check back on.
 	s = Defaults()
 	f.Apply(&s, "/p/ci/big/b.jsonl")
-	require.Equal(t, int64(100000), s.Budget.V)
-	require.Equal(t, 2, s.Budget.Source.Override)
-	require.True(t, s.Strict.V)
-	require.Empty(t, s.Disable.V)
-	require.Nil(t, s.Disabled())
+	if got := s.Budget.V; got != int64(100000) {
+		t.Fatalf("s.Budget.V = %v, want %v", got, int64(100000))
+	}
+	if got := s.Budget.Source.Override; got != 2 {
+		t.Fatalf("s.Budget.Source.Override = %v, want %v", got, 2)
+	}
+	if !s.Strict.V {
+		t.Fatal("s.Strict.V = false, want true")
+	}
+	if len(s.Disable.V) != 0 {
+		t.Fatalf("s.Disable.V = %v, want empty", s.Disable.V)
+	}
+	if s.Disabled() != nil {
+		t.Fatalf("s.Disabled() = %v, want nil", s.Disabled())
+	}
 
-	require.True(t, f.Selects("/p/a/b.jsonl"))
-	require.True(t, f.Selects("/p/deep/x.log"))
-	require.False(t, f.Selects("/p/a/b.txt"))
-	require.False(t, f.Selects("/p/drafts/b.jsonl"), "a directory named by exclude")
-	require.False(t, f.Selects("/p/a/drafts/b.jsonl"), "at any depth")
-	require.False(t, f.Selects("/p/old/x/b.jsonl"))
-	require.True(t, f.Selects("/p/a/old/b.jsonl"), "old/** is anchored to the file's directory")
+	if !f.Selects("/p/a/b.jsonl") {
+		t.Fatal(`f.Selects("/p/a/b.jsonl") = false, want true`)
+	}
+	if !f.Selects("/p/deep/x.log") {
+		t.Fatal(`f.Selects("/p/deep/x.log") = false, want true`)
+	}
+	if f.Selects("/p/a/b.txt") {
+		t.Fatal(`f.Selects("/p/a/b.txt") = true, want false`)
+	}
+	if f.Selects("/p/drafts/b.jsonl") {
+		t.Fatal(`a directory named by exclude: f.Selects("/p/drafts/b.jsonl") = true, want false`)
+	}
+	if f.Selects("/p/a/drafts/b.jsonl") {
+		t.Fatal(`at any depth: f.Selects("/p/a/drafts/b.jsonl") = true, want false`)
+	}
+	if f.Selects("/p/old/x/b.jsonl") {
+		t.Fatal(`f.Selects("/p/old/x/b.jsonl") = true, want false`)
+	}
+	if !f.Selects("/p/a/old/b.jsonl") {
+		t.Fatal(`old/** is anchored to the file's directory: f.Selects("/p/a/old/b.jsonl") = false, want true`)
+	}
 }
 
 func TestDefaults(t *testing.T) {
 	s := Defaults()
 	for _, fd := range s.Fields() {
-		require.Equal(t, FromDefault, fd.Source.Kind, fd.Key)
+		if got, want := fd.Source.Kind, FromDefault; got != want {
+			t.Fatalf("%s: fd.Source.Kind = %v, want %v", fd.Key, got, want)
+		}
 	}
 	var nilFile *File
-	require.True(t, nilFile.Selects("/x/y.jsonl"))
-	require.False(t, nilFile.Selects("/x/y.json"))
-	require.Equal(t, `["a", "b"]`, FormatValue([]string{"a", "b"}))
-	require.Equal(t, "20000", FormatValue(int64(20000)))
+	if !nilFile.Selects("/x/y.jsonl") {
+		t.Fatal(`nilFile.Selects("/x/y.jsonl") = false, want true`)
+	}
+	if nilFile.Selects("/x/y.json") {
+		t.Fatal(`nilFile.Selects("/x/y.json") = true, want false`)
+	}
+	if got := FormatValue([]string{"a", "b"}); got != `["a", "b"]` {
+		t.Fatalf(`FormatValue([]string{"a", "b"}) = %q, want %q`, got, `["a", "b"]`)
+	}
+	if got := FormatValue(int64(20000)); got != "20000" {
+		t.Fatalf("FormatValue(int64(20000)) = %q, want %q", got, "20000")
+	}
 }
 
 func TestSuggest(t *testing.T) {
-	require.Equal(t, ` (did you mean "max-tokens"?)`, suggest("max_tokens", []string{"budget", "max-tokens"}))
-	require.Equal(t, ` (did you mean "budget"?)`, suggest("Budget", []string{"budget"}))
-	require.Equal(t, "", suggest("completely-different", []string{"budget"}))
-	require.Equal(t, 3, editDistance("kitten", "sitting"))
+	if got := suggest("max_tokens", []string{"budget", "max-tokens"}); got != ` (did you mean "max-tokens"?)` {
+		t.Fatalf(`suggest("max_tokens", []string{"budget", "max-tokens"}) = %q, want %q`, got, ` (did you mean "max-tokens"?)`)
+	}
+	if got := suggest("Budget", []string{"budget"}); got != ` (did you mean "budget"?)` {
+		t.Fatalf(`suggest("Budget", []string{"budget"}) = %q, want %q`, got, ` (did you mean "budget"?)`)
+	}
+	if got := suggest("completely-different", []string{"budget"}); got != "" {
+		t.Fatalf(`suggest("completely-different", []string{"budget"}) = %q, want %q`, got, "")
+	}
+	if got := editDistance("kitten", "sitting"); got != 3 {
+		t.Fatalf(`editDistance("kitten", "sitting") = %v, want %v`, got, 3)
+	}
 }
 
 // writeTree creates files under a temporary directory.
@@ -186,8 +290,12 @@ func writeTree(t *testing.T, files map[string]string) string {
 	root := t.TempDir()
 	for name, body := range files {
 		p := filepath.Join(root, filepath.FromSlash(name))
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return root
 }
@@ -206,57 +314,105 @@ func TestDiscovery(t *testing.T) {
 		"dir/sessionls.toml/x.json": "",
 	})
 	r, err := NewResolver(Options{Cwd: root})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	s, f, err := r.Settings(filepath.Join(root, "a/x.jsonl"))
-	require.NoError(t, err)
-	require.Equal(t, filepath.Join(root, "sessionls.toml"), f.Path)
-	require.Equal(t, int64(1000), s.Budget.V)
-	require.Equal(t, "sessionls.toml:1:1", s.Budget.Source.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := f.Path, filepath.Join(root, "sessionls.toml"); got != want {
+		t.Fatalf("f.Path = %v, want %v", got, want)
+	}
+	if got := s.Budget.V; got != int64(1000) {
+		t.Fatalf("s.Budget.V = %v, want %v", got, int64(1000))
+	}
+	if got := s.Budget.Source.String(); got != "sessionls.toml:1:1" {
+		t.Fatalf("s.Budget.Source.String() = %q, want %q", got, "sessionls.toml:1:1")
+	}
 
 	// The closest file wins, whole: parents are not merged. In one
 	// directory .sessionls.toml beats sessionls.toml, as .ruff.toml beats
 	// ruff.toml.
 	s, _, err = r.Settings(filepath.Join(root, "b/c/d/x.jsonl"))
-	require.NoError(t, err)
-	require.Equal(t, int64(3000), s.Budget.V)
-	require.Equal(t, filepath.Join("b", ".sessionls.toml")+":1:1", s.Budget.Source.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Budget.V; got != int64(3000) {
+		t.Fatalf("s.Budget.V = %v, want %v", got, int64(3000))
+	}
+	if got, want := s.Budget.Source.String(), filepath.Join("b", ".sessionls.toml")+":1:1"; got != want {
+		t.Fatalf("s.Budget.Source.String() = %v, want %v", got, want)
+	}
 
 	s, _, err = r.Settings(filepath.Join(root, "e/x.jsonl"))
-	require.NoError(t, err)
-	require.True(t, s.Strict.V)
-	require.Zero(t, s.Budget.V, "the parent's budget does not leak in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Strict.V {
+		t.Fatal("s.Strict.V = false, want true")
+	}
+	if got := s.Budget.V; got != 0 {
+		t.Fatalf("the parent's budget does not leak in: s.Budget.V = %v, want 0", got)
+	}
 
 	_, _, err = r.Settings(filepath.Join(root, "bad/x.jsonl"))
-	require.ErrorContains(t, err, filepath.Join("bad", "sessionls.toml")+":1:10: budget")
+	if err == nil || !strings.Contains(err.Error(), filepath.Join("bad", "sessionls.toml")+":1:10: budget") {
+		t.Fatalf("got error %v, want one containing %q", err, filepath.Join("bad", "sessionls.toml")+":1:10: budget")
+	}
 	var fe *FileError
-	require.True(t, errors.As(err, &fe))
-	require.Equal(t, filepath.Join(root, "bad", "sessionls.toml"), fe.Path)
+	if !errors.As(err, &fe) {
+		t.Fatal("errors.As(err, &fe) = false, want true")
+	}
+	if got, want := fe.Path, filepath.Join(root, "bad", "sessionls.toml"); got != want {
+		t.Fatalf("fe.Path = %v, want %v", got, want)
+	}
 	var es Errors
-	require.True(t, errors.As(err, &es))
+	if !errors.As(err, &es) {
+		t.Fatal("errors.As(err, &es) = false, want true")
+	}
 
 	abs, err := NewResolver(Options{Cwd: root, AbsoluteNames: true})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	s, _, err = abs.Settings(filepath.Join(root, "a/x.jsonl"))
-	require.NoError(t, err)
-	require.Equal(t, filepath.Join(root, "sessionls.toml")+":1:1", s.Budget.Source.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.Budget.Source.String(), filepath.Join(root, "sessionls.toml")+":1:1"; got != want {
+		t.Fatalf("s.Budget.Source.String() = %v, want %v", got, want)
+	}
 
 	// A directory named sessionls.toml is not a configuration.
 	_, _, err = r.Settings(filepath.Join(root, "dir/sessionls.toml/x.json"))
-	require.ErrorContains(t, err, "not a regular file")
+	if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("got error %v, want one containing %q", err, "not a regular file")
+	}
 
 	// Cached per directory: a change is seen only after Forget.
-	require.NoError(t, os.WriteFile(filepath.Join(root, "sessionls.toml"), []byte("budget = 5\n"), 0o644))
+	if err := os.WriteFile(filepath.Join(root, "sessionls.toml"), []byte("budget = 5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	s, _, _ = r.Settings(filepath.Join(root, "a/x.jsonl"))
-	require.Equal(t, int64(1000), s.Budget.V)
+	if got := s.Budget.V; got != int64(1000) {
+		t.Fatalf("s.Budget.V = %v, want %v", got, int64(1000))
+	}
 	r.Forget()
 	s, _, _ = r.Settings(filepath.Join(root, "a/x.jsonl"))
-	require.Equal(t, int64(5), s.Budget.V)
+	if got := s.Budget.V; got != int64(5) {
+		t.Fatalf("s.Budget.V = %v, want %v", got, int64(5))
+	}
 
 	// Relative paths start from Cwd.
 	s, _, err = r.Settings("b/c/d/x.jsonl")
-	require.NoError(t, err)
-	require.Equal(t, int64(3000), s.Budget.V)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Budget.V; got != int64(3000) {
+		t.Fatalf("s.Budget.V = %v, want %v", got, int64(3000))
+	}
 }
 
 func TestExplicitAndIsolated(t *testing.T) {
@@ -269,25 +425,47 @@ func TestExplicitAndIsolated(t *testing.T) {
 		"conf/not-a-file.toml": "",
 	})
 	r, err := NewResolver(Options{Cwd: root, ConfigFile: "conf/one.toml"})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	s, _, err := r.Settings(filepath.Join(root, "sub/x.jsonl"))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	// The one file for everything; its globs are relative to Cwd.
-	require.Equal(t, int64(9), s.Budget.V)
-	require.Equal(t, filepath.Join("conf", "one.toml"), s.Config)
+	if got := s.Budget.V; got != int64(9) {
+		t.Fatalf("s.Budget.V = %v, want %v", got, int64(9))
+	}
+	if got, want := s.Config, filepath.Join("conf", "one.toml"); got != want {
+		t.Fatalf("s.Config = %v, want %v", got, want)
+	}
 
 	_, err = NewResolver(Options{Cwd: root, ConfigFile: "broken/strange.toml"})
-	require.ErrorContains(t, err, filepath.Join("broken", "strange.toml")+":1:")
+	if err == nil || !strings.Contains(err.Error(), filepath.Join("broken", "strange.toml")+":1:") {
+		t.Fatalf("got error %v, want one containing %q", err, filepath.Join("broken", "strange.toml")+":1:")
+	}
 	_, err = NewResolver(Options{Cwd: root, ConfigFile: "missing.toml"})
-	require.ErrorContains(t, err, "cannot read configuration missing.toml")
+	if err == nil || !strings.Contains(err.Error(), "cannot read configuration missing.toml") {
+		t.Fatalf("got error %v, want one containing %q", err, "cannot read configuration missing.toml")
+	}
 
 	r, err = NewResolver(Options{Cwd: root, Isolated: true, ConfigFile: "broken/strange.toml"})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	s, f, err := r.Settings(filepath.Join(root, "sub/x.jsonl"))
-	require.NoError(t, err)
-	require.Nil(t, f)
-	require.Zero(t, s.Budget.V)
-	require.Equal(t, "", s.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f != nil {
+		t.Fatalf("f = %v, want nil", f)
+	}
+	if got := s.Budget.V; got != 0 {
+		t.Fatalf("s.Budget.V = %v, want 0", got)
+	}
+	if got := s.Config; got != "" {
+		t.Fatalf("s.Config = %q, want %q", got, "")
+	}
 }
 
 func FuzzParse(f *testing.F) {
@@ -321,11 +499,19 @@ func FuzzParse(f *testing.F) {
 		file, err := Parse("/p/sessionls.toml", "sessionls.toml", "/p", data)
 		if err != nil {
 			var es Errors
-			require.True(t, errors.As(err, &es), "%T", err)
-			require.NotEmpty(t, es)
+			if !errors.As(err, &es) {
+				t.Fatalf("%T: errors.As(err, &es) = false, want true", err)
+			}
+			if len(es) == 0 {
+				t.Fatal("es is empty, want some")
+			}
 			for _, e := range es {
-				require.GreaterOrEqual(t, e.Line, 1)
-				require.GreaterOrEqual(t, e.Col, 1)
+				if got := e.Line; got < 1 {
+					t.Fatalf("e.Line = %v, want >= %v", got, 1)
+				}
+				if got := e.Col; got < 1 {
+					t.Fatalf("e.Col = %v, want >= %v", got, 1)
+				}
 			}
 			return
 		}

@@ -4,10 +4,9 @@ package config
 
 import (
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 )
 
 // TestFIFONotOpened: a FIFO named sessionls.toml (or given to --config) is
@@ -15,11 +14,19 @@ import (
 func TestFIFONotOpened(t *testing.T) {
 	root := t.TempDir()
 	fifo := filepath.Join(root, Name)
-	require.NoError(t, syscall.Mkfifo(fifo, 0o644))
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	r, err := NewResolver(Options{Cwd: root})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, _, err = r.Settings(filepath.Join(root, "a.jsonl"))
-	require.ErrorContains(t, err, "not a regular file")
+	if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("got error %v, want one containing %q", err, "not a regular file")
+	}
 	_, err = NewResolver(Options{Cwd: root, ConfigFile: fifo})
-	require.ErrorContains(t, err, "not a regular file")
+	if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("got error %v, want one containing %q", err, "not a regular file")
+	}
 }

@@ -4,12 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/internal/glob"
@@ -20,7 +19,9 @@ import (
 // bounds the parser accepts.
 func TestSchemaMatchesKeys(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join("..", "schema", "sessionls.schema.json"))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var schema struct {
 		AdditionalProperties bool                       `json:"additionalProperties"`
 		Properties           map[string]json.RawMessage `json:"properties"`
@@ -34,7 +35,9 @@ func TestSchemaMatchesKeys(t *testing.T) {
 			MaxItems int      `json:"maxItems"`
 		} `json:"definitions"`
 	}
-	require.NoError(t, json.Unmarshal(raw, &schema))
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		t.Fatal(err)
+	}
 	var overrides struct {
 		Items struct {
 			AdditionalProperties bool                       `json:"additionalProperties"`
@@ -42,7 +45,9 @@ func TestSchemaMatchesKeys(t *testing.T) {
 			Properties           map[string]json.RawMessage `json:"properties"`
 		} `json:"items"`
 	}
-	require.NoError(t, json.Unmarshal(schema.Properties["overrides"], &overrides))
+	if err := json.Unmarshal(schema.Properties["overrides"], &overrides); err != nil {
+		t.Fatal(err)
+	}
 
 	keys := func(m map[string]json.RawMessage) []string {
 		out := make([]string, 0, len(m))
@@ -55,20 +60,42 @@ func TestSchemaMatchesKeys(t *testing.T) {
 	top, over := Keys()
 	sort.Strings(top)
 	sort.Strings(over)
-	require.Equal(t, top, keys(schema.Properties))
-	require.Equal(t, over, keys(overrides.Items.Properties))
-	require.False(t, schema.AdditionalProperties)
-	require.False(t, overrides.Items.AdditionalProperties)
-	require.Equal(t, []string{"files"}, overrides.Items.Required)
-
-	require.Equal(t, analysis.Codes(), schema.Definitions["disable"].Items.Enum)
-	require.Equal(t, Tokenizers(), schema.Definitions["tokenizer"].Enum)
-	for _, k := range []string{"budget", "max-tokens"} {
-		require.NotNil(t, schema.Definitions[k].Minimum, k)
-		require.Equal(t, 1, *schema.Definitions[k].Minimum, k)
+	if got, want := keys(schema.Properties), top; !reflect.DeepEqual(got, want) {
+		t.Fatalf("keys(schema.Properties) = %v, want %v", got, want)
 	}
-	require.Equal(t, glob.MaxPatterns, schema.Definitions["globs"].MaxItems)
-	require.Equal(t, glob.MaxPatternLen, schema.Definitions["globs"].Items.MaxLength)
+	if got, want := keys(overrides.Items.Properties), over; !reflect.DeepEqual(got, want) {
+		t.Fatalf("keys(overrides.Items.Properties) = %v, want %v", got, want)
+	}
+	if schema.AdditionalProperties {
+		t.Fatal("schema.AdditionalProperties = true, want false")
+	}
+	if overrides.Items.AdditionalProperties {
+		t.Fatal("overrides.Items.AdditionalProperties = true, want false")
+	}
+	if got, want := overrides.Items.Required, []string{"files"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("overrides.Items.Required = %v, want %v", got, want)
+	}
+
+	if got, want := schema.Definitions["disable"].Items.Enum, analysis.Codes(); !reflect.DeepEqual(got, want) {
+		t.Fatalf(`schema.Definitions["disable"].Items.Enum = %v, want %v`, got, want)
+	}
+	if got, want := schema.Definitions["tokenizer"].Enum, Tokenizers(); !reflect.DeepEqual(got, want) {
+		t.Fatalf(`schema.Definitions["tokenizer"].Enum = %v, want %v`, got, want)
+	}
+	for _, k := range []string{"budget", "max-tokens"} {
+		if schema.Definitions[k].Minimum == nil {
+			t.Fatalf("%s: schema.Definitions[k].Minimum is nil", k)
+		}
+		if got := *schema.Definitions[k].Minimum; got != 1 {
+			t.Fatalf("%s: *schema.Definitions[k].Minimum = %v, want %v", k, got, 1)
+		}
+	}
+	if got, want := schema.Definitions["globs"].MaxItems, glob.MaxPatterns; got != want {
+		t.Fatalf(`schema.Definitions["globs"].MaxItems = %v, want %v`, got, want)
+	}
+	if got, want := schema.Definitions["globs"].Items.MaxLength, glob.MaxPatternLen; got != want {
+		t.Fatalf(`schema.Definitions["globs"].Items.MaxLength = %v, want %v`, got, want)
+	}
 
 	// A file using every key the schema documents parses.
 	_, err = Parse("/p/sessionls.toml", "sessionls.toml", "/p", []byte(`
@@ -87,27 +114,45 @@ strict = false
 tokenizer = "o200k_base"
 max-tokens = 2
 `))
-	require.NoError(t, err)
-	require.True(t, slices.Contains(top, "overrides"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(top, "overrides") {
+		t.Fatal(`slices.Contains(top, "overrides") = false, want true`)
+	}
 }
 
 // TestReadmeExampleParses: the example in the README's Configuration
 // section is a valid file.
 func TestReadmeExampleParses(t *testing.T) {
 	raw, err := os.ReadFile(filepath.Join("..", "README.md"))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	s := string(raw)
 	i := strings.Index(s, "## Configuration")
-	require.GreaterOrEqual(t, i, 0)
+	if got := i; got < 0 {
+		t.Fatalf("i = %v, want >= %v", got, 0)
+	}
 	start := strings.Index(s[i:], "```toml\n")
-	require.GreaterOrEqual(t, start, 0)
+	if got := start; got < 0 {
+		t.Fatalf("start = %v, want >= %v", got, 0)
+	}
 	body := s[i+start+len("```toml\n"):]
 	body = body[:strings.Index(body, "```")]
 	f, err := Parse("/p/sessionls.toml", "sessionls.toml", "/p", []byte(body))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	st := Defaults()
 	f.Apply(&st, "/p/ci/a.jsonl")
-	require.Equal(t, int64(8000), st.Budget.V)
-	require.True(t, st.Strict.V)
-	require.False(t, f.Selects("/p/drafts/a.jsonl"))
+	if got := st.Budget.V; got != int64(8000) {
+		t.Fatalf("st.Budget.V = %v, want %v", got, int64(8000))
+	}
+	if !st.Strict.V {
+		t.Fatal("st.Strict.V = false, want true")
+	}
+	if f.Selects("/p/drafts/a.jsonl") {
+		t.Fatal(`f.Selects("/p/drafts/a.jsonl") = true, want false`)
+	}
 }

@@ -1,11 +1,10 @@
 package config
 
 import (
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/sessionls/sessionls/analysis"
 )
@@ -24,8 +23,12 @@ func TestSettingTableIsConsistent(t *testing.T) {
 		seen[where+name] = key
 	}
 	for _, d := range SettingTable() {
-		require.NotNil(t, d.field, d.Key)
-		require.NotEmpty(t, d.Doc, d.Key)
+		if d.field == nil {
+			t.Fatalf("%s: d.field is nil", d.Key)
+		}
+		if len(d.Doc) == 0 {
+			t.Fatalf("%s: d.Doc is empty, want some", d.Key)
+		}
 		unique("key ", d.Key, d.Key)
 		for _, f := range d.FlagNames() {
 			unique("flag ", f, d.Key)
@@ -36,27 +39,54 @@ func TestSettingTableIsConsistent(t *testing.T) {
 		var s Settings
 		switch d.Kind {
 		case KindChars, KindTokens:
-			require.IsType(t, int64(0), d.Default, d.Key)
+			if _, ok := d.Default.(int64); !ok {
+				t.Fatalf("%s: default %T, want int64", d.Key, d.Default)
+			}
 		case KindBool:
-			require.IsType(t, false, d.Default, d.Key)
+			if _, ok := d.Default.(bool); !ok {
+				t.Fatalf("%s: default %T, want bool", d.Key, d.Default)
+			}
 		case KindEnum:
-			require.IsType(t, "", d.Default, d.Key)
-			require.Contains(t, d.ValueNames(), d.Default, d.Key)
+			if _, ok := d.Default.(string); !ok {
+				t.Fatalf("%s: default %T, want string", d.Key, d.Default)
+			}
+			if !slices.Contains(d.ValueNames(), d.Default.(string)) {
+				t.Fatalf("%s: default %q, want one of %q", d.Key, d.Default, d.ValueNames())
+			}
 		case KindCodes, KindGlobs:
-			require.IsType(t, []string{}, d.Default, d.Key)
+			if _, ok := d.Default.([]string); !ok {
+				t.Fatalf("%s: default %T, want []string", d.Key, d.Default)
+			}
 		}
-		require.NotPanics(t, func() { d.field(&s).set(d.Default, Source{}) }, d.Key)
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Fatalf("%s: setting the default panics: %v", d.Key, r)
+				}
+			}()
+			d.field(&s).set(d.Default, Source{})
+		}()
 	}
 }
 
 func TestDefaultsAndFields(t *testing.T) {
 	s := Defaults()
-	assert.Equal(t, "o200k_base", s.Tokenizer.V)
-	assert.Equal(t, []string{"**/*.jsonl"}, s.Files.V)
-	assert.Equal(t, []string{}, s.Disable.V)
-	assert.Equal(t, FromDefault, s.Budget.Source.Kind)
+	if got := s.Tokenizer.V; got != "o200k_base" {
+		t.Errorf("s.Tokenizer.V = %q, want %q", got, "o200k_base")
+	}
+	if got, want := s.Files.V, []string{"**/*.jsonl"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("s.Files.V = %v, want %v", got, want)
+	}
+	if got, want := s.Disable.V, []string{}; !reflect.DeepEqual(got, want) {
+		t.Errorf("s.Disable.V = %v, want %v", got, want)
+	}
+	if got, want := s.Budget.Source.Kind, FromDefault; got != want {
+		t.Errorf("s.Budget.Source.Kind = %v, want %v", got, want)
+	}
 	s.Files.V[0] = "changed"
-	assert.Equal(t, []string{"**/*.jsonl"}, Defaults().Files.V, "each Settings has its own lists")
+	if got, want := Defaults().Files.V, []string{"**/*.jsonl"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("each Settings has its own lists: Defaults().Files.V = %v, want %v", got, want)
+	}
 
 	var keys []string
 	for _, f := range Defaults().Fields() {
@@ -64,9 +94,15 @@ func TestDefaultsAndFields(t *testing.T) {
 	}
 	// What `sessionls config` printed before the table, in that order; the
 	// settings added since come before the globs.
-	assert.Equal(t, []string{"budget", "disable", "strict", "tokenizer", "max-tokens"}, keys[:5])
-	assert.Equal(t, []string{"files", "exclude"}, keys[len(keys)-2:])
-	assert.NotContains(t, keys, "tokens", "editor-only settings are not the file's")
+	if got, want := keys[:5], []string{"budget", "disable", "strict", "tokenizer", "max-tokens"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("keys[:5] = %v, want %v", got, want)
+	}
+	if got, want := keys[len(keys)-2:], []string{"files", "exclude"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("keys[len(keys)-2:] = %v, want %v", got, want)
+	}
+	if slices.Contains(keys, "tokens") {
+		t.Errorf("editor-only settings are not the file's: got %q, want it not to contain %q", keys, "tokens")
+	}
 }
 
 // TestEditorSettings: the editors' names and old spellings, the values
@@ -81,33 +117,55 @@ func TestEditorSettings(t *testing.T) {
 		"tokenizer": "cl100k_base",
 		"strict":    true, // not an editor setting: ignored
 	})
-	require.Len(t, errs, 1)
-	assert.Contains(t, errs[0].Error(), `sessionls.checks: unknown check "nope" (known: `)
+	if got := len(errs); got != 1 {
+		t.Fatalf("len(errs) = %d, want %d", got, 1)
+	}
+	if !strings.Contains(errs[0].Error(), `sessionls.checks: unknown check "nope" (known: `) {
+		t.Errorf("got %q, want it to contain %q", errs[0].Error(), `sessionls.checks: unknown check "nope" (known: `)
+	}
 	for key, want := range map[string]any{
 		"budget": int64(8000), "disable": []string{"swept-message"}, "files": []string{"*.log"},
 		"tokens": true, "tokenizer": "cl100k_base",
 	} {
 		got, ok := l.Get(key)
-		assert.True(t, ok, key)
-		assert.Equal(t, want, got, key)
+		if !ok {
+			t.Errorf("%s: ok = false, want true", key)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: got %v, want %v", key, got, want)
+		}
 	}
 	_, ok := l.Get("strict")
-	assert.False(t, ok)
+	if ok {
+		t.Error("ok = true, want false")
+	}
 
 	// The canonical name wins over the old spelling.
 	l, errs = ParseEditor(map[string]any{"checks": []any{"swept-message"}, "disable": []any{"invalid-json"}})
-	require.Empty(t, errs)
+	if len(errs) != 0 {
+		t.Fatalf("errs = %v, want empty", errs)
+	}
 	got, _ := l.Get("disable")
-	assert.Equal(t, []string{"invalid-json"}, got)
+	if want := []string{"invalid-json"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
 
 	// null: no budget (0); other nulls are no value.
 	l, errs = ParseEditor(map[string]any{"budget": nil, "disable": nil, "tokenizer": nil})
-	require.Empty(t, errs)
+	if len(errs) != 0 {
+		t.Fatalf("errs = %v, want empty", errs)
+	}
 	got, ok = l.Get("budget")
-	assert.True(t, ok)
-	assert.Equal(t, int64(0), got)
+	if !ok {
+		t.Error("ok = false, want true")
+	}
+	if got != int64(0) {
+		t.Errorf("got = %v, want %v", got, int64(0))
+	}
 	_, ok = l.Get("disable")
-	assert.False(t, ok)
+	if ok {
+		t.Error("ok = true, want false")
+	}
 
 	_, errs = ParseEditor(map[string]any{
 		"budget": -1.0, "disable": "x", "files": []any{"["}, "tokens": "yes", "tokenizer": "gpt2",
@@ -116,15 +174,21 @@ func TestEditorSettings(t *testing.T) {
 	for _, e := range errs {
 		msgs = append(msgs, e.Error())
 	}
-	assert.Equal(t, []string{
+	if got, want := msgs, []string{
 		"sessionls.budget: -1: not a positive whole number",
 		`sessionls.disable: want an array of strings, got "x"`,
 		msgs[2], // the glob library's words
 		`sessionls.tokens: want true or false, got "yes"`,
 		`sessionls.tokenizer: unknown tokenizer "gpt2" (want o200k_base or cl100k_base)`,
-	}, msgs)
-	assert.Contains(t, msgs[2], "sessionls.files: ")
-	assert.True(t, slices.Contains(EditorKeys(), "checks"))
+	}; !slices.Equal(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if !strings.Contains(msgs[2], "sessionls.files: ") {
+		t.Errorf("got %q, want it to contain %q", msgs[2], "sessionls.files: ")
+	}
+	if !slices.Contains(EditorKeys(), "checks") {
+		t.Error(`slices.Contains(EditorKeys(), "checks") = false, want true`)
+	}
 }
 
 // TestPrecedence is the one rule: defaults < file < [[overrides]] <
@@ -137,7 +201,9 @@ tokenizer = "cl100k_base"
 files = ["ci/**"]
 budget = 70
 `))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	base := func(path string) Settings {
 		s := Defaults()
 		f.Apply(&s, path)
@@ -146,34 +212,62 @@ budget = 70
 
 	// An editor's unset values (0, [], "") defer to the file.
 	editor, errs := ParseEditor(map[string]any{"budget": nil, "checks": []any{}, "tokens": false})
-	require.Empty(t, errs)
+	if len(errs) != 0 {
+		t.Fatalf("errs = %v, want empty", errs)
+	}
 	s := base("/p/a.jsonl")
 	s.Layer(editor)
-	assert.Equal(t, int64(500), s.Budget.V)
-	assert.Equal(t, "sessionls.toml:1:1", s.Budget.Source.String())
-	assert.Equal(t, []string{"swept-message"}, s.Disable.V)
-	assert.Equal(t, "cl100k_base", s.Tokenizer.V)
+	if got := s.Budget.V; got != int64(500) {
+		t.Errorf("s.Budget.V = %v, want %v", got, int64(500))
+	}
+	if got := s.Budget.Source.String(); got != "sessionls.toml:1:1" {
+		t.Errorf("s.Budget.Source.String() = %q, want %q", got, "sessionls.toml:1:1")
+	}
+	if got, want := s.Disable.V, []string{"swept-message"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("s.Disable.V = %v, want %v", got, want)
+	}
+	if got := s.Tokenizer.V; got != "cl100k_base" {
+		t.Errorf("s.Tokenizer.V = %q, want %q", got, "cl100k_base")
+	}
 
 	// Set ones win over the file and its overrides.
 	editor2, _ := ParseEditor(map[string]any{"budget": 9.0, "checks": []any{"invalid-json"}})
 	editor = editor.Merge(editor2)
 	s = base("/p/ci/a.jsonl")
-	assert.Equal(t, int64(70), s.Budget.V)
+	if got := s.Budget.V; got != int64(70) {
+		t.Errorf("s.Budget.V = %v, want %v", got, int64(70))
+	}
 	s.Layer(editor)
-	assert.Equal(t, int64(9), s.Budget.V)
-	assert.Equal(t, "editor setting sessionls.budget", s.Budget.Source.String())
-	assert.Equal(t, "editor setting sessionls.checks", s.Disable.Source.String())
-	assert.Equal(t, analysis.Options{Budget: 9, Disabled: map[string]bool{"invalid-json": true}}, s.Options())
+	if got := s.Budget.V; got != int64(9) {
+		t.Errorf("s.Budget.V = %v, want %v", got, int64(9))
+	}
+	if got := s.Budget.Source.String(); got != "editor setting sessionls.budget" {
+		t.Errorf("s.Budget.Source.String() = %q, want %q", got, "editor setting sessionls.budget")
+	}
+	if got := s.Disable.Source.String(); got != "editor setting sessionls.checks" {
+		t.Errorf("s.Disable.Source.String() = %q, want %q", got, "editor setting sessionls.checks")
+	}
+	if got, want := s.Options(), (analysis.Options{Budget: 9, Disabled: map[string]bool{"invalid-json": true}}); !reflect.DeepEqual(got, want) {
+		t.Errorf("s.Options() = %v, want %v", got, want)
+	}
 
 	// A flag wins whatever its value.
 	flags := FlagLayer()
 	flags.Set("budget", int64(0), "--max-tokens")
 	flags.Set("disable", []string{}, "--disable")
 	s.Layer(flags)
-	assert.Equal(t, int64(0), s.Budget.V)
-	assert.Equal(t, "flag --max-tokens", s.Budget.Source.String())
-	assert.Equal(t, []string{}, s.Disable.V)
-	assert.Equal(t, analysis.Options{}, s.Options())
+	if got := s.Budget.V; got != int64(0) {
+		t.Errorf("s.Budget.V = %v, want %v", got, int64(0))
+	}
+	if got := s.Budget.Source.String(); got != "flag --max-tokens" {
+		t.Errorf("s.Budget.Source.String() = %q, want %q", got, "flag --max-tokens")
+	}
+	if got, want := s.Disable.V, []string{}; !reflect.DeepEqual(got, want) {
+		t.Errorf("s.Disable.V = %v, want %v", got, want)
+	}
+	if got, want := s.Options(), (analysis.Options{}); !reflect.DeepEqual(got, want) {
+		t.Errorf("s.Options() = %v, want %v", got, want)
+	}
 }
 
 // TestDialect is the setting added through the table alone: the file, its
@@ -181,55 +275,93 @@ budget = 70
 // it. Its default is auto: detected per file.
 func TestDialect(t *testing.T) {
 	f, err := Parse("/p/sessionls.toml", "sessionls.toml", "/p", []byte("dialect = \"seed\"\n[[overrides]]\nfiles = [\"x/**\"]\ndialect = \"claude-code\"\n"))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	s := Defaults()
-	assert.Equal(t, "auto", s.Dialect.V)
-	assert.Equal(t, "default", s.Dialect.Source.String())
+	if got := s.Dialect.V; got != "auto" {
+		t.Errorf("s.Dialect.V = %q, want %q", got, "auto")
+	}
+	if got := s.Dialect.Source.String(); got != "default" {
+		t.Errorf("s.Dialect.Source.String() = %q, want %q", got, "default")
+	}
 	f.Apply(&s, "/p/y/a.jsonl")
-	assert.Equal(t, "seed", s.Dialect.V)
-	assert.Equal(t, "sessionls.toml:1:1", s.Dialect.Source.String())
+	if got := s.Dialect.V; got != "seed" {
+		t.Errorf("s.Dialect.V = %q, want %q", got, "seed")
+	}
+	if got := s.Dialect.Source.String(); got != "sessionls.toml:1:1" {
+		t.Errorf("s.Dialect.Source.String() = %q, want %q", got, "sessionls.toml:1:1")
+	}
 	f.Apply(&s, "/p/x/a.jsonl")
-	assert.Equal(t, "claude-code", s.Dialect.V)
-	assert.Equal(t, "sessionls.toml:4:1 ([[overrides]] #1)", s.Dialect.Source.String())
+	if got := s.Dialect.V; got != "claude-code" {
+		t.Errorf("s.Dialect.V = %q, want %q", got, "claude-code")
+	}
+	if got := s.Dialect.Source.String(); got != "sessionls.toml:4:1 ([[overrides]] #1)" {
+		t.Errorf("s.Dialect.Source.String() = %q, want %q", got, "sessionls.toml:4:1 ([[overrides]] #1)")
+	}
 
 	for _, v := range []string{"auto", "seed", "claude-code", "codex"} {
 		_, err = Parse("/p/sessionls.toml", "sessionls.toml", "/p", []byte("dialect = \""+v+"\"\n"))
-		assert.NoError(t, err, v)
+		if err != nil {
+			t.Errorf("%s: %v", v, err)
+		}
 	}
 	_, err = Parse("/p/sessionls.toml", "sessionls.toml", "/p", []byte("dialect = \"claude\"\n"))
-	assert.EqualError(t, err, `sessionls.toml:1:11: dialect: want one of "auto", "seed", "claude-code", "codex", got "claude" (did you mean "claude-code"?)`)
+	if err == nil || err.Error() != `sessionls.toml:1:11: dialect: want one of "auto", "seed", "claude-code", "codex", got "claude" (did you mean "claude-code"?)` {
+		t.Errorf("got error %v, want %q", err, `sessionls.toml:1:11: dialect: want one of "auto", "seed", "claude-code", "codex", got "claude" (did you mean "claude-code"?)`)
+	}
 
 	l, errs := ParseEditor(map[string]any{"dialect": "codex"})
-	require.Empty(t, errs)
+	if len(errs) != 0 {
+		t.Fatalf("errs = %v, want empty", errs)
+	}
 	s.Layer(l)
-	assert.Equal(t, "codex", s.Dialect.V)
-	assert.Equal(t, "editor setting sessionls.dialect", s.Dialect.Source.String())
+	if got := s.Dialect.V; got != "codex" {
+		t.Errorf("s.Dialect.V = %q, want %q", got, "codex")
+	}
+	if got := s.Dialect.Source.String(); got != "editor setting sessionls.dialect" {
+		t.Errorf("s.Dialect.Source.String() = %q, want %q", got, "editor setting sessionls.dialect")
+	}
 	_, errs = ParseEditor(map[string]any{"dialect": "other"})
-	assert.EqualError(t, errs[0], `sessionls.dialect: unknown dialect "other" (want auto, seed, claude-code or codex)`)
+	if errs[0] == nil || errs[0].Error() != `sessionls.dialect: unknown dialect "other" (want auto, seed, claude-code or codex)` {
+		t.Errorf("got error %v, want %q", errs[0], `sessionls.dialect: unknown dialect "other" (want auto, seed, claude-code or codex)`)
+	}
 
 	flags := FlagLayer()
 	flags.Set("dialect", "seed", "--dialect")
 	s.Layer(flags)
-	assert.Equal(t, "seed", s.Dialect.V)
-	assert.Equal(t, "flag --dialect", s.Dialect.Source.String())
+	if got := s.Dialect.V; got != "seed" {
+		t.Errorf("s.Dialect.V = %q, want %q", got, "seed")
+	}
+	if got := s.Dialect.Source.String(); got != "flag --dialect" {
+		t.Errorf("s.Dialect.Source.String() = %q, want %q", got, "flag --dialect")
+	}
 
 	var keys []string
 	for _, fd := range s.Fields() {
 		keys = append(keys, fd.Key)
 	}
-	assert.Contains(t, keys, "dialect")
+	if !slices.Contains(keys, "dialect") {
+		t.Errorf("got %q, want it to contain %q", keys, "dialect")
+	}
 }
 
 // TestPackOptions: characters win over tokens when both are set (in the
 // file); a flag for one kind clears the other, so the flag's kind applies.
 func TestPackOptions(t *testing.T) {
 	s := Defaults()
-	assert.Equal(t, analysis.Options{}, s.PackOptions())
+	if got, want := s.PackOptions(), (analysis.Options{}); !reflect.DeepEqual(got, want) {
+		t.Errorf("s.PackOptions() = %v, want %v", got, want)
+	}
 	s.Budget.V, s.MaxTokens.V = 500, 40
-	assert.Equal(t, analysis.Options{Budget: 500}, s.PackOptions())
+	if got, want := s.PackOptions(), (analysis.Options{Budget: 500}); !reflect.DeepEqual(got, want) {
+		t.Errorf("s.PackOptions() = %v, want %v", got, want)
+	}
 	flags := FlagLayer()
 	flags.Set("max-tokens", int64(30), "--max-tokens")
 	flags.Set("budget", int64(0), "--max-tokens")
 	s.Layer(flags)
-	assert.Equal(t, analysis.Options{TokenBudget: 30}, s.PackOptions())
+	if got, want := s.PackOptions(), (analysis.Options{TokenBudget: 30}); !reflect.DeepEqual(got, want) {
+		t.Errorf("s.PackOptions() = %v, want %v", got, want)
+	}
 }

@@ -5,14 +5,14 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 )
 
 func mustCompile(t *testing.T, g string) *Pattern {
 	t.Helper()
 	p, err := Compile(g)
-	require.NoError(t, err, "%s", g)
+	if err != nil {
+		t.Fatalf("%s: %v", g, err)
+	}
 	return p
 }
 
@@ -37,7 +37,9 @@ func TestServerCases(t *testing.T) {
 		{"**/{a,b{c,d}}.x", "/work/bd.x", true},
 	}
 	for _, tt := range tests {
-		require.Equal(t, tt.want, mustCompile(t, tt.glob).Match(tt.path, roots), "%s %s", tt.glob, tt.path)
+		if got, want := mustCompile(t, tt.glob).Match(tt.path, roots), tt.want; got != want {
+			t.Fatalf("%s %s: mustCompile(t, tt.glob).Match(tt.path, roots) = %v, want %v", tt.glob, tt.path, got, want)
+		}
 	}
 }
 
@@ -98,21 +100,37 @@ func TestMatch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		p := mustCompile(t, tt.glob)
-		require.Equal(t, tt.want, p.MatchWhole(tt.path), "%s %q", tt.glob, tt.path)
+		if got, want := p.MatchWhole(tt.path), tt.want; got != want {
+			t.Fatalf("%s %q: p.MatchWhole(tt.path) = %v, want %v", tt.glob, tt.path, got, want)
+		}
 	}
 }
 
 func TestMatchTail(t *testing.T) {
 	p := mustCompile(t, "*.jsonl")
-	require.True(t, p.MatchTail("a/b/c.jsonl"))
-	require.False(t, p.MatchWhole("a/b/c.jsonl"))
-	require.False(t, p.MatchTail("a/b.jsonl/c"))
+	if !p.MatchTail("a/b/c.jsonl") {
+		t.Fatal(`p.MatchTail("a/b/c.jsonl") = false, want true`)
+	}
+	if p.MatchWhole("a/b/c.jsonl") {
+		t.Fatal(`p.MatchWhole("a/b/c.jsonl") = true, want false`)
+	}
+	if p.MatchTail("a/b.jsonl/c") {
+		t.Fatal(`p.MatchTail("a/b.jsonl/c") = true, want false`)
+	}
 	p = mustCompile(t, "b/*.jsonl")
-	require.True(t, p.MatchTail("a/b/c.jsonl"))
-	require.False(t, p.MatchTail("a/xb/c.jsonl"))
+	if !p.MatchTail("a/b/c.jsonl") {
+		t.Fatal(`p.MatchTail("a/b/c.jsonl") = false, want true`)
+	}
+	if p.MatchTail("a/xb/c.jsonl") {
+		t.Fatal(`p.MatchTail("a/xb/c.jsonl") = true, want false`)
+	}
 	abs := mustCompile(t, "/b/*.jsonl")
-	require.False(t, abs.MatchTail("a/b/c.jsonl"))
-	require.True(t, abs.MatchTail("b/c.jsonl"))
+	if abs.MatchTail("a/b/c.jsonl") {
+		t.Fatal(`abs.MatchTail("a/b/c.jsonl") = true, want false`)
+	}
+	if !abs.MatchTail("b/c.jsonl") {
+		t.Fatal(`abs.MatchTail("b/c.jsonl") = false, want true`)
+	}
 }
 
 func TestCompileErrors(t *testing.T) {
@@ -143,33 +161,59 @@ func TestCompileErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		_, err := Compile(tt.glob)
-		require.Error(t, err, "%q", tt.glob)
+		if err == nil {
+			t.Fatalf("%q: got no error, want one", tt.glob)
+		}
 		var ge *Error
-		require.True(t, errors.As(err, &ge), "%q", tt.glob)
-		require.Contains(t, ge.Msg, tt.msg, "%q", tt.glob)
-		require.Equal(t, tt.offset, ge.Offset, "%q: %v", tt.glob, err)
+		if !errors.As(err, &ge) {
+			t.Fatalf("%q: errors.As(err, &ge) = false, want true", tt.glob)
+		}
+		if !strings.Contains(ge.Msg, tt.msg) {
+			t.Fatalf("%q: got %q, want it to contain %q", tt.glob, ge.Msg, tt.msg)
+		}
+		if got, want := ge.Offset, tt.offset; got != want {
+			t.Fatalf("%q: %v: ge.Offset = %v, want %v", tt.glob, err, got, want)
+		}
 	}
 }
 
 func TestCompileList(t *testing.T) {
 	l, err := CompileList([]string{"*.log", "**/*.jsonl"})
-	require.NoError(t, err)
-	require.Equal(t, 2, l.Len())
-	require.True(t, l.Match("/w/x/a.jsonl", []string{"/w"}))
-	require.False(t, l.Match("/w/x/a.txt", []string{"/w"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := l.Len(); got != 2 {
+		t.Fatalf("l.Len() = %v, want %v", got, 2)
+	}
+	if !l.Match("/w/x/a.jsonl", []string{"/w"}) {
+		t.Fatal(`l.Match("/w/x/a.jsonl", []string{"/w"}) = false, want true`)
+	}
+	if l.Match("/w/x/a.txt", []string{"/w"}) {
+		t.Fatal(`l.Match("/w/x/a.txt", []string{"/w"}) = true, want false`)
+	}
 	var nilList *List
-	require.False(t, nilList.Match("/a", nil))
+	if nilList.Match("/a", nil) {
+		t.Fatal(`nilList.Match("/a", nil) = true, want false`)
+	}
 
 	_, err = CompileList(make([]string, MaxPatterns+1))
-	require.ErrorContains(t, err, "at most 128")
+	if err == nil || !strings.Contains(err.Error(), "at most 128") {
+		t.Fatalf("got error %v, want one containing %q", err, "at most 128")
+	}
 	_, err = CompileList([]string{strings.Repeat("a", 1000), strings.Repeat("b", 1000), strings.Repeat("c", 1000),
 		strings.Repeat("d", 1000), strings.Repeat("e", 1000), strings.Repeat("f", 1000), strings.Repeat("g", 1000),
 		strings.Repeat("h", 1000), strings.Repeat("i", 1000)})
-	require.ErrorContains(t, err, "bytes in all")
+	if err == nil || !strings.Contains(err.Error(), "bytes in all") {
+		t.Fatalf("got error %v, want one containing %q", err, "bytes in all")
+	}
 	_, err = CompileList([]string{"ok", "["})
 	var le *ListError
-	require.True(t, errors.As(err, &le))
-	require.Equal(t, 1, le.Index)
+	if !errors.As(err, &le) {
+		t.Fatal("errors.As(err, &le) = false, want true")
+	}
+	if got := le.Index; got != 1 {
+		t.Fatalf("le.Index = %v, want %v", got, 1)
+	}
 }
 
 // stepBound is the most steps a linear simulation may take: every state
@@ -192,23 +236,35 @@ func TestLinearBraces(t *testing.T) {
 	for i, k := range []int{12, 24} {
 		p := mustCompile(t, build(k))
 		ok, n := p.match(path, []string{"/work"})
-		require.False(t, ok)
-		require.LessOrEqual(t, n, stepBound(p, path), "k=%d", k)
+		if ok {
+			t.Fatal("ok = true, want false")
+		}
+		if got := n; got > stepBound(p, path) {
+			t.Fatalf("k=%d: n = %v, want <= %v", k, got, stepBound(p, path))
+		}
 		steps[i] = n
 	}
 	// Doubling the groups at most doubles the work (plus slack for the
 	// fixed part); the old matcher's expansions alone went from 4,096 to
 	// 16,777,216.
-	require.LessOrEqual(t, steps[1], 2*steps[0]+200)
+	if got := steps[1]; got > 2*steps[0]+200 {
+		t.Fatalf("steps[1] = %v, want <= %v", got, 2*steps[0]+200)
+	}
 
 	// The same shape, small enough for the reference: the answers agree and
 	// the reference's work is exponential.
 	ref := &refMatcher{}
 	small := build(10)
 	okPath := "/work/d/" + strings.Repeat("ab", 5)
-	require.True(t, ref.match(small, okPath, []string{"/work"}))
-	require.True(t, mustCompile(t, small).Match(okPath, []string{"/work"}))
-	require.Greater(t, ref.steps, 1<<10)
+	if !ref.match(small, okPath, []string{"/work"}) {
+		t.Fatal(`ref.match(small, okPath, []string{"/work"}) = false, want true`)
+	}
+	if !(mustCompile(t, small).Match(okPath, []string{"/work"})) {
+		t.Fatal(`mustCompile(t, small).Match(okPath, []string{"/work"}) = false, want true`)
+	}
+	if got := ref.steps; got <= 1<<10 {
+		t.Fatalf("ref.steps = %v, want > %v", got, 1<<10)
+	}
 }
 
 // TestLinearGlobstars: ten "**" segments against a deep path cost the old
@@ -218,20 +274,30 @@ func TestLinearGlobstars(t *testing.T) {
 	deep := strings.Repeat("d/", 200) + "y"
 	p := mustCompile(t, g)
 	ok, n := p.match(deep, nil)
-	require.False(t, ok)
-	require.LessOrEqual(t, n, stepBound(p, deep))
+	if ok {
+		t.Fatal("ok = true, want false")
+	}
+	if got := n; got > stepBound(p, deep) {
+		t.Fatalf("n = %v, want <= %v", got, stepBound(p, deep))
+	}
 
 	// Doubling the path about doubles the work.
 	_, n2 := p.match(deep+"/"+deep, nil)
-	require.LessOrEqual(t, n2, 2*n+4*len(p.states)*4)
+	if got := n2; got > 2*n+4*len(p.states)*4 {
+		t.Fatalf("n2 = %v, want <= %v", got, 2*n+4*len(p.states)*4)
+	}
 
 	// The reference on a much smaller instance already does far more.
 	ref := &refMatcher{}
 	small := strings.Repeat("**/", 6) + "x"
 	smallPath := strings.Repeat("d/", 20) + "y"
-	require.False(t, ref.match(small, smallPath, nil))
+	if ref.match(small, smallPath, nil) {
+		t.Fatal("ref.match(small, smallPath, nil) = true, want false")
+	}
 	_, nSmall := mustCompile(t, small).match(smallPath, nil)
-	require.Greater(t, ref.steps, 50*nSmall)
+	if got := ref.steps; got <= 50*nSmall {
+		t.Fatalf("ref.steps = %v, want > %v", got, 50*nSmall)
+	}
 }
 
 // TestAgainstReference compares with the old matcher on random patterns
@@ -273,18 +339,30 @@ func TestAgainstReference(t *testing.T) {
 			ref := &refMatcher{}
 			want := ref.match(g, path, rs)
 			got, n := p.match(path, rs)
-			require.Equal(t, want, got, "glob %q path %q roots %q", g, path, rs)
-			require.Equal(t, got, p.Match(path, rs), "DFA: glob %q path %q roots %q", g, path, rs)
-			require.Equal(t, parentsMatch(p, path), p.MatchTailOrParent(path), "glob %q path %q", g, path)
+			if got != want {
+				t.Fatalf("glob %q path %q roots %q: got %v, want %v", g, path, rs, got, want)
+			}
+			if m := p.Match(path, rs); m != got {
+				t.Fatalf("DFA: glob %q path %q roots %q: p.Match(path, rs) = %v, want %v", g, path, rs, m, got)
+			}
+			if got, want := p.MatchTailOrParent(path), parentsMatch(p, path); got != want {
+				t.Fatalf("glob %q path %q: p.MatchTailOrParent(path) = %v, want %v", g, path, got, want)
+			}
 			if got {
 				matched++
 			}
-			require.LessOrEqual(t, n, stepBound(p, path))
+			if got := n; got > stepBound(p, path) {
+				t.Fatalf("n = %v, want <= %v", got, stepBound(p, path))
+			}
 			compared++
 		}
 	}
-	require.Greater(t, compared, 20000, "too few patterns compared: the generator or the filters are off")
-	require.Greater(t, matched, compared/20, "too few matches: the comparison says little")
+	if got := compared; got <= 20000 {
+		t.Fatalf("too few patterns compared: the generator or the filters are off: compared = %v, want > %v", got, 20000)
+	}
+	if got := matched; got <= compared/20 {
+		t.Fatalf("too few matches: the comparison says little: matched = %v, want > %v", got, compared/20)
+	}
 	t.Logf("%d comparisons, %d matches", compared, matched)
 }
 
@@ -296,17 +374,27 @@ func FuzzCompileMatch(f *testing.F) {
 		p, err := Compile(g)
 		if err != nil {
 			var ge *Error
-			require.True(t, errors.As(err, &ge))
+			if !errors.As(err, &ge) {
+				t.Fatal("errors.As(err, &ge) = false, want true")
+			}
 			return
 		}
 		for _, roots := range [][]string{nil, {"/work"}} {
 			_, n := p.match(path, roots)
-			require.LessOrEqual(t, n, stepBound(p, path))
+			if got := n; got > stepBound(p, path) {
+				t.Fatalf("n = %v, want <= %v", got, stepBound(p, path))
+			}
 		}
 		ok, n := p.run(p.anchored, strings.Trim(path, "/"))
-		require.LessOrEqual(t, n, stepBound(p, path))
-		require.Equal(t, ok, p.MatchWhole(path))
-		require.Equal(t, parentsMatch(p, path), p.MatchTailOrParent(path))
+		if got := n; got > stepBound(p, path) {
+			t.Fatalf("n = %v, want <= %v", got, stepBound(p, path))
+		}
+		if got, want := p.MatchWhole(path), ok; got != want {
+			t.Fatalf("p.MatchWhole(path) = %v, want %v", got, want)
+		}
+		if got, want := p.MatchTailOrParent(path), parentsMatch(p, path); got != want {
+			t.Fatalf("p.MatchTailOrParent(path) = %v, want %v", got, want)
+		}
 	})
 }
 
@@ -345,15 +433,23 @@ func TestDeepTreeLinear(t *testing.T) {
 	nfa := 0
 	for d := 1; d <= depth; d++ {
 		q := path[:2*d-1]
-		require.False(t, p.MatchTailOrParent(q))
+		if p.MatchTailOrParent(q) {
+			t.Fatal("p.MatchTailOrParent(q) = true, want false")
+		}
 		_, n := p.run(p.anywhere, q)
 		nfa += n
 	}
 	dfaSteps := p.dfa.m.steps
 	t.Logf("one path: %d steps; every directory: NFA %d, DFA %d", one, nfa, dfaSteps)
-	require.LessOrEqual(t, dfaSteps, 2*one)
-	require.LessOrEqual(t, one, 40*len(path), "steps per character of one path")
-	require.Greater(t, nfa, 100*one/2, "the NFA alone is quadratic here: the test shows nothing")
+	if got := dfaSteps; got > 2*one {
+		t.Fatalf("dfaSteps = %v, want <= %v", got, 2*one)
+	}
+	if got := one; got > 40*len(path) {
+		t.Fatalf("steps per character of one path: one = %v, want <= %v", got, 40*len(path))
+	}
+	if got := nfa; got <= 100*one/2 {
+		t.Fatalf("the NFA alone is quadratic here: the test shows nothing: nfa = %v, want > %v", got, 100*one/2)
+	}
 }
 
 // TestDFABudget: a cache at its bound stops growing and the simulation
@@ -363,8 +459,14 @@ func TestDFABudget(t *testing.T) {
 	for i := range 3 * p.dfaBudget() {
 		r := rune(0x4e00 + i%20000)
 		path := "d/" + string(r) + "x"
-		require.True(t, p.MatchTail(path), "%q", path)
-		require.False(t, p.MatchTail(path+"y"), "%q", path)
-		require.LessOrEqual(t, p.dfa.size, p.dfaBudget()+1)
+		if !p.MatchTail(path) {
+			t.Fatalf("%q: p.MatchTail(path) = false, want true", path)
+		}
+		if p.MatchTail(path + "y") {
+			t.Fatalf(`%q: p.MatchTail(path+"y") = true, want false`, path)
+		}
+		if got := p.dfa.size; got > p.dfaBudget()+1 {
+			t.Fatalf("p.dfa.size = %v, want <= %v", got, p.dfaBudget()+1)
+		}
 	}
 }
