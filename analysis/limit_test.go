@@ -95,7 +95,7 @@ func TestMaxFindingsPerCode(t *testing.T) {
 					}
 					got := slices.Clone(omitted[code].Lines)
 					slices.Sort(got)
-					if !slices.Equal(got, want) {
+					if !reflect.DeepEqual(got, want) {
 						t.Errorf("file %d %s: omitted lines: got %v, want %v", i, code, got, want)
 					}
 				} else {
