@@ -2,12 +2,9 @@ package line_test
 
 import (
 	"bytes"
-	"context"
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -45,30 +42,12 @@ func TestDiffNode(t *testing.T) {
 			lines = append(lines, bytes.Split(randjsonl.File(r, 40), []byte("\n"))...)
 		}
 	}
-	for _, name := range []string{"demo.jsonl", "clean.jsonl"} {
-		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "sessions", name))
-		if err != nil {
-			t.Fatalf("reading demo session: %v", err)
-		}
-		lines = append(lines, bytes.Split(b, []byte("\n"))...)
-	}
+	lines = append(lines, oracle.DemoLines(t)...)
 	lines = append(lines, bytes.Split(transcript.Session(300, 5), []byte("\n"))...)
 	// Empty lines are skipped by the runtime and by the oracle.
 	lines = slices.DeleteFunc(lines, func(l []byte) bool { return len(l) == 0 })
 
-	path := filepath.Join(t.TempDir(), "lines.jsonl")
-	if err := os.WriteFile(path, append(bytes.Join(lines, []byte("\n")), '\n'), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	want, err := oracle.Lines(ctx, node, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(want) != len(lines) {
-		t.Fatalf("oracle answered for %d lines, we wrote %d", len(want), len(lines))
-	}
+	want := oracle.AskLines(t, node, lines, 2*time.Minute)
 	counts := map[string]int{}
 	failures, posDiffs := 0, 0
 	for i, w := range want {

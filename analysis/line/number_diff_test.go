@@ -1,13 +1,9 @@
 package line
 
 import (
-	"bytes"
-	"context"
 	"flag"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -123,25 +119,12 @@ func TestDiffNodeNumbers(t *testing.T) {
 	const prefix = `{"role":"assistant","content":"","toolCalls":[{"id":"a","name":"n","input":`
 	const suffix = `}]}`
 	lines := make([][]byte, len(lits))
-	var file bytes.Buffer
+	size := 0 // bytes of the file, line breaks included
 	for i, lit := range lits {
 		lines[i] = []byte(prefix + lit + suffix)
-		file.Write(lines[i])
-		file.WriteByte('\n')
+		size += len(lines[i]) + 1
 	}
-	path := filepath.Join(t.TempDir(), "numbers.jsonl")
-	if err := os.WriteFile(path, file.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	want, err := oracle.Lines(ctx, node, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(want) != len(lines) {
-		t.Fatalf("oracle answered for %d lines, we wrote %d", len(want), len(lines))
-	}
+	want := oracle.AskLines(t, node, lines, 2*time.Minute)
 	// The cost of the line with the literal 0, less its one character.
 	base := Parse([]byte(prefix+"0"+suffix)).Cost - 1
 	failures := 0
@@ -172,13 +155,7 @@ func TestDiffNodeNumbers(t *testing.T) {
 
 	// The text, not only its length: what JSON.stringify writes for each
 	// literal, which the token counts read.
-	texts, err := oracle.Stringify(ctx, node, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(texts) != len(lines) {
-		t.Fatalf("oracle stringified %d lines, we wrote %d", len(texts), len(lines))
-	}
+	texts := oracle.AskStringify(t, node, lines, 2*time.Minute)
 	failures = 0
 	for i, w := range texts {
 		if w.Text == nil {
@@ -199,5 +176,5 @@ func TestDiffNodeNumbers(t *testing.T) {
 	if failures > 0 {
 		t.Errorf("%d of %d literals stringify differently from node", failures, len(lits))
 	}
-	t.Logf("%d literals, %d bytes, compared with node (cost and text)", len(lits), file.Len())
+	t.Logf("%d literals, %d bytes, compared with node (cost and text)", len(lits), size)
 }

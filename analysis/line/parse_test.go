@@ -1,10 +1,6 @@
 package line
 
 import (
-	"bytes"
-	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -204,26 +200,14 @@ func TestTablesAgreeWithNode(t *testing.T) {
 	for _, c := range errorCases {
 		cases = append(cases, want{c.name, c.line, c.verdict, 0, -1})
 	}
-	var buf bytes.Buffer
+	var lines [][]byte
 	for _, c := range cases {
 		if c.line == "" || strings.Contains(c.line, "\n") {
 			t.Fatalf("%s: a table line must be one non-empty physical line", c.name)
 		}
-		buf.WriteString(c.line + "\n")
+		lines = append(lines, []byte(c.line))
 	}
-	path := filepath.Join(t.TempDir(), "tables.jsonl")
-	if err := os.WriteFile(path, buf.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	got, err := oracle.Lines(ctx, node, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != len(cases) {
-		t.Fatalf("the oracle answered for %d lines, the tables have %d", len(got), len(cases))
-	}
+	got := oracle.AskLines(t, node, lines, time.Minute)
 	for i, c := range cases {
 		n := got[i]
 		width := c.width

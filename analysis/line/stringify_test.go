@@ -2,11 +2,8 @@ package line_test
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -133,29 +130,11 @@ func TestStringifyNode(t *testing.T) {
 	for _, c := range stringifyCases {
 		lines = append(lines, []byte(c.in))
 	}
-	for _, name := range []string{"demo.jsonl", "clean.jsonl"} {
-		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "sessions", name))
-		if err != nil {
-			t.Fatalf("reading demo session: %v", err)
-		}
-		lines = append(lines, bytes.Split(b, []byte("\n"))...)
-	}
+	lines = append(lines, oracle.DemoLines(t)...)
 	lines = append(lines, bytes.Split(transcript.Session(200, 7), []byte("\n"))...)
 	lines = slices.DeleteFunc(lines, func(l []byte) bool { return len(l) == 0 })
 
-	path := filepath.Join(t.TempDir(), "lines.jsonl")
-	if err := os.WriteFile(path, append(bytes.Join(lines, []byte("\n")), '\n'), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	want, err := oracle.Stringify(ctx, node, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(want) != len(lines) {
-		t.Fatalf("oracle answered for %d lines, we wrote %d", len(want), len(lines))
-	}
+	want := oracle.AskStringify(t, node, lines, 2*time.Minute)
 	valid, failures := 0, 0
 	for i, w := range want {
 		r := line.Parse(lines[i])

@@ -2,11 +2,8 @@ package tokens_test
 
 import (
 	"bytes"
-	"context"
 	"flag"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -90,29 +87,11 @@ func TestDiffJSTiktoken(t *testing.T) {
 	for _, s := range runes {
 		lines = append(lines, []byte(`{"role":"user","content":"`+strings.Repeat(strings.ReplaceAll(s, "\t", `\t`), 400)+`"}`))
 	}
-	for _, name := range []string{"demo.jsonl", "clean.jsonl"} {
-		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "sessions", name))
-		if err != nil {
-			t.Fatalf("reading demo session: %v", err)
-		}
-		lines = append(lines, bytes.Split(b, []byte("\n"))...)
-	}
+	lines = append(lines, oracle.DemoLines(t)...)
 	lines = append(lines, bytes.Split(transcript.Session(150, 9), []byte("\n"))...)
 	lines = slices.DeleteFunc(lines, func(l []byte) bool { return len(l) == 0 })
 
-	path := filepath.Join(t.TempDir(), "lines.jsonl")
-	if err := os.WriteFile(path, append(bytes.Join(lines, []byte("\n")), '\n'), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	want, err := oracle.Counts(ctx, node, dir, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(want) != len(lines) {
-		t.Fatalf("oracle answered for %d lines, we wrote %d", len(want), len(lines))
-	}
+	want := oracle.AskCounts(t, node, dir, lines, 4*time.Minute)
 	encs := []struct {
 		c    *tokens.Counter
 		want func(oracle.Text) *int

@@ -123,23 +123,35 @@ type Job struct {
 
 // Lines runs `runtime.mjs lines path`.
 func Lines(ctx context.Context, node, path string) ([]Line, error) {
-	out, err := run(ctx, node, "lines", path)
+	out, err := run(ctx, node, nil, Script(), "lines", path)
 	if err != nil {
 		return nil, err
 	}
-	var lines []Line
-	dec := json.NewDecoder(bytes.NewReader(out))
-	for dec.More() {
-		var l Line
-		if err := dec.Decode(&l); err != nil {
-			return nil, fmt.Errorf("oracle: decoding lines output: %w", err)
-		}
-		if err := l.decodeStrings(); err != nil {
+	lines, err := decodeAll[Line](out, "lines")
+	if err != nil {
+		return nil, err
+	}
+	for i := range lines {
+		if err := lines[i].decodeStrings(); err != nil {
 			return nil, err
 		}
-		lines = append(lines, l)
 	}
 	return lines, nil
+}
+
+// decodeAll decodes out, a stream of JSON values, as Ts; what names the
+// output in an error.
+func decodeAll[T any](out []byte, what string) ([]T, error) {
+	var all []T
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for dec.More() {
+		var v T
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("oracle: decoding %s output: %w", what, err)
+		}
+		all = append(all, v)
+	}
+	return all, nil
 }
 
 // Batch runs `runtime.mjs batch` once for all jobs.
@@ -160,7 +172,7 @@ func Batch(ctx context.Context, node string, jobs []Job) ([]File, error) {
 	if err := f.Close(); err != nil {
 		return nil, fmt.Errorf("oracle: writing jobs: %w", err)
 	}
-	out, err := run(ctx, node, "batch", f.Name())
+	out, err := run(ctx, node, nil, Script(), "batch", f.Name())
 	if err != nil {
 		return nil, err
 	}
@@ -181,13 +193,18 @@ func Batch(ctx context.Context, node string, jobs []Job) ([]File, error) {
 	return files, nil
 }
 
-func run(ctx context.Context, node string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, node, append([]string{Script()}, args...)...)
+// run runs node on script with args, and env added to the environment,
+// and returns its standard output.
+func run(ctx context.Context, node string, env []string, script string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, node, append([]string{script}, args...)...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("oracle: node %v: %w\n%s", args, err, stderr.Bytes())
+		return nil, fmt.Errorf("oracle: node %s %v: %w\n%s", filepath.Base(script), args, err, stderr.Bytes())
 	}
 	return out, nil
 }

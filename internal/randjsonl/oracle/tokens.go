@@ -1,14 +1,11 @@
 package oracle
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -83,22 +80,9 @@ func Counts(ctx context.Context, node, dir, path string) ([]Text, error) {
 }
 
 func texts(ctx context.Context, node, dir, mode, path string) ([]Text, error) {
-	cmd := exec.CommandContext(ctx, node, TokensScript(), mode, path)
-	cmd.Env = append(os.Environ(), "SESSIONLS_TOKENS_ORACLE="+dir)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := run(ctx, node, []string{"SESSIONLS_TOKENS_ORACLE=" + dir}, TokensScript(), mode, path)
 	if err != nil {
-		return nil, fmt.Errorf("oracle: node tokens.mjs %s: %w\n%s", mode, err, stderr.Bytes())
+		return nil, err
 	}
-	var ts []Text
-	dec := json.NewDecoder(bytes.NewReader(out))
-	for dec.More() {
-		var t Text
-		if err := dec.Decode(&t); err != nil {
-			return nil, fmt.Errorf("oracle: decoding tokens.mjs output: %w", err)
-		}
-		ts = append(ts, t)
-	}
-	return ts, nil
+	return decodeAll[Text](out, "tokens.mjs")
 }
