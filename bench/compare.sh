@@ -21,50 +21,17 @@ OUT=bench/out
 FILE=${1:-$OUT/session-$SIZE.jsonl}
 BIN=$OUT/sessionls
 mkdir -p "$OUT"
+. bench/lib.sh
 
 command -v node >/dev/null || { echo "compare.sh: node is required" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "compare.sh: GNU time (/usr/bin/time) is required" >&2; exit 1; }
+need_time compare.sh
 
-echo "building sessionls..." >&2
-go build -o "$BIN" ./cmd/sessionls
-if [ ! -s "$FILE" ]; then
-	echo "generating $FILE ($SIZE, seed $SEED)..." >&2
-	go run ./bench/gen -size "$SIZE" -seed "$SEED" -o "$FILE"
-fi
+build
+generate "$FILE" "$SIZE"
 BYTES=$(stat -c %s "$FILE")
 
 echo "warming the page cache..." >&2
 cat "$FILE" >/dev/null
-
-wall() { # GNU time prints h:mm:ss or m:ss.ss
-	awk -F': ' '/Elapsed \(wall clock\)/ {
-		n = split($2, p, ":"); s = 0
-		for (i = 1; i <= n; i++) s = s * 60 + p[i]
-		printf "%.3f", s }' "$1"
-}
-cpu() { awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$1"; }
-rss() { awk -F': ' '/Maximum resident set size/ { printf "%.0f", $2 / 1024 }' "$1"; }
-
-# measure NAME CMD...: runs CMD REPEAT times under GNU time and keeps the
-# fastest run (the machine may be shared: the best of a few runs is the
-# least disturbed) in $OUT/NAME.{time,out,err,status}.
-measure() {
-	local name=$1 best="" r w
-	shift
-	for r in $(seq "$REPEAT"); do
-		echo "running $name ($r/$REPEAT): $*" >&2
-		set +e
-		/usr/bin/time -v -o "$OUT/$name.try.time" "$@" >"$OUT/$name.try.out" 2>"$OUT/$name.try.err"
-		echo $? >"$OUT/$name.try.status"
-		set -e
-		w=$(wall "$OUT/$name.try.time")
-		if [ -z "$best" ] || awk -v a="$w" -v b="$best" 'BEGIN { exit !(a < b) }'; then
-			best=$w
-			for ext in time out err status; do mv "$OUT/$name.try.$ext" "$OUT/$name.$ext"; done
-		fi
-	done
-	rm -f "$OUT/$name".try.*
-}
 
 measure check "$BIN" check "$FILE"
 measure budget "$BIN" budget --max-chars "$BUDGET" "$FILE"
@@ -106,10 +73,7 @@ if [ "$ours" = 0 ] && [ "${theirs:-0}" != 0 ] && ! grep -q '"error": *"invalid s
 	echo "$FILE is longer than the runtime can read into one string; sessionls reports:"
 	grep -o '"error": *"[^"]*"' "$OUT/budgetjson.out" || true
 	CHECKED=$OUT/session-256M.jsonl
-	if [ ! -s "$CHECKED" ]; then
-		echo "generating $CHECKED for the totals check..." >&2
-		go run ./bench/gen -size 256M -seed "$SEED" -o "$CHECKED"
-	fi
+	generate "$CHECKED" 256M
 	"$BIN" budget --max-chars "$BUDGET" --format json "$CHECKED" >"$OUT/budgetjson-256M.out" || true
 	node bench/reference.mjs "$CHECKED" >"$OUT/node-256M.out"
 	ours=$(total "$OUT/budgetjson-256M.out")

@@ -27,44 +27,15 @@ REPEAT=${REPEAT:-3}
 OUT=bench/out
 BIN=$OUT/sessionls
 mkdir -p "$OUT"
-[ -x /usr/bin/time ] || { echo "map.sh: GNU time (/usr/bin/time) is required" >&2; exit 1; }
+. bench/lib.sh
+need_time map.sh
 
-echo "building sessionls..." >&2
-go build -o "$BIN" ./cmd/sessionls
-
-wall() {
-	awk -F': ' '/Elapsed \(wall clock\)/ {
-		n = split($2, p, ":"); s = 0
-		for (i = 1; i <= n; i++) s = s * 60 + p[i]
-		printf "%.3f", s }' "$1"
-}
-cpu() { awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$1"; }
-rss() { awk -F': ' '/Maximum resident set size/ { printf "%.0f", $2 / 1024 }' "$1"; }
-
-# once NAME CMD...: one run of CMD under GNU time; kept in $OUT/NAME.* when
-# it is the fastest so far.
-once() {
-	local name=$1 w best
-	shift
-	set +e
-	/usr/bin/time -v -o "$OUT/$name.try.time" "$@" >"$OUT/$name.try.out" 2>"$OUT/$name.try.err"
-	echo $? >"$OUT/$name.try.status"
-	set -e
-	w=$(wall "$OUT/$name.try.time")
-	best=$([ -s "$OUT/$name.time" ] && wall "$OUT/$name.time" || echo "")
-	if [ -z "$best" ] || awk -v a="$w" -v b="$best" 'BEGIN { exit !(a < b) }'; then
-		for ext in time out err status; do mv "$OUT/$name.try.$ext" "$OUT/$name.$ext"; done
-	fi
-	rm -f "$OUT/$name".try.*
-}
+build
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 for size in $SIZES; do
 	FILE=$OUT/session-$size.jsonl
-	if [ ! -s "$FILE" ]; then
-		echo "generating $FILE ($size, seed $SEED)..." >&2
-		go run ./bench/gen -size "$size" -seed "$SEED" -o "$FILE"
-	fi
+	generate "$FILE" "$size"
 	BYTES=$(stat -c %s "$FILE")
 	PAGE=$OUT/map-$size.html
 	names="check-$size map-$size budget-$size"

@@ -29,62 +29,29 @@ OUT=bench/out
 FILE=${1:-$OUT/session-$SIZE.jsonl}
 BIN=$OUT/sessionls
 mkdir -p "$OUT"
+. bench/lib.sh
 
 command -v node >/dev/null || { echo "tokens.sh: node is required" >&2; exit 1; }
-[ -x /usr/bin/time ] || { echo "tokens.sh: GNU time (/usr/bin/time) is required" >&2; exit 1; }
+need_time tokens.sh
 SESSIONLS_TOKENS_ORACLE=$(bash testdata/oracle/tokens/install.sh)
 export SESSIONLS_TOKENS_ORACLE
 
-echo "building sessionls..." >&2
-go build -o "$BIN" ./cmd/sessionls
-if [ ! -s "$FILE" ]; then
-	echo "generating $FILE ($SIZE, seed $SEED)..." >&2
-	go run ./bench/gen -size "$SIZE" -seed "$SEED" -o "$FILE"
-fi
+build
+generate "$FILE" "$SIZE"
 BYTES=$(stat -c %s "$FILE")
 cat "$FILE" >/dev/null # warm the page cache
 
-wall() {
-	awk -F': ' '/Elapsed \(wall clock\)/ {
-		n = split($2, p, ":"); s = 0
-		for (i = 1; i <= n; i++) s = s * 60 + p[i]
-		printf "%.3f", s }' "$1"
-}
-cpu() { awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$1"; }
-rss() { awk -F': ' '/Maximum resident set size/ { printf "%.0f", $2 / 1024 }' "$1"; }
-
-measure() { # NAME CMD...: the fastest of REPEAT runs, in $OUT/tokens-NAME.*
-	local name=tokens-$1 best="" r w
-	shift
-	for r in $(seq "$REPEAT"); do
-		echo "running $name ($r/$REPEAT): $*" >&2
-		set +e
-		/usr/bin/time -v -o "$OUT/$name.try.time" "$@" >"$OUT/$name.try.out" 2>"$OUT/$name.try.err"
-		echo $? >"$OUT/$name.try.status"
-		set -e
-		w=$(wall "$OUT/$name.try.time")
-		if [ -z "$best" ] || awk -v a="$w" -v b="$best" 'BEGIN { exit !(a < b) }'; then
-			best=$w
-			for ext in time out err status; do mv "$OUT/$name.try.$ext" "$OUT/$name.$ext"; done
-		fi
-	done
-	rm -f "$OUT/$name".try.*
-}
-
 if [ -n "$BIG" ]; then
 	BIGFILE=$OUT/session-$BIG.jsonl
-	if [ ! -s "$BIGFILE" ]; then
-		echo "generating $BIGFILE ($BIG, seed $SEED)..." >&2
-		go run ./bench/gen -size "$BIG" -seed "$SEED" -o "$BIGFILE"
-	fi
+	generate "$BIGFILE" "$BIG"
 	cat "$BIGFILE" >/dev/null
 fi
 
-measure chars "$BIN" budget --max-chars 100000 --format json "$FILE"
-measure sessionls "$BIN" budget --tokens --tokenizer "$TOKENIZER" --max-chars 100000 --format json "$FILE"
-measure node node testdata/oracle/tokens/tokens.mjs total "$FILE" "$TOKENIZER"
+measure tokens-chars "$BIN" budget --max-chars 100000 --format json "$FILE"
+measure tokens-sessionls "$BIN" budget --tokens --tokenizer "$TOKENIZER" --max-chars 100000 --format json "$FILE"
+measure tokens-node node testdata/oracle/tokens/tokens.mjs total "$FILE" "$TOKENIZER"
 if [ -n "$BIG" ]; then
-	measure big "$BIN" budget --tokens --tokenizer "$TOKENIZER" --max-chars 100000 --format json "$BIGFILE"
+	measure tokens-big "$BIN" budget --tokens --tokenizer "$TOKENIZER" --max-chars 100000 --format json "$BIGFILE"
 fi
 
 NODE_WALL=$(wall "$OUT/tokens-node.time")

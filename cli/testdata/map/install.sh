@@ -10,14 +10,9 @@
 # (the Go test looks there: $SESSIONLS_CACHE, else os.UserCacheDir()/sessionls-ci).
 set -euo pipefail
 
-SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-CACHE=${SESSIONLS_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/sessionls-ci}
-DIR="$CACHE/map-dom"
-want=$(sha256sum "$SRC/package-lock.json" | cut -d' ' -f1)
-
-mkdir -p "$CACHE"
-exec 8>"$CACHE/.map-dom.lock"
-flock 8
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/../../../testdata/npm-cache.sh"
+npm_cache_lock map-dom "$here"
 
 if ! command -v chromium >/dev/null 2>&1; then
   if [[ $(id -u) != 0 ]]; then
@@ -31,14 +26,5 @@ if ! command -v chromium >/dev/null 2>&1; then
   apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends chromium >&2
 fi
 
-if [[ -f "$DIR/.complete" && $(<"$DIR/.complete") == "$want" ]]; then
-  echo "$DIR"
-  exit 0
-fi
-printf '[map-dom] npm ci into %s\n' "$DIR" >&2
-rm -rf "$DIR"
-mkdir -p "$DIR"
-cp "$SRC/package.json" "$SRC/package-lock.json" "$DIR/"
-PUPPETEER_SKIP_DOWNLOAD=1 npm ci --prefix "$DIR" --ignore-scripts --no-audit --no-fund >&2
-echo "$want" >"$DIR/.complete"
-echo "$DIR"
+# It downloads no browser: the test drives Debian's chromium.
+npm_cache_install PUPPETEER_SKIP_DOWNLOAD=1

@@ -6,41 +6,16 @@
 # if that is not possible it skips, unless CI is set, where it fails.
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here/../../.." && pwd)
-session=${SESSIONLS_SESSION:-$repo/testdata/sessions/demo.jsonl}
-
-fail() { echo "FAIL emacs: $*"; exit 1; }
-skip() {
-  if [ -n "${CI:-}" ]; then fail "$* (CI is set, so this is a failure)"; fi
-  echo "SKIP emacs: $*"; exit 0
-}
-
-bin=${SESSIONLS_BIN:-$(command -v sessionls || true)}
-[ -n "$bin" ] || fail "set SESSIONLS_BIN to a sessionls binary"
-[ -x "$bin" ] || fail "SESSIONLS_BIN=$bin is not executable"
-bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+suite=emacs
+. "$here/../../test/lib.sh"
 
 have_eglot() {
   command -v emacs >/dev/null 2>&1 &&
     emacs --batch --eval '(kill-emacs (if (locate-library "eglot") 0 1))' >/dev/null 2>&1
 }
-if ! have_eglot; then
-  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-    echo "installing emacs-nox and elpa-eglot with apt-get..."
-    pkgs="emacs-nox elpa-eglot"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q $pkgs >/tmp/sessionls-emacs-apt.log 2>&1 ||
-      { apt-get update -q >/dev/null 2>&1 &&
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q $pkgs >/tmp/sessionls-emacs-apt.log 2>&1; } ||
-      skip "emacs/eglot missing and apt-get install failed (see /tmp/sessionls-emacs-apt.log)"
-    have_eglot || skip "emacs or eglot still missing after apt-get install"
-  else
-    skip "emacs or eglot is missing and cannot be installed here"
-  fi
-fi
+need "emacs or eglot" have_eglot emacs-nox elpa-eglot
 
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cp "$session" "$tmp/session.jsonl"
+scratch
 
 # The README's Emacs setup, as written, in `emacs -Q` (no init file, no
 # site-start, no package activation: nothing loads eglot for it). The
@@ -93,17 +68,6 @@ else
   fail "cannot generate the large session with bench/gen"
 fi
 
-start=$(date +%s.%N)
-out=$(cd "$tmp" && HOME=$tmp SESSIONLS_BIN=$bin SESSIONLS_EL_DIR=$repo/editors/emacs \
-  SESSIONLS_FILE=$tmp/session.jsonl SESSIONLS_TMP=$tmp \
-  timeout -k 5 120 emacs --batch -l "$here/test.el" </dev/null 2>"$tmp/stderr")
-rc=$?
-secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-echo "$out"
-if [ $rc -eq 0 ] && echo "$out" | grep -q '^ALL OK: '; then
-  echo "PASS emacs: $(echo "$out" | grep '^ALL OK: ' | sed 's/^ALL OK: //') in ${secs}s"
-  exit 0
-fi
-[ -s "$tmp/stderr" ] && { echo "--- emacs stderr (last 30 lines):"; tail -n 30 "$tmp/stderr"; echo; }
-[ $rc -eq 124 ] && fail "timed out after 120 s"
-fail "$(echo "$out" | grep '^ERROR ' | head -1 | cut -c1-200) (exit $rc)"
+run_suite env HOME="$tmp" SESSIONLS_BIN="$bin" SESSIONLS_EL_DIR="$repo/editors/emacs" \
+  SESSIONLS_FILE="$tmp/session.jsonl" SESSIONLS_TMP="$tmp" \
+  emacs --batch -l "$here/test.el"

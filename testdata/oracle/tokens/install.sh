@@ -8,26 +8,7 @@
 # $SESSIONLS_CACHE, else os.UserCacheDir()/sessionls-ci).
 set -euo pipefail
 
-SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-CACHE=${SESSIONLS_CACHE:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/sessionls-ci}
-DIR="$CACHE/tokens"
-# .complete holds the hash of the lockfile installed: the test treats an
-# install of another lockfile as missing.
-want=$(sha256sum "$SRC/package-lock.json" | cut -d' ' -f1)
-
-# Two runs at once (a developer's and CI's) must not install over each other.
-mkdir -p "$CACHE"
-exec 8>"$CACHE/.tokens.lock"
-flock 8
-
-if [[ -f "$DIR/.complete" && $(<"$DIR/.complete") == "$want" ]]; then
-  echo "$DIR"
-  exit 0
-fi
-printf '[tokens] npm ci into %s\n' "$DIR" >&2
-rm -rf "$DIR"
-mkdir -p "$DIR"
-cp "$SRC/package.json" "$SRC/package-lock.json" "$DIR/"
-npm ci --prefix "$DIR" --ignore-scripts --no-audit --no-fund >&2
-echo "$want" >"$DIR/.complete"
-echo "$DIR"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$here/../../npm-cache.sh"
+npm_cache_lock tokens "$here"
+npm_cache_install
