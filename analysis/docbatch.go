@@ -192,17 +192,24 @@ func (h *hotLine) replace(sb, eb int, text string) int {
 	h.moveGap(eb)
 	h.gs = sb
 	if h.ge-h.gs < len(text) {
-		n := h.len()
-		grown := make([]byte, n+len(text)+n/2+64)
-		copy(grown, h.buf[:h.gs])
-		tail := len(h.buf) - h.ge
-		copy(grown[len(grown)-tail:], h.buf[h.ge:])
-		h.moved += n
-		h.buf, h.ge = grown, len(grown)-tail
+		h.moved += h.len()
+		h.buf, h.ge = growGap(h.buf, h.gs, h.ge, len(text), 64)
 	}
 	h.gs += copy(h.buf[h.gs:], text)
 	h.ascii = h.ascii && isASCII(text)
 	return len(text)
+}
+
+// growGap returns a copy of the gap buffer buf, whose gap is [gs, ge),
+// with a gap of at least need (half again its content, plus slack, to
+// spare) and the gap's new end; the gap still starts at gs.
+func growGap[T any](buf []T, gs, ge, need, slack int) ([]T, int) {
+	n := len(buf) - (ge - gs)
+	grown := make([]T, n+need+n/2+slack)
+	copy(grown, buf[:gs])
+	tail := len(buf) - ge
+	copy(grown[len(grown)-tail:], buf[ge:])
+	return grown, len(grown) - tail
 }
 
 func isASCII(s string) bool {
@@ -250,13 +257,8 @@ func (g *gapLines) replace(from, to int, fresh []string) {
 	clear(g.buf[from:g.gap])
 	g.gap = from
 	if size := g.gapEnd - g.gap; size < len(fresh) {
-		n := g.len()
-		grown := make([]lineRef, n+len(fresh)+n/2+16)
-		copy(grown, g.buf[:g.gap])
-		tail := len(g.buf) - g.gapEnd
-		copy(grown[len(grown)-tail:], g.buf[g.gapEnd:])
-		g.moved += n
-		g.buf, g.gapEnd = grown, len(grown)-tail
+		g.moved += g.len()
+		g.buf, g.gapEnd = growGap(g.buf, g.gap, g.gapEnd, len(fresh), 16)
 	}
 	for _, s := range fresh {
 		g.buf[g.gap] = lineRef{s: s, from: -1}

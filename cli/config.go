@@ -174,36 +174,10 @@ func configKeysHelp() string {
 			}
 			text += "."
 		}
-		b.WriteString(wrapHelp(fmt.Sprintf("  %-11s ", d.Key), text, 78, indent) + "\n")
+		b.WriteString(textfmt.Wrap(fmt.Sprintf("  %-11s ", d.Key), text, 78, indent) + "\n")
 	}
-	b.WriteString(wrapHelp("  [[overrides]]\n"+indent, "files = [...] plus any of "+strings.Join(over, ", ")+
+	b.WriteString(textfmt.Wrap("  [[overrides]]\n"+indent, "files = [...] plus any of "+strings.Join(over, ", ")+
 		", for the files the globs match; later tables win", 78, indent))
-	return b.String()
-}
-
-// wrapHelp writes prefix then the words of text, in lines of at most
-// width columns, the lines after the first starting with indent.
-func wrapHelp(prefix, text string, width int, indent string) string {
-	var b strings.Builder
-	line := prefix
-	if i := strings.LastIndexByte(prefix, '\n'); i >= 0 {
-		b.WriteString(prefix[:i+1])
-		line = prefix[i+1:]
-	}
-	fresh := true
-	for _, w := range strings.Fields(text) {
-		switch {
-		case fresh:
-			line += w
-			fresh = false
-		case len(line)+1+len(w) <= width:
-			line += " " + w
-		default:
-			b.WriteString(line + "\n")
-			line = indent + w
-		}
-	}
-	b.WriteString(line)
 	return b.String()
 }
 

@@ -149,17 +149,6 @@ func endCol(f analysis.Finding) int   { return f.Span.EndCol + 1 }
 
 func wholeLine(f analysis.Finding) bool { return f.Span == line.Span{} }
 
-// marshal is json.Marshal without HTML escaping (messages quote "<" often).
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
-
 func marshalIndent(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

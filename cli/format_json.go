@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/internal/textfmt"
 )
 
 // The json format: one array of findings, an object per finding.
@@ -54,7 +55,7 @@ func (j *jsonFormatter) file(path string, findings []analysis.Finding, fixes fil
 			s := fi.safety.String()
 			safety = &s
 		}
-		b, err := marshal(jsonFinding{
+		b, err := textfmt.JSON(jsonFinding{
 			File: path, Line: f.Line, Column: startCol(f), EndLine: f.Line, EndColumn: endCol(f),
 			Severity: f.Severity.String(), Code: f.Code, Message: f.Message, Fix: safety,
 			Omitted: last[i],

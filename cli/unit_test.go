@@ -20,6 +20,7 @@ import (
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/fix"
 	"github.com/sessionls/sessionls/analysis/line"
+	"github.com/sessionls/sessionls/internal/textfmt"
 )
 
 func TestParseShard(t *testing.T) {
@@ -397,12 +398,12 @@ func TestBudgetOutcomeJSON(t *testing.T) {
 	}
 	ok := &analysis.Report{Lines: 4, Messages: msgs, Units: units, TotalChars: 35,
 		Cutoff: &analysis.Cutoff{Budget: 30, FirstUnit: 1, FirstKeptLine: 3, KeptUnits: 1, KeptMessages: 2, KeptChars: 25}}
-	b, err := marshal(outcome(ok, 30, analysis.Options{}).json("f.jsonl", 30))
+	b, err := textfmt.JSON(outcome(ok, 30, analysis.Options{}).json("f.jsonl", 30))
 	require.NoError(t, err)
 	assert.Equal(t, `{"file":"f.jsonl","messages":3,"totalChars":35,"units":[{"startLine":1,"endLine":1,"messages":1,"chars":10},{"startLine":3,"endLine":4,"messages":2,"chars":25}],"budget":30,"cutoff":{"firstKeptLine":3,"keptUnits":1,"keptChars":25},"error":null,"minBudget":25}`, string(b))
 
 	small := &analysis.Report{Lines: 4, Messages: msgs, Units: units, TotalChars: 35, CutoffErr: analysis.ErrBudgetTooSmall}
-	b, _ = marshal(outcome(small, 5, analysis.Options{}).json("f.jsonl", 5))
+	b, _ = textfmt.JSON(outcome(small, 5, analysis.Options{}).json("f.jsonl", 5))
 	assert.Equal(t, `{"file":"f.jsonl","messages":3,"totalChars":35,"units":[{"startLine":1,"endLine":1,"messages":1,"chars":10},{"startLine":3,"endLine":4,"messages":2,"chars":25}],"budget":5,"cutoff":null,"error":"context budget cannot contain the smallest consistent message unit","minBudget":25}`, string(b))
 
 	invalid := &analysis.Report{Lines: 9, FirstInvalidLine: 8, InvalidLines: 2, Messages: msgs, Units: units, TotalChars: 35,
@@ -411,15 +412,15 @@ func TestBudgetOutcomeJSON(t *testing.T) {
 			{Line: 8, Code: analysis.CodeInvalidJSON, Message: "invalid session JSON at line 8: unexpected end"},
 			{Line: 9, Code: analysis.CodeInvalidRecord, Message: "nor this"},
 		}}
-	b, _ = marshal(outcome(invalid, 5, analysis.Options{}).json("f.jsonl", 5))
+	b, _ = textfmt.JSON(outcome(invalid, 5, analysis.Options{}).json("f.jsonl", 5))
 	assert.Equal(t, `{"file":"f.jsonl","messages":0,"totalChars":0,"units":[],"budget":5,"cutoff":null,"error":"invalid session JSON at line 8: unexpected end","minBudget":null}`, string(b))
 
 	huge := &analysis.Report{Width16: analysis.MaxStringLength + 1}
-	b, _ = marshal(outcome(huge, 5, analysis.Options{}).json("f.jsonl", 5))
+	b, _ = textfmt.JSON(outcome(huge, 5, analysis.Options{}).json("f.jsonl", 5))
 	assert.Equal(t, `{"file":"f.jsonl","messages":0,"totalChars":0,"units":[],"budget":5,"cutoff":null,"error":"RangeError: Invalid string length (the file is longer than node's maximum string of 0x1fffffe8 UTF-16 units, so readFile(path, \"utf8\") throws)","minBudget":null}`, string(b))
 
 	empty := &analysis.Report{Lines: 1, CutoffErr: analysis.ErrEmptyContext}
-	b, _ = marshal(outcome(empty, 5, analysis.Options{}).json("f.jsonl", 5))
+	b, _ = textfmt.JSON(outcome(empty, 5, analysis.Options{}).json("f.jsonl", 5))
 	assert.Equal(t, `{"file":"f.jsonl","messages":0,"totalChars":0,"units":[],"budget":5,"cutoff":null,"error":"context budget cannot be empty","minBudget":null}`, string(b))
 }
 

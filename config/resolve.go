@@ -339,27 +339,24 @@ func defaultFilesList() *globList {
 // ("sessions/*.jsonl"); one without matches a name at any depth
 // ("*.jsonl", "drafts"), as in ruff's and git's ignore files.
 func (g *globList) match(rel string) bool {
-	for i, p := range g.pats {
-		if anchored(g.src[i]) {
-			if p.MatchWhole(rel) {
-				return true
-			}
-		} else if p.MatchTail(rel) {
-			return true
-		}
-	}
-	return false
+	return g.matchWith(rel, (*glob.Pattern).MatchWhole, (*glob.Pattern).MatchTail)
 }
 
 // matchOrParent reports whether one of the globs matches the slash path
 // rel or one of its parents (see match).
 func (g *globList) matchOrParent(rel string) bool {
+	return g.matchWith(rel, (*glob.Pattern).MatchWholeOrParent, (*glob.Pattern).MatchTailOrParent)
+}
+
+// matchWith reports whether one of the globs matches rel, with whole for
+// an anchored glob and tail for the others.
+func (g *globList) matchWith(rel string, whole, tail func(*glob.Pattern, string) bool) bool {
 	for i, p := range g.pats {
+		m := tail
 		if anchored(g.src[i]) {
-			if p.MatchWholeOrParent(rel) {
-				return true
-			}
-		} else if p.MatchTailOrParent(rel) {
+			m = whole
+		}
+		if m(p, rel) {
 			return true
 		}
 	}

@@ -73,42 +73,37 @@ func (c *compiler) add(s state) int32 {
 // context fills every item's left and right kinds, then decides what each
 // run of stars means and refuses what brace expansion would make ambiguous.
 func (c *compiler) context(seq []node) {
-	forward(seq, 0)
-	backward(seq, 0)
+	flow(seq, 0, false)
+	flow(seq, 0, true)
 	c.check(seq)
 }
 
-func forward(seq []node, in kinds) kinds {
+// flow walks seq from its start (or, back, from its end), with in the
+// kinds before it, and gives each item the kinds that can stand on that
+// side of it (left, or right): of the item before it, or of the last
+// items of each alternative before it. It returns the kinds at the far
+// end.
+func flow(seq []node, in kinds, back bool) kinds {
 	ctx := in
-	for i := range seq {
+	for k := range seq {
+		i := k
+		if back {
+			i = len(seq) - 1 - k
+		}
 		n := &seq[i]
 		if n.kind == nAlt {
 			var out kinds
 			for _, a := range n.alts {
-				out |= forward(a, ctx)
+				out |= flow(a, ctx, back)
 			}
 			ctx = out
 			continue
 		}
-		n.left = ctx
-		ctx = kindOf(n)
-	}
-	return ctx
-}
-
-func backward(seq []node, in kinds) kinds {
-	ctx := in
-	for i := len(seq) - 1; i >= 0; i-- {
-		n := &seq[i]
-		if n.kind == nAlt {
-			var out kinds
-			for _, a := range n.alts {
-				out |= backward(a, ctx)
-			}
-			ctx = out
-			continue
+		if back {
+			n.right = ctx
+		} else {
+			n.left = ctx
 		}
-		n.right = ctx
 		ctx = kindOf(n)
 	}
 	return ctx

@@ -1,5 +1,6 @@
 // Package textfmt words numbers for people, the same way in every message
-// sessionls shows: findings, code lenses, hovers and CLI summaries.
+// sessionls shows: findings, code lenses, hovers and CLI summaries; and lays
+// out text and JSON for them (Wrap, JSON, Sanitize).
 package textfmt
 
 import (

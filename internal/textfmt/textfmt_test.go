@@ -41,3 +41,32 @@ func TestPluralAndLineRange(t *testing.T) {
 		t.Errorf("LineRange(3, 7) = %q", got)
 	}
 }
+
+func TestWrap(t *testing.T) {
+	tests := []struct {
+		prefix, text string
+		width        int
+		indent, want string
+	}{
+		{"  key ", "one two three", 14, "      ", "  key one two\n      three"},
+		{"  key ", "", 14, "      ", "  key "},
+		{"head\n  ", "a b", 80, "  ", "head\n  a b"},
+		{"", "averyveryverylongword x", 5, "-", "averyveryverylongword\n-x"},
+		{"  ", "`a`, `b`, `c`", 11, "  ", "  `a`, `b`,\n  `c`"},
+	}
+	for _, tt := range tests {
+		if got := Wrap(tt.prefix, tt.text, tt.width, tt.indent); got != tt.want {
+			t.Errorf("Wrap(%q, %q, %d, %q) = %q, want %q", tt.prefix, tt.text, tt.width, tt.indent, got, tt.want)
+		}
+	}
+}
+
+func TestJSON(t *testing.T) {
+	got, err := JSON(map[string]string{"m": "a <b> & c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"m":"a <b> & c"}`; string(got) != want {
+		t.Errorf("JSON = %s, want %s", got, want)
+	}
+}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/config"
+	"github.com/sessionls/sessionls/internal/textfmt"
 )
 
 // inputs are what the files are generated from.
@@ -235,22 +236,5 @@ func quoted(rs []analysis.Rule, q string) []string {
 // wrap joins words with ", " into lines of at most width columns (a
 // longer word gets a line of its own), each line starting with indent.
 func wrap(words []string, width int, indent string) string {
-	var b strings.Builder
-	line := indent
-	for i, w := range words {
-		if i < len(words)-1 {
-			w += ","
-		}
-		switch {
-		case line == indent:
-			line += w
-		case len(line)+1+len(w) <= width:
-			line += " " + w
-		default:
-			b.WriteString(line + "\n")
-			line = indent + w
-		}
-	}
-	b.WriteString(line)
-	return b.String()
+	return textfmt.Wrap(indent, strings.Join(words, ", "), width, indent)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sessionls/sessionls/config"
 	"github.com/sessionls/sessionls/internal/glob"
+	"github.com/sessionls/sessionls/internal/textfmt"
 )
 
 // What config's settings table generates: the JSON schema of the file,
@@ -29,11 +30,11 @@ func (o obj) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, err := marshal(e.k)
+		k, err := textfmt.JSON(e.k)
 		if err != nil {
 			return nil, err
 		}
-		v, err := marshal(e.v)
+		v, err := textfmt.JSON(e.v)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", e.k, err)
 		}
@@ -45,21 +46,10 @@ func (o obj) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// marshal is json.Marshal without HTML escapes.
-func marshal(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
-
 // indented is v as JSON indented two spaces a level (as npm writes
 // package.json), every line after the first starting with prefix.
 func indented(v any, prefix string) ([]byte, error) {
-	compact, err := marshal(v)
+	compact, err := textfmt.JSON(v)
 	if err != nil {
 		return nil, err
 	}
@@ -323,7 +313,7 @@ func packageJSON(src []byte, in inputs) ([]byte, error) {
 		if i > 0 {
 			b.WriteString(",\n" + indent)
 		}
-		k, _ := marshal(e.k)
+		k, _ := textfmt.JSON(e.k)
 		v, err := indented(e.v, indent)
 		if err != nil {
 			return nil, err
