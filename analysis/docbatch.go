@@ -80,16 +80,8 @@ func (h *hotLine) lastByte() byte {
 }
 
 func (h *hotLine) moveGap(i int) {
-	size := h.ge - h.gs
-	switch {
-	case i < h.gs:
-		copy(h.buf[i+size:h.ge], h.buf[i:h.gs])
-		h.moved += h.gs - i
-	case i > h.gs:
-		copy(h.buf[h.gs:], h.buf[h.ge:i+size])
-		h.moved += i - h.gs
-	}
-	h.gs, h.ge = i, i+size
+	h.moved += shiftGap(h.buf, h.gs, h.ge, i, false)
+	h.gs, h.ge = i, i+h.ge-h.gs
 }
 
 // text is the line as a new string.
@@ -200,6 +192,28 @@ func (h *hotLine) replace(sb, eb int, text string) int {
 	return len(text)
 }
 
+// shiftGap moves the gap [gs, ge) of the gap buffer buf to start at i and
+// returns the elements moved. With clearLeft, the slots the elements left
+// are zeroed: they are in the gap now (the rest of the gap already is).
+func shiftGap[T any](buf []T, gs, ge, i int, clearLeft bool) int {
+	size := ge - gs
+	switch {
+	case i < gs:
+		copy(buf[i+size:ge], buf[i:gs])
+		if clearLeft {
+			clear(buf[i:min(gs, i+size)])
+		}
+		return gs - i
+	case i > gs:
+		copy(buf[gs:], buf[ge:i+size])
+		if clearLeft {
+			clear(buf[max(i, ge) : i+size])
+		}
+		return i - gs
+	}
+	return 0
+}
+
 // growGap returns a copy of the gap buffer buf, whose gap is [gs, ge),
 // with a gap of at least need (half again its content, plus slack, to
 // spare) and the gap's new end; the gap still starts at gs.
@@ -235,20 +249,10 @@ func (g *gapLines) at(i int) string {
 
 // moveGap puts the gap before line i.
 func (g *gapLines) moveGap(i int) {
-	size := g.gapEnd - g.gap
-	switch {
-	case i < g.gap:
-		copy(g.buf[i+size:g.gapEnd], g.buf[i:g.gap])
-		g.moved += g.gap - i
-		// The slots left behind are in the gap now: cleared, so that the
-		// gap holds no line alive (the rest of the gap already is).
-		clear(g.buf[i:min(g.gap, i+size)])
-	case i > g.gap:
-		copy(g.buf[g.gap:], g.buf[g.gapEnd:i+size])
-		g.moved += i - g.gap
-		clear(g.buf[max(i, g.gapEnd) : i+size])
-	}
-	g.gap, g.gapEnd = i, i+size
+	// The slots left behind are cleared, so that the gap holds no line
+	// alive.
+	g.moved += shiftGap(g.buf, g.gap, g.gapEnd, i, true)
+	g.gap, g.gapEnd = i, i+g.gapEnd-g.gap
 }
 
 // replace replaces lines [from, to) by fresh (new lines).

@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sessionls/sessionls/analysis/line"
 	"github.com/sessionls/sessionls/internal/transcript"
 )
 
@@ -52,11 +51,11 @@ func BenchmarkDocumentEditStructure(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		var ch Change
 		if i%2 == 0 {
-			n := utf16Len(d.Line(mid))
+			n := width16(d.Line(mid))
 			p := Position{Line: mid, Character: n}
 			ch = Change{Range: &Range{p, p}, Text: "\n"}
 		} else {
-			n := utf16Len(d.Line(mid))
+			n := width16(d.Line(mid))
 			ch = Change{Range: &Range{Position{mid, n}, Position{mid + 1, 0}}, Text: ""}
 		}
 		if err := d.Apply([]Change{ch}); err != nil {
@@ -66,14 +65,4 @@ func BenchmarkDocumentEditStructure(b *testing.B) {
 			b.Fatal("no cutoff")
 		}
 	}
-}
-
-func utf16Len(s string) int {
-	n := 0
-	for i := 0; i < len(s); {
-		w, u := line.Char16(s[i:])
-		i += w
-		n += u
-	}
-	return n
 }

@@ -7,11 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/sessionls/sessionls/analysis/line"
+	"github.com/sessionls/sessionls/internal/allocs"
 	"github.com/sessionls/sessionls/internal/randjsonl"
 )
 
@@ -52,16 +52,6 @@ func (r *endless) Read(p []byte) (int, error) {
 	return 0, io.EOF
 }
 
-// allocatedBy reports the bytes f allocates on the heap, in total.
-func allocatedBy(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 // A line past node's string limit (here 640 MiB of NUL bytes, as from
 // /dev/zero) can never load: the stream must not hold it. The report is
 // node's verdict (JSON.parse would throw at the first byte; readFile already
@@ -76,7 +66,7 @@ func TestAnalyzeReaderEndlessLineOfZeros(t *testing.T) {
 	}
 	var rep *Report
 	var err error
-	alloc := allocatedBy(func() {
+	alloc := allocs.Once(func() {
 		rep, err = AnalyzeReader(context.Background(), &endless{n: n, tail: "\n" + jU() + "\n"}, Options{SkipMessages: true})
 	})
 	if err != nil {
@@ -123,7 +113,7 @@ func TestAnalyzeReaderDropsLineOverStringLimit(t *testing.T) {
 	tail := `"}` + "\n" + jU()
 	var rep *Report
 	var err error
-	alloc := allocatedBy(func() {
+	alloc := allocs.Once(func() {
 		rep, err = e.analyzeReader(context.Background(), &endless{head: head, fill: 'a', n: int64(n), tail: tail}, Options{})
 	})
 	if err != nil {
@@ -246,7 +236,7 @@ func TestAnalyzeReaderRereadsLongLines(t *testing.T) {
 			tmp := t.TempDir()
 			t.Setenv("TMPDIR", tmp)
 			var rep *Report
-			alloc := allocatedBy(func() {
+			alloc := allocs.Once(func() {
 				rep, err = e.analyzeReader(context.Background(), r, Options{})
 			})
 			if err != nil {

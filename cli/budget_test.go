@@ -3,8 +3,6 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
 	"github.com/sessionls/sessionls/analysis"
+	nodeoracle "github.com/sessionls/sessionls/internal/randjsonl/oracle"
 )
 
 var budgetCases = []struct {
@@ -201,7 +203,7 @@ type oracleResult struct {
 // one node process over every session, for the given budgets.
 func oracle(t *testing.T, budgets []int64) (paths []string, results []oracleResult) {
 	t.Helper()
-	node := requireNode(t)
+	node := nodeoracle.Node(t)
 	paths, err := filepath.Glob("testdata/sessions/*.jsonl")
 	require.NoError(t, err)
 	require.True(t, len(paths) >= 7, "sessions: %v", paths)
@@ -302,18 +304,6 @@ func TestCostsByHand(t *testing.T) {
 	crlf := units("crlf_ok")
 	// The CR before each LF is JSON whitespace: not counted.
 	assert.Equal(t, unitJSON{1, 1, 1, 43, nil}, crlf[0])
-}
-
-func requireNode(t *testing.T) string {
-	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("node is required in CI: %v", err)
-		}
-		t.Skip("node not installed")
-	}
-	return node
 }
 
 // TestCheckVerdictsMatchNodeOracle: the lines check reports as refused

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	nodeoracle "github.com/sessionls/sessionls/internal/randjsonl/oracle"
 )
 
 // appenderScript appends records to a file, one fs.promises.appendFile
@@ -39,7 +41,7 @@ const [path, stop, min, broken] = [process.argv[1], process.argv[2], +process.ar
 // replacement carries over what was appended meanwhile and never replaces
 // a file that changed otherwise.
 func TestFixLosesNoAppend(t *testing.T) {
-	node := requireNode(t)
+	node := nodeoracle.Node(t)
 	// At least this many replacements run while node appends.
 	const runsWanted = 25
 	// A few MB of history before the appends start, so that one fix takes

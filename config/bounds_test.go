@@ -4,19 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
-)
 
-// allocated returns the bytes f allocates.
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
+	"github.com/sessionls/sessionls/internal/allocs"
+)
 
 // nestedTables is "x = {k…0 = {k…1 = … 1}}" with n tables and keys of
 // keyLen bytes: 9,999 tables of 40-byte keys (430 KB) took 4 GB.
@@ -75,7 +67,7 @@ func TestParseBounds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var err error
-			n := allocated(func() { _, err = parse(t, tt.src) })
+			n := allocs.Once(func() { _, err = parse(t, tt.src) })
 			var es Errors
 			if !errors.As(err, &es) {
 				t.Fatalf("%v: errors.As(err, &es) = false, want true", err)

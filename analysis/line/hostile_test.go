@@ -3,20 +3,11 @@ package line
 import (
 	"bytes"
 	"os"
-	"runtime"
 	"strings"
 	"testing"
-)
 
-// allocated reports the bytes f allocates.
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
+	"github.com/sessionls/sessionls/internal/allocs"
+)
 
 // hugeSize is the size of the hostile lines: 10 MB in a normal run, the
 // 100 MB the product must survive when LINE_HUGE is set.
@@ -55,7 +46,7 @@ func TestHostileLines(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var r Result
-			alloc := allocated(func() { r = Parse(c.line) })
+			alloc := allocs.Once(func() { r = Parse(c.line) })
 			if r.Verdict != c.verdict || r.Reason != c.reason {
 				t.Fatalf("got %v %q, want %v %q", r.Verdict, r.Reason, c.verdict, c.reason)
 			}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sessionls/sessionls/internal/allocs"
 )
 
 // numberCases: JSON.stringify(Number(lit)) in node 20, for each literal.
@@ -290,7 +292,7 @@ func TestNumberCostHuge(t *testing.T) {
 			line := b.Bytes()
 			lit := line[len(prefix) : len(line)-len(suffix)]
 			var got int
-			alloc := allocated(func() { got = numberCost(lit) })
+			alloc := allocs.Once(func() { got = numberCost(lit) })
 			if got != len(c.want) {
 				t.Errorf("numberCost = %d, want %d (%s)", got, len(c.want), c.want)
 			}

@@ -24,3 +24,15 @@ func Least(f func(), setup ...func()) uint64 {
 	}
 	return least
 }
+
+// Once is the bytes the process allocated during one run of f, for code
+// that can run only once (it consumes its input) or is too costly to run
+// five times; a collection first leaves less for other goroutines to add.
+func Once(f func()) uint64 {
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	f()
+	runtime.ReadMemStats(&m1)
+	return m1.TotalAlloc - m0.TotalAlloc
+}
