@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -59,21 +58,7 @@ func stderrSection(s string) string {
 // The JSON keys and their order are an interface: checked on the raw text.
 func TestBudgetJSONExactKeys(t *testing.T) {
 	atRepoRoot(t)
-	keysOf := func(raw json.RawMessage) []string {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		var keys []string
-		tok, err := dec.Token()
-		require.NoError(t, err)
-		require.Equal(t, json.Delim('{'), tok)
-		for dec.More() {
-			k, err := dec.Token()
-			require.NoError(t, err)
-			keys = append(keys, k.(string))
-			var skip json.RawMessage
-			require.NoError(t, dec.Decode(&skip))
-		}
-		return keys
-	}
+	keysOf := func(raw json.RawMessage) []string { return jsonKeys(t, string(raw)) }
 	for _, tc := range []struct {
 		session string
 		budget  string

@@ -69,16 +69,25 @@ func TestFixWriteFailureIsSaid(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = exec.Command(chattr, "-i", p).Run() })
 
-	r := sessionls(t, "check", "--fix", p)
-	assert.Equal(t, 2, r.code, r.stdout+r.stderr)
-	assert.Contains(t, r.stderr, "cannot write")
-	assert.Contains(t, r.stdout, "1 file could not be written")
+	r := fixNotWritten(t, p, "cannot write", p, broken)
 	assert.NotContains(t, r.stdout, "could not be read")
-	got, err := os.ReadFile(p)
-	require.NoError(t, err)
-	assert.Equal(t, broken, string(got))
 	entries, _ := os.ReadDir(dir)
 	assert.Len(t, entries, 1, "no temporary file left")
+}
+
+// fixNotWritten runs check --fix on arg, whose file cannot be written for
+// the reason stderr must give, and checks that it says so (exit 2, and
+// "1 file could not be written") and that path still holds want.
+func fixNotWritten(t *testing.T, arg, reason, path, want string) result {
+	t.Helper()
+	r := sessionls(t, "check", "--fix", arg)
+	assert.Equal(t, 2, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, reason)
+	assert.Contains(t, r.stdout, "1 file could not be written")
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, want, string(got), "the file is untouched")
+	return r
 }
 
 // A session with a trailing comma on line 1: fixable by the safe fix.
@@ -96,13 +105,7 @@ func TestFixRefusesLinkOutOfTree(t *testing.T) {
 
 	for _, arg := range []string{filepath.Dir(tree), link} {
 		t.Run(strings.TrimPrefix(arg, root), func(t *testing.T) {
-			r := sessionls(t, "check", "--fix", arg)
-			assert.Equal(t, 2, r.code, r.stdout+r.stderr)
-			assert.Contains(t, r.stderr, "is a symbolic link to "+outside)
-			assert.Contains(t, r.stdout, "1 file could not be written")
-			got, err := os.ReadFile(outside)
-			require.NoError(t, err)
-			assert.Equal(t, fixableSession, string(got), "the link's target outside the tree is untouched")
+			fixNotWritten(t, arg, "is a symbolic link to "+outside, outside, fixableSession)
 
 			// Checking it (reading) is fine; --diff only reads too.
 			assert.Equal(t, 1, sessionls(t, "check", arg).code)
@@ -114,13 +117,7 @@ func TestFixRefusesLinkOutOfTree(t *testing.T) {
 func TestFixRefusesReadOnly(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "s.jsonl")
 	require.NoError(t, os.WriteFile(p, []byte(fixableSession), 0o444))
-	r := sessionls(t, "check", "--fix", p)
-	assert.Equal(t, 2, r.code, r.stdout+r.stderr)
-	assert.Contains(t, r.stderr, "read-only")
-	assert.Contains(t, r.stdout, "1 file could not be written")
-	got, err := os.ReadFile(p)
-	require.NoError(t, err)
-	assert.Equal(t, fixableSession, string(got))
+	fixNotWritten(t, p, "read-only", p, fixableSession)
 	fi, err := os.Stat(p)
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o444), fi.Mode().Perm())
@@ -131,7 +128,7 @@ func TestFixRefusesReadOnly(t *testing.T) {
 	assert.Equal(t, 0, sessionls(t, "check", "--fix", clean).code)
 
 	// trim -o onto a read-only file refuses too.
-	r = sessionls(t, "trim", "--max-chars", "1000", "-o", p, clean)
+	r := sessionls(t, "trim", "--max-chars", "1000", "-o", p, clean)
 	assert.Equal(t, 2, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stderr, "read-only")
 }

@@ -23,18 +23,25 @@ func TestChar16(t *testing.T) {
 	}
 }
 
+// randomText joins 1 to n pieces of valid and invalid UTF-8 (lone
+// continuation bytes, overlong leads, cut sequences, a surrogate), ASCII
+// and space.
+func randomText(rng *rand.Rand, n int, space string) string {
+	pieces := []string{"a", "é", "世", "😀", "\x80", "\xbf", "\xc0", "\xc2", "\xe0", "\xe0\xa0", "\xed", "\xed\xa0\x80", "\xf0", "\xf0\x9f", "\xf0\x9f\x98", "\xf4\x90", "\xf5", "\xff", "\r", space}
+	var b strings.Builder
+	for range rng.IntN(n) + 1 {
+		b.WriteString(pieces[rng.IntN(len(pieces))])
+	}
+	return b.String()
+}
+
 // Walking a line with Char16 (what the language server does to map columns
 // onto bytes) must count like the parser's Width16: both as node's UTF-8
 // decoder counts.
 func TestChar16MatchesWidth(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
-	alphabet := []string{"a", "é", "世", "😀", "\x80", "\xbf", "\xc0", "\xc2", "\xe0", "\xe0\xa0", "\xed", "\xed\xa0\x80", "\xf0", "\xf0\x9f", "\xf0\x9f\x98", "\xf4\x90", "\xf5", "\xff", "\r", " "}
 	for i := 0; i < 3000; i++ {
-		var b strings.Builder
-		for range rng.IntN(12) + 1 {
-			b.WriteString(alphabet[rng.IntN(len(alphabet))])
-		}
-		s := b.String()
+		s := randomText(rng, 12, " ")
 		units := 0
 		for j := 0; j < len(s); {
 			w, n := Char16(s[j:])
@@ -51,13 +58,8 @@ func TestChar16MatchesWidth(t *testing.T) {
 // before a byte that is ASCII or a lead byte.
 func TestWidth16(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
-	alphabet := []string{"a", "é", "世", "😀", "\x80", "\xbf", "\xc0", "\xc2", "\xe0", "\xe0\xa0", "\xed", "\xed\xa0\x80", "\xf0", "\xf0\x9f", "\xf0\x9f\x98", "\xf4\x90", "\xf5", "\xff", "\r", "        "}
 	for i := 0; i < 3000; i++ {
-		var sb strings.Builder
-		for range rng.IntN(40) + 1 {
-			sb.WriteString(alphabet[rng.IntN(len(alphabet))])
-		}
-		b := []byte(sb.String())
+		b := []byte(randomText(rng, 40, "        "))
 		want := Parse(b).Width16
 		if got := Width16(b); got != want {
 			t.Fatalf("%q: Width16 %d, Parse's Width16 %d", b, got, want)
