@@ -142,17 +142,9 @@ func TestRealDamage(t *testing.T) {
 			} else if !res.Report.Loads() {
 				t.Errorf("after every fix the file does not load: %s", res.Report.LoadFailure().Message)
 			}
-			inAmbiguity := func(ln int) bool {
-				for _, a := range res.Ambiguities {
-					if ln >= a.Line && ln <= a.EndLine {
-						return true
-					}
-				}
-				return false
-			}
 			seen := map[int]bool{}
 			for i, l := range bytes.Split(res.Data, []byte("\n")) {
-				if len(l) == 0 || inAmbiguity(i+1) {
+				if len(l) == 0 || inAmbiguity(res, i+1) {
 					continue // undecided: left as it was, and the file does not load
 				}
 				k, ok := want[string(l)]

@@ -97,14 +97,6 @@ func TestInterleavedWritersProperty(t *testing.T) {
 		for _, rec := range all {
 			want[rec]++
 		}
-		inAmbiguity := func(ln int) bool {
-			for _, a := range res.Ambiguities {
-				if ln >= a.Line && ln <= a.EndLine {
-					return true
-				}
-			}
-			return false
-		}
 		got := map[string]int{}
 		for i, l := range strings.Split(strings.TrimSuffix(string(res.Data), "\n"), "\n") {
 			if want[l] > 0 {
@@ -112,7 +104,7 @@ func TestInterleavedWritersProperty(t *testing.T) {
 				continue
 			}
 			switch {
-			case inAmbiguity(i + 1):
+			case inAmbiguity(res, i+1):
 				// Undecided: left as it was (a splice there may parse),
 				// and the file does not load.
 			case analysis.Analyze([]byte(l), analysis.Options{}).Loads():
@@ -142,4 +134,15 @@ func TestInterleavedWritersProperty(t *testing.T) {
 	if decided < files/2 {
 		t.Errorf("only %d of %d files decided: the property proves little", decided, files)
 	}
+}
+
+// inAmbiguity reports whether line ln lies in one of the runs of lines
+// FixAll left alone for their several possible pairings.
+func inAmbiguity(res fix.Result, ln int) bool {
+	for _, a := range res.Ambiguities {
+		if ln >= a.Line && ln <= a.EndLine {
+			return true
+		}
+	}
+	return false
 }
