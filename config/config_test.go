@@ -27,6 +27,12 @@ func mustParse(t *testing.T, src string) *File {
 // firstError returns the first problem Parse reported.
 func firstError(t *testing.T, src string) *Error {
 	t.Helper()
+	return parseErrors(t, src)[0]
+}
+
+// parseErrors parses src, which must fail with its problems listed.
+func parseErrors(t *testing.T, src string) Errors {
+	t.Helper()
 	_, err := parse(t, src)
 	if err == nil {
 		t.Fatalf("%s: got no error, want one", src)
@@ -38,7 +44,7 @@ func firstError(t *testing.T, src string) *Error {
 	if len(es) == 0 {
 		t.Fatal("es is empty, want some")
 	}
-	return es[0]
+	return es
 }
 
 func TestParseErrors(t *testing.T) {
@@ -92,11 +98,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestParseReportsEveryProblem(t *testing.T) {
-	_, err := parse(t, "budget = 0\nstrict = 3\nbugdet = 1\n")
-	var es Errors
-	if !errors.As(err, &es) {
-		t.Fatal("errors.As(err, &es) = false, want true")
-	}
+	es := parseErrors(t, "budget = 0\nstrict = 3\nbugdet = 1\n")
 	if got := len(es); got != 3 {
 		t.Fatalf("len(es) = %d, want %d", got, 3)
 	}
@@ -106,11 +108,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 }
 
 func TestParseColumnsCountCharacters(t *testing.T) {
-	_, err := parse(t, "disable = [\"é\", 'nope']\n")
-	var es Errors
-	if !errors.As(err, &es) {
-		t.Fatal("errors.As(err, &es) = false, want true")
-	}
+	es := parseErrors(t, "disable = [\"é\", 'nope']\n")
 	if got := len(es); got != 2 {
 		t.Fatalf("len(es) = %d, want %d", got, 2)
 	}
