@@ -267,6 +267,16 @@ vim.opt.runtimepath:prepend(plugin)
 vim.g.mapleader = " "
 local sessionls = require("sessionls")
 
+-- stop_clients stops every sessionls client and waits until they are gone.
+local function stop_clients()
+  for _, c in ipairs(sessionls.clients()) do
+    c.stop()
+  end
+  ok(vim.wait(WAIT, function()
+    return #sessionls.clients() == 0
+  end, 20), "the sessionls client did not stop")
+end
+
 local function refresh(buf)
   sessionls.refresh_codelens(buf)
 end
@@ -952,12 +962,7 @@ local function run()
 
   -- 11. A new server from setup{ budget, checks }: initializationOptions
   -- carry the budget and turn a check off.
-  for _, c in ipairs(sessionls.clients()) do
-    c.stop()
-  end
-  ok(vim.wait(WAIT, function()
-    return #sessionls.clients() == 0
-  end, 20), "the sessionls client did not stop")
+  stop_clients()
   local n3 = n + 1
   disabled = { "orphan-tool-result" }
   local old = vim.diagnostic.get(buf)
@@ -990,12 +995,7 @@ local function run()
   -- setting: the cutoff lands where the CLI's does for that budget; a
   -- change written from Neovim moves it.
   vim.cmd("close")
-  for _, c in ipairs(sessionls.clients()) do
-    c.stop()
-  end
-  ok(vim.wait(WAIT, function()
-    return #sessionls.clients() == 0
-  end, 20), "the sessionls client did not stop")
+  stop_clients()
   local toml = tmp .. "/sessionls.toml"
   vim.fn.writefile({ "budget = " .. n }, toml)
   disabled = {}
@@ -1121,12 +1121,7 @@ local function run()
 
   -- 15. setup{ tokens = true }: each unit lens (resolved by the server)
   -- adds its token count, equal to `sessionls budget --tokens`'s.
-  for _, c in ipairs(sessionls.clients()) do
-    c.stop()
-  end
-  ok(vim.wait(WAIT, function()
-    return #sessionls.clients() == 0
-  end, 20), "the sessionls client did not stop")
+  stop_clients()
   sessionls.setup({ cmd = { bin, "serve" }, tokens = true })
   ok(vim.wait(WAIT, function()
     return #sessionls.clients(fbuf) == 1
@@ -1251,13 +1246,15 @@ local function check_map()
   sessionls.config.map_open = function(p)
     table.insert(opened, p)
   end
+  -- note_refusal is :SessionlsMap's callback: it notes why no page came.
+  local function note_refusal(p, why)
+    if not p then
+      table.insert(refused, why)
+    end
+  end
   local function run_map(what)
     local before = #opened
-    sessionls.map(buf, function(p, why)
-      if not p then
-        table.insert(refused, why)
-      end
-    end)
+    sessionls.map(buf, note_refusal)
     ok(vim.wait(WAIT, function()
       return #opened > before
     end, 20), "%s: :SessionlsMap opened no page (refused: %s)", what, vim.inspect(refused))
@@ -1304,11 +1301,7 @@ local function check_map()
     return orig(...)
   end
   local before = #refused
-  sessionls.map(buf, function(p, why)
-    if not p then
-      table.insert(refused, why)
-    end
-  end)
+  sessionls.map(buf, note_refusal)
   client.request = orig
   ok(#refused == before + 1 and refused[#refused]:find("unsaved changes", 1, true),
     "a server without sessionls/contextMap: :SessionlsMap did not fall back to the CLI (refused %s)", vim.inspect(refused))
@@ -1322,11 +1315,7 @@ local function check_map()
     return #sessionls.clients(buf) == 0
   end, 20), "the sessionls clients did not stop")
   local n = #opened
-  sessionls.map(buf, function(p, why)
-    if not p then
-      table.insert(refused, why)
-    end
-  end)
+  sessionls.map(buf, note_refusal)
   ok(#opened == n and #refused == 1 and refused[1]:find("unsaved changes", 1, true),
     "without a server, an unsaved buffer was not refused: opened %d, refused %s", #opened - n, vim.inspect(refused))
   vim.cmd("silent write")
