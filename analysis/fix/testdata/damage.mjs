@@ -34,6 +34,14 @@ function user(n) {
   return JSON.stringify({ role: "user", content: text(n) });
 }
 
+// fresh creates NAME.jsonl empty, for the writers to append to, and
+// returns its path.
+async function fresh(name) {
+  const p = join(out, name + ".jsonl");
+  await writeFile(p, "");
+  return p;
+}
+
 async function save(name, records, lost) {
   await writeFile(join(out, name + ".json"), JSON.stringify({ records, lost }));
 }
@@ -42,8 +50,7 @@ async function save(name, records, lost) {
 // 524,288-byte writes) interleave with each other and with small ones.
 async function concurrent(k) {
   const name = `concurrent-${k}`;
-  const p = join(out, name + ".jsonl");
-  await writeFile(p, "");
+  const p = await fresh(name);
   const records = [];
   for (let i = 0; i < 3; i++) {
     records.push(asst(`c${k}_${i}`));
@@ -82,8 +89,7 @@ async function killed(k) {
 // restart, the writer appended more.
 async function nulTail(k) {
   const name = `nultail-${k}`;
-  const p = join(out, name + ".jsonl");
-  await writeFile(p, "");
+  const p = await fresh(name);
   const records = [user(100), asst(`n${k}`), tool(`n${k}`, 3000 + rnd(5000))];
   for (const r of records) await appendFile(p, r + "\n");
   const size = (await stat(p)).size;
@@ -107,8 +113,7 @@ async function nulTail(k) {
 // A zeroed block in the middle of a file (a lost page).
 async function zeroedPage(k) {
   const name = `zeroed-${k}`;
-  const p = join(out, name + ".jsonl");
-  await writeFile(p, "");
+  const p = await fresh(name);
   const records = [];
   for (let i = 0; i < 12; i++) {
     records.push(i % 3 === 2 ? tool(`z${i - 1}`, 500 + rnd(1500)) : i % 3 === 1 ? asst(`z${i}`) : user(200 + rnd(800)));
@@ -131,8 +136,7 @@ async function zeroedPage(k) {
 // A writer that emits raw line breaks inside strings.
 async function rawNewlines(k) {
   const name = `split-${k}`;
-  const p = join(out, name + ".jsonl");
-  await writeFile(p, "");
+  const p = await fresh(name);
   const records = [user(50), JSON.stringify({ role: "user", content: "one\ntwo\nthree " + k })];
   for (const r of records) await appendFile(p, r.replaceAll("\\n", "\n") + "\n");
   await save(name, records, []);
