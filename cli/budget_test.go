@@ -2,15 +2,14 @@ package cli
 
 import (
 	"encoding/json"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/sessionls/sessionls/analysis"
 	nodeoracle "github.com/sessionls/sessionls/internal/randjsonl/oracle"
