@@ -3,6 +3,7 @@ package analysis_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -24,43 +25,52 @@ var benchData = sync.OnceValue(func() []byte {
 	return b.Bytes()
 })
 
-func BenchmarkAnalyze(b *testing.B) {
+// benchAnalysis measures analyze on the benchmark transcript, which
+// check judges after each run.
+func benchAnalysis(b *testing.B, analyze func(data []byte) (*analysis.Report, error), check func(*analysis.Report) error) {
 	data := benchData()
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		rep := analysis.Analyze(data, analysis.Options{})
-		if !rep.Loads() {
-			b.Fatalf("the benchmark transcript does not load: line %d", rep.FirstInvalidLine)
-		}
-	}
-}
-
-func BenchmarkAnalyzeReader(b *testing.B) {
-	data := benchData()
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		rep, err := analysis.AnalyzeReader(context.Background(), bytes.NewReader(data), analysis.Options{})
+		rep, err := analyze(data)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if !rep.Loads() {
-			b.Fatalf("the benchmark transcript does not load: line %d", rep.FirstInvalidLine)
+		if err := check(rep); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
 
-func BenchmarkBudget(b *testing.B) {
-	data := benchData()
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		rep := analysis.Analyze(data, analysis.Options{Budget: 100_000})
-		if rep.Cutoff == nil {
-			b.Fatalf("no cutoff for budget 100000: %v", rep.CutoffErr)
-		}
+// loads is the check of a benchmark without a budget.
+func loads(rep *analysis.Report) error {
+	if !rep.Loads() {
+		return fmt.Errorf("the benchmark transcript does not load: line %d", rep.FirstInvalidLine)
 	}
+	return nil
+}
+
+func BenchmarkAnalyze(b *testing.B) {
+	benchAnalysis(b, func(data []byte) (*analysis.Report, error) {
+		return analysis.Analyze(data, analysis.Options{}), nil
+	}, loads)
+}
+
+func BenchmarkAnalyzeReader(b *testing.B) {
+	benchAnalysis(b, func(data []byte) (*analysis.Report, error) {
+		return analysis.AnalyzeReader(context.Background(), bytes.NewReader(data), analysis.Options{})
+	}, loads)
+}
+
+func BenchmarkBudget(b *testing.B) {
+	benchAnalysis(b, func(data []byte) (*analysis.Report, error) {
+		return analysis.Analyze(data, analysis.Options{Budget: 100_000}), nil
+	}, func(rep *analysis.Report) error {
+		if rep.Cutoff == nil {
+			return fmt.Errorf("no cutoff for budget 100000: %v", rep.CutoffErr)
+		}
+		return nil
+	})
 }
 
 // TestBenchTranscriptAgrees checks that the in-memory and the streaming

@@ -13,18 +13,12 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+. bench/lib.sh
+need_node
 SIZE=${SIZE:-1G}
-SEED=${SEED:-1}
 BUDGET=${BUDGET:-100000}
 REPEAT=${REPEAT:-3}
-OUT=bench/out
 FILE=${1:-$OUT/session-$SIZE.jsonl}
-BIN=$OUT/sessionls
-mkdir -p "$OUT"
-. bench/lib.sh
-
-command -v node >/dev/null || { echo "compare.sh: node is required" >&2; exit 1; }
-need_time compare.sh
 
 build
 generate "$FILE" "$SIZE"

@@ -1,10 +1,17 @@
-# Shared by the bench scripts (sourced, from the repository root, after
-# OUT, BIN and SEED are set): building, generating transcripts, and timing
-# commands under GNU time.
+# Shared by the bench scripts, sourced from the repository root: the output
+# directory $OUT and the binary $BIN, the generator's $SEED, building,
+# generating transcripts, and timing commands under GNU time (which every
+# script needs: sourcing fails without it).
 
-# need_time NAME: fail unless GNU time is installed (NAME: the script).
-need_time() {
-	[ -x /usr/bin/time ] || { echo "$1: GNU time (/usr/bin/time) is required" >&2; exit 1; }
+OUT=bench/out
+BIN=$OUT/sessionls
+SEED=${SEED:-1}
+mkdir -p "$OUT"
+[ -x /usr/bin/time ] || { echo "$(basename "$0"): GNU time (/usr/bin/time) is required" >&2; exit 1; }
+
+# need_node: fail unless node is installed.
+need_node() {
+	command -v node >/dev/null || { echo "$(basename "$0"): node is required" >&2; exit 1; }
 }
 
 # build: sessionls at $BIN.

@@ -20,15 +20,10 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 SIZES=${SIZES:-50M 1G}
-SEED=${SEED:-1}
 BUDGET=${BUDGET:-100000}
 REPEAT=${REPEAT:-3}
-OUT=bench/out
-BIN=$OUT/sessionls
-mkdir -p "$OUT"
-. bench/lib.sh
-need_time map.sh
 
 build
 

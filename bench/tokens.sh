@@ -20,19 +20,13 @@
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
+. bench/lib.sh
+need_node
 SIZE=${SIZE:-32M}
-SEED=${SEED:-1}
 TOKENIZER=${TOKENIZER:-o200k_base}
 REPEAT=${REPEAT:-1}
 BIG=${BIG:-}
-OUT=bench/out
 FILE=${1:-$OUT/session-$SIZE.jsonl}
-BIN=$OUT/sessionls
-mkdir -p "$OUT"
-. bench/lib.sh
-
-command -v node >/dev/null || { echo "tokens.sh: node is required" >&2; exit 1; }
-need_time tokens.sh
 SESSIONLS_TOKENS_ORACLE=$(bash testdata/oracle/tokens/install.sh)
 export SESSIONLS_TOKENS_ORACLE
 
