@@ -473,13 +473,10 @@ func (p *parser) scanNumber(i int) int {
 		return i
 	}
 	if i < n && b[i] == '.' {
-		i++
-		if i >= n || b[i] < '0' || b[i] > '9' {
+		var ok bool
+		if i, ok = digitRun(b, i+1); !ok {
 			p.unexpected(i)
 			return i
-		}
-		for i < n && b[i] >= '0' && b[i] <= '9' {
-			i++
 		}
 	}
 	if i < n && (b[i] == 'e' || b[i] == 'E') {
@@ -487,15 +484,24 @@ func (p *parser) scanNumber(i int) int {
 		if i < n && (b[i] == '+' || b[i] == '-') {
 			i++
 		}
-		if i >= n || b[i] < '0' || b[i] > '9' {
+		var ok bool
+		if i, ok = digitRun(b, i); !ok {
 			p.unexpected(i)
 			return i
 		}
-		for i < n && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
 	}
 	return i
+}
+
+// digitRun returns the end of the run of one or more digits at b[i], and
+// false (with i) when b[i] is not a digit.
+func digitRun(b []byte, i int) (int, bool) {
+	if i >= len(b) || b[i] < '0' || b[i] > '9' {
+		return i, false
+	}
+	for i++; i < len(b) && b[i] >= '0' && b[i] <= '9'; i++ {
+	}
+	return i, true
 }
 
 // ParseJSON is JSON.parse's verdict alone, for the session formats whose
