@@ -501,10 +501,10 @@ func (s *solver) decide(ls []fileLine, first, last int, states []*solveState) (F
 		return f, nil, nil, true
 	}
 	a := &Ambiguity{Line: ls[first].ln, EndLine: ls[last].ln, Ways: ways, More: ways > len(hs) || ways >= 1<<20}
-	for _, h := range hs {
+	for i, h := range hs {
 		f := s.fixOf(ls, first, last, h)
 		f.Safety = Unsafe
-		f.Title = "Rejoin one way of " + waysText(ways) + " (not chosen automatically): " + f.Title
+		f.Title = s.candidateTitle(ls, first, last, h, i+1, ways, f.Lost)
 		a.Candidates = append(a.Candidates, f)
 	}
 	return Fix{}, a, nil, true
