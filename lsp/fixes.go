@@ -145,7 +145,11 @@ func (s *server) fixActions(ctx context.Context, f *file, p *protocol.CodeAction
 // fixable finding on the requested lines when the context has none.
 func (s *server) quickFixes(f *file, p *protocol.CodeActionParams, versioned bool) []protocol.CodeAction {
 	var out []protocol.CodeAction
+	amb := &ambiguities{f: f}
 	add := func(d protocol.Diagnostic, line1 int, code string) {
+		// The candidates of an ambiguous run (candidates.go) come after
+		// the line's own fix, if it has one.
+		defer func() { out = append(out, s.candidateActions(amb, d, line1, code, versioned)...) }()
 		p, ok := quickFixOf(f, line1, code)
 		if !ok {
 			return
@@ -161,7 +165,10 @@ func (s *server) quickFixes(f *file, p *protocol.CodeActionParams, versioned boo
 	if len(p.Context.Diagnostics) > 0 {
 		for _, d := range p.Context.Diagnostics {
 			code, ok := d.Code.(string)
-			if !ok || d.Source != diagnosticSource || !fixDataCurrent(d.Data, f.version) {
+			// An interleaved-record diagnostic may have candidates without a
+			// fix of its own (and no fix data): the text is in sync, and
+			// the candidates are computed on it.
+			if !ok || d.Source != diagnosticSource || !fixDataCurrent(d.Data, f.version) && code != analysis.CodeInterleavedRecord {
 				continue
 			}
 			add(d, diagnosticLine(f.doc, d), code)

@@ -1,6 +1,7 @@
 package fix
 
 import (
+	"context"
 	"slices"
 	"strconv"
 	"strings"
@@ -117,4 +118,39 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
+}
+
+// ApplyChosen applies chosen, candidates of res's ambiguities that a
+// person picked (at most one per ambiguity), to res.Data, then fixes the
+// result again with fixAll (FixAllContext with the options and safety res
+// was made with, or a dialect's), and returns what both did: Data,
+// Report, Ambiguities and HeldOrphans of the last step; Fixed and Lost
+// summed; Origin in terms of the input res was made from.
+func ApplyChosen(ctx context.Context, res Result, chosen []Fix, fixAll func(context.Context, []byte) (Result, error)) (Result, error) {
+	if len(chosen) == 0 {
+		return res, nil
+	}
+	chosen = slices.Clone(chosen)
+	slices.SortFunc(chosen, func(a, b Fix) int { return a.Line - b.Line })
+	origin := origins(res.Data, chosen, res.Origin)
+	data := Apply(res.Data, chosen)
+	next, err := fixAll(ctx, data)
+	if err != nil {
+		return Result{}, err
+	}
+	if next.Origin != nil {
+		for i, o := range next.Origin {
+			if o > 0 {
+				next.Origin[i] = origin[o-1]
+			}
+		}
+	} else {
+		next.Origin = origin
+	}
+	next.Fixed += res.Fixed + len(chosen)
+	next.Lost = next.Lost.Add(res.Lost)
+	for _, c := range chosen {
+		next.Lost = next.Lost.Add(c.Lost)
+	}
+	return next, nil
 }
