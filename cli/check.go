@@ -44,6 +44,8 @@ type checkOptions struct {
 	fix           bool // apply safe fixes in place
 	unsafeFixes   bool // and unsafe ones
 	diff          bool // print what --fix would change, write nothing
+	pickFlags     []string
+	picks         []pick // --pick: candidates of ambiguous runs to apply (pick.go)
 	// summary is --step-summary (summary.go).
 	summary *stepSummary
 }
@@ -113,6 +115,18 @@ is copied to a temporary file for that, except with --format github: up to
 256 MiB, past which stdin's findings show no fixes), and holds no line over
 64 MiB for a fix mark (its finding shows none; --fix still fixes it).
 
+Interleaved appends whose pieces pair into valid records more than one way
+are never guessed at: check names each such run on stderr and lists its
+candidate fixes (up to 4), numbered LINE:N, each titled with the pieces it
+joins (a piece is one 524,288-byte write, counted from 1 in its line) and
+what it keeps and loses; json lists them as "candidates" of the run's
+first interleaved-record finding, sarif as more fixes of that result.
+--pick LINE:N (with --unsafe-fixes and --fix or --diff, one file,
+repeatable) applies candidate N of the run at LINE, the file's own line
+as check lists it, then the other fixes; a pick that names no candidate
+writes nothing (exit 2). A plain check reads a file with an
+interleaved-record finding whole (up to 256 MiB) for its candidates.
+
 Each file lists at most the first 100 findings of each code; the rest are
 counted (text and github: "… and N more <code> findings"; json: "omitted"
 on the last one listed; sarif: a note notification) and the summary, the
@@ -131,6 +145,7 @@ With --fix they follow what remains.`,
   sessionls check --shard 2/4 sessions/   # the second of four CI jobs
   sessionls check --fix sessions/
   sessionls check --diff --unsafe-fixes session.jsonl
+  sessionls check --fix --unsafe-fixes --pick 2:1 session.jsonl   # candidate 1 of the ambiguous run at line 2
   sessionls check --fix - < broken.jsonl > fixed.jsonl`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -150,6 +165,7 @@ With --fix they follow what remains.`,
 	addDialectFlag(f, &o.flags.dialect)
 	f.BoolVar(&o.fix, "fix", false, "apply the safe fixes in place, then report what remains")
 	f.BoolVar(&o.unsafeFixes, "unsafe-fixes", false, "with --fix or --diff: apply the unsafe fixes too")
+	f.StringArrayVar(&o.pickFlags, "pick", nil, pickFlagHelp)
 	f.BoolVar(&o.diff, "diff", false, "print a unified diff of what --fix would change and write nothing (exit 1 when something would)")
 	o.summary = newStepSummary(f)
 	return cmd
@@ -193,9 +209,11 @@ type fileResult struct {
 	more     []omitted          // the findings past the cap, counted by code
 	cutFixes fixCounts          // the fixes of the findings past the cap
 	run      *fixRun            // --fix or --diff
-	err      error
-	internal bool // err is a bug, not an I/O problem
-	done     chan struct{}
+	// ambiguities: a plain check's ambiguous runs (pick.go), listed
+	ambiguities []fix.Ambiguity
+	err         error
+	internal    bool // err is a bug, not an I/O problem
+	done        chan struct{}
 }
 
 func parseShard(s string) (i, n int, err error) {
@@ -303,6 +321,15 @@ func prepareCheck(e *env, o checkOptions, args []string) (*checkRun, error) {
 	if o.unsafeFixes && !o.fixing() {
 		return nil, usagef("--unsafe-fixes needs --fix or --diff")
 	}
+	if o.picks, err = parsePicks(o.pickFlags); err != nil {
+		return nil, err
+	}
+	if len(o.picks) > 0 && !o.unsafeFixes {
+		return nil, usagef("--pick applies an unsafe candidate fix: it needs --unsafe-fixes (and --fix or --diff)")
+	}
+	if len(o.picks) > 0 && (len(args) != 1 || isDir(args[0])) {
+		return nil, usagef("--pick names lines of one file: give exactly one file")
+	}
 	if o.diff && !o.out.withDiff {
 		return nil, usagef("--diff prints a diff, not findings: it cannot be used with --format %s", o.format)
 	}
@@ -384,6 +411,10 @@ func (c *checkRun) fileFailed(t target, r *fileResult) {
 	}
 	msg := fmt.Sprintf("%s %s: %v", what, t.path, reason)
 	var we writeError
+	var pe2 pickError
+	if errors.As(r.err, &pe2) {
+		msg = pe2.Error()
+	}
 	if errors.As(r.err, &we) {
 		msg = we.Error() // it names the file and what failed
 		c.sum.writeErrors++
@@ -405,6 +436,7 @@ func (c *checkRun) fileDone(t target, r *fileResult) error {
 		// many ways its pieces pair (the file does not load: exit 1).
 		for _, a := range r.run.ambiguities {
 			fmt.Fprintf(c.e.stderr, "sessionls: %s:%d: %s\n", textfmt.Sanitize(t.path), a.Line, a.Message())
+			listCandidates(c.e.stderr, a)
 			sum.ambiguous++
 		}
 		if r.run.fixed > 0 {
@@ -424,6 +456,10 @@ func (c *checkRun) fileDone(t target, r *fileResult) error {
 				return writeFailed(c.e, err)
 			}
 		}
+	}
+	for _, a := range r.ambiguities { // a plain check's
+		fmt.Fprintf(c.e.stderr, "sessionls: %s:%d: %s\n", textfmt.Sanitize(t.path), a.Line, a.Message())
+		listCandidates(c.e.stderr, a)
 	}
 	safe, unsafe := r.fixes.count()
 	sum.fixable += safe + r.cutFixes.safe
@@ -581,6 +617,9 @@ func schedule(ctx context.Context, e *env, targets []target, results []*fileResu
 				return nil
 			}
 			r.findings, r.fixes, r.more, r.cutFixes, r.err = checkFile(ctx, e, t, t.opts, o.out, bytesRead)
+			if r.err == nil {
+				r.err = plainAmbiguities(ctx, t, r, o.out.fixRegions)
+			}
 			return nil
 		})
 	}

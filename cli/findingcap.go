@@ -85,8 +85,8 @@ func capWithFixes(findings []analysis.Finding, fixes fileFixes, limit int) ([]an
 	kept, more := capFindings(findings, limit, func(i int) {
 		if fixes != nil {
 			var fi fixInfo
-			if p := fixes.at(i); p != nil {
-				fi = *p
+			if i < len(fixes) {
+				fi = fixes[i] // with its candidates, if any (pick.go)
 			}
 			kf = append(kf, fi)
 		}

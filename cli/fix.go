@@ -38,6 +38,9 @@ type fixInfo struct {
 	safety  fix.Safety
 	title   string
 	regions []fixRegion
+	// candidates: the finding is the first of an ambiguous run of
+	// interleaved pieces, and these its candidate fixes (pick.go).
+	candidates []candidateInfo
 }
 
 // fileFixes holds the fix of each finding of a file, by the finding's
@@ -223,7 +226,16 @@ func fixPath(ctx context.Context, t target, opts analysis.Options, o checkOption
 func fixData(ctx context.Context, t target, data []byte, opts analysis.Options, o checkOptions) (*fixRun, fix.Result, error) {
 	opts.SkipMessages = false
 	d := bytesDialect(t.dialect, data)
-	res, err := d.FixAll(ctx, data, opts, o.unsafeFixes)
+	fixAll := func(ctx context.Context, b []byte) (fix.Result, error) {
+		return d.FixAll(ctx, b, opts, o.unsafeFixes)
+	}
+	var res fix.Result
+	var err error
+	if len(o.picks) > 0 {
+		res, err = applyPicks(ctx, t.path, d, data, opts, o.picks, fixAll)
+	} else {
+		res, err = fixAll(ctx, data)
+	}
 	if err != nil {
 		return nil, res, err
 	}
@@ -231,12 +243,20 @@ func fixData(ctx context.Context, t target, data []byte, opts analysis.Options, 
 	run.findings = slices.Clone(res.Report.Findings)
 	sortFindings(run.findings)
 	run.fixes = fixesOf(d, res.Data, run.findings, o.out.fixRegions)
+	run.fixes = withCandidates(run.fixes, run.findings, res.Data, res.Ambiguities, o.out.fixRegions)
 	if !o.unsafeFixes {
 		more, err := d.FixAll(ctx, res.Data, opts, true)
 		if err != nil {
 			return nil, res, err
 		}
 		run.more = more.Fixed
+	}
+	if o.diff && res.Fixed > 0 && len(res.Ambiguities) > 0 {
+		// Nothing is written: name the runs in the file's own lines, as
+		// --pick takes them (pick.go).
+		if run.ambiguities, err = inputAmbiguities(ctx, d, data, opts); err != nil {
+			return nil, res, err
+		}
 	}
 	switch {
 	case o.diff:

@@ -29,6 +29,15 @@ type jsonFinding struct {
 	// more findings of that code the file has: only the first
 	// maxListedPerCode of a code are listed. Absent otherwise.
 	Omitted int `json:"omitted,omitempty"`
+	// Candidates, on the first finding of a run of interleaved pieces
+	// that pair validly more than one way, are its candidate fixes (none
+	// applied by --fix): pick is LINE:N for check --pick.
+	Candidates []jsonCandidate `json:"candidates,omitempty"`
+}
+
+type jsonCandidate struct {
+	Pick  string `json:"pick"`
+	Title string `json:"title"`
 }
 
 type jsonFormatter struct {
@@ -58,7 +67,7 @@ func (j *jsonFormatter) file(path string, findings []analysis.Finding, fixes fil
 		b, err := textfmt.JSON(jsonFinding{
 			File: path, Line: f.Line, Column: startCol(f), EndLine: f.Line, EndColumn: endCol(f),
 			Severity: f.Severity.String(), Code: f.Code, Message: f.Message, Fix: safety,
-			Omitted: last[i],
+			Omitted: last[i], Candidates: jsonCandidates(fixes.candidatesAt(i)),
 		})
 		if err != nil {
 			return fmt.Errorf("encoding a finding of %s: %w", path, err)

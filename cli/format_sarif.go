@@ -102,6 +102,9 @@ type sarifFix struct {
 
 type sarifFixProperties struct {
 	Safety string `json:"safety"`
+	// Pick, on a candidate of an ambiguous run, is the LINE:N of check
+	// --pick that applies it.
+	Pick string `json:"pick,omitempty"`
 }
 
 type sarifArtifactChange struct {
@@ -228,6 +231,13 @@ func (s *sarifFormatter) file(path string, findings []analysis.Finding, fixes fi
 		}
 		if fi := fixes.at(i); fi != nil {
 			r.Fixes = []sarifFix{sarifFixOf(uri, fi)}
+		}
+		// An ambiguous run's candidates: one fix each, unsafe, with the
+		// --pick that applies it.
+		for _, c := range fixes.candidatesAt(i) {
+			sf := sarifFixOf(uri, &c.fixInfo)
+			sf.Properties.Pick = c.pick
+			r.Fixes = append(r.Fixes, sf)
 		}
 		if idx < 0 {
 			// A code this build does not describe: still a valid result,
