@@ -115,6 +115,16 @@ func TestInterleavedWritersProperty(t *testing.T) {
 		}
 		if len(res.Ambiguities) > 0 {
 			ambiguous++
+			// A person choosing among the candidates must tell them apart.
+			for _, a := range res.Ambiguities {
+				titles := map[string]bool{}
+				for _, c := range a.Candidates {
+					if titles[c.Title] {
+						t.Errorf("file %d: two candidates of the run at line %d are titled %q", k, a.Line, c.Title)
+					}
+					titles[c.Title] = true
+				}
+			}
 			continue
 		}
 		decided++
