@@ -19,8 +19,9 @@ type Usage struct {
 	ReasoningTokens   int64
 	// ContextTokens is the context the model read at that turn.
 	ContextTokens int64
-	// ContextWindow is the model's context window when the file records
-	// it; 0 when it does not.
+	// ContextWindow is the model's context window: as the file records it
+	// (Codex CLI), or the documented window of the model the turn names
+	// (Claude Code, whose files do not record it); 0 when unknown.
 	ContextWindow int64
 }
 

@@ -149,7 +149,8 @@ func complete(rep *analysis.Report, entries []*entry, opts analysis.Options) {
 // the input not read from the cache (input_tokens plus
 // cache_creation_input_tokens), CachedInputTokens what was
 // (cache_read_input_tokens), and ContextTokens their sum. The file does
-// not record the context window (ContextWindow guesses it from the model).
+// not record the context window: ContextWindow is the documented window of
+// the model the response names (the function ContextWindow).
 func (c *conv) usage() []analysis.Usage {
 	var out []analysis.Usage
 	at := map[string]int{} // message.id → index in out
@@ -161,6 +162,7 @@ func (c *conv) usage() []analysis.Usage {
 		u := analysis.Usage{
 			Line: e.ln, InputTokens: in, CachedInputTokens: e.usage.cacheRead,
 			OutputTokens: e.usage.output, ContextTokens: in + e.usage.cacheRead,
+			ContextWindow: ContextWindow(e.model),
 		}
 		if k, ok := at[e.msgID]; ok && e.msgID != "" {
 			u.Line = out[k].Line

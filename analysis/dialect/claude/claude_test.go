@@ -235,7 +235,7 @@ func TestSyntheticNoUsage(t *testing.T) {
 		`{"parentUuid":"u2","type":"assistant","message":{"id":"msg_1","model":"claude-sonnet-4-5","role":"assistant","content":[{"type":"text","text":"ok"}],"usage":{"input_tokens":5,"output_tokens":1,"cache_creation_input_tokens":100,"cache_read_input_tokens":0}},"uuid":"a2"}`,
 	}
 	rep := Dialect{}.Analyze([]byte(strings.Join(lines, "\n")), analysis.Options{})
-	if len(rep.Usage) != 1 || rep.Usage[0].Line != 4 || rep.Usage[0].ContextTokens != 105 {
+	if len(rep.Usage) != 1 || rep.Usage[0].Line != 4 || rep.Usage[0].ContextTokens != 105 || rep.Usage[0].ContextWindow != 200_000 {
 		t.Errorf("usage %+v", rep.Usage)
 	}
 	if len(rep.Findings) != 0 || len(rep.Messages) != 4 {
