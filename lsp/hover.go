@@ -156,14 +156,22 @@ func messageHoverText(doc *analysis.Document, rep *analysis.Report, i, m int, to
 // findings on it, or that it holds no message the model sees.
 func dialectHoverText(doc *analysis.Document, rep *analysis.Report, name string, i int) string {
 	line1 := i + 1
+	extra := usageHover(rep, line1)
 	if m, ok := rep.MessageAtLine(line1); ok {
-		return messageHoverText(doc, rep, i, m, func(string, int64) string { return "" })
+		text := messageHoverText(doc, rep, i, m, func(string, int64) string { return "" })
+		if extra != "" {
+			text += "\n\n" + extra
+		}
+		return text
 	}
 	var b strings.Builder
 	for _, f := range rep.Findings {
 		if f.Line == line1 {
 			fmt.Fprintf(&b, "**%s** · line %d\n\n%s\n\n", f.Code, line1, escapeMarkdown(f.Message))
 		}
+	}
+	if extra != "" {
+		b.WriteString(extra)
 	}
 	if b.Len() > 0 {
 		return strings.TrimSuffix(b.String(), "\n\n")

@@ -38,12 +38,13 @@ type lensCache struct {
 	lenses  []protocol.CodeLens
 }
 
-// get returns codeLenses(doc, rep, budget, deferTo), made again only when
+// get returns codeLenses(doc, rep, budget, deferTo) and usageLenses(doc,
+// rep), made again only when
 // one of them changed since the last call. doc changes only together with
 // rep: an edit or new options drop the document's report.
 func (c *lensCache) get(doc *analysis.Document, rep *analysis.Report, budget int64, deferTo protocol.DocumentURI) []protocol.CodeLens {
 	if c.lenses == nil || c.rep != rep || c.budget != budget || c.deferTo != deferTo {
-		c.lenses = codeLenses(doc, rep, budget, deferTo)
+		c.lenses = append(codeLenses(doc, rep, budget, deferTo), usageLenses(doc, rep)...)
 		c.rep, c.budget, c.deferTo = rep, budget, deferTo
 	}
 	return c.lenses
@@ -63,6 +64,9 @@ func (c *lensCache) get(doc *analysis.Document, rep *analysis.Report, budget int
 //   - with a budget and a file that does not load, on line 1:
 //     "✂ budget 8,000: the file does not load (line 8 is invalid)";
 //   - one per unit on its first line: "1,234 chars · 3 messages · 45,678 from newest".
+//
+// CodeLens adds, for a dialect whose file records them, one lens per
+// reported usage and per compaction (usageLenses).
 //
 // The budget lenses carry sessionls.setBudget with no argument: clients
 // prompt for a budget. Each unit lens carries sessionls.setBudget with the

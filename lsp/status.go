@@ -44,6 +44,16 @@ type statusResult struct {
 	// accepts, is a ... record".
 	Dialect    string `json:"dialect"`
 	DialectWhy string `json:"dialectWhy"`
+	// For a dialect whose file records the model's usage (claude-code,
+	// codex): the last turn's context (contextTokens, at contextLine), the
+	// model's window (contextWindow, absent when unknown) and the fill in
+	// percent of it (contextFill); compactions counts the compaction
+	// points. The keys are absent when the file records none.
+	ContextTokens *int64 `json:"contextTokens,omitempty"`
+	ContextLine   *int   `json:"contextLine,omitempty"`
+	ContextWindow *int64 `json:"contextWindow,omitempty"`
+	ContextFill   *int64 `json:"contextFill,omitempty"`
+	Compactions   int    `json:"compactions,omitempty"`
 }
 
 // Request serves the custom requests (protocol.ServerHandler hands every
@@ -76,6 +86,14 @@ func (s *server) status(ctx context.Context, params any) (*statusResult, error) 
 		Dialect:    f.dialect.Name(),
 		DialectWhy: f.dialectWhy,
 	}
+	if u, ok := lastUsage(rep); ok {
+		res.ContextTokens, res.ContextLine = &u.ContextTokens, &u.Line
+		if u.ContextWindow > 0 {
+			fill := (u.ContextTokens*100 + u.ContextWindow/2) / u.ContextWindow
+			res.ContextWindow, res.ContextFill = &u.ContextWindow, &fill
+		}
+	}
+	res.Compactions = len(rep.Compactions)
 	if b := f.opts.Budget; b > 0 {
 		res.Budget = &b
 		src := s.budgetSource(f.uri)
