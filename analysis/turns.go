@@ -1,5 +1,7 @@
 package analysis
 
+import "github.com/sessionls/sessionls/internal/textfmt"
+
 // Facts some session formats record beside their messages (issue 21): the
 // model's own account of each turn and the points where the history was
 // compacted. The seed runtime records neither, so a seed report leaves
@@ -48,4 +50,26 @@ func (r *Report) SetLoad(line int, message string) {
 	if line <= 0 {
 		r.loadMessage = ""
 	}
+}
+
+// Fill is the turn's context as a whole percent of its window, rounded
+// half up (23 for 45,210 of 200,000); ok is false when the window is
+// unknown.
+func (u Usage) Fill() (percent int64, ok bool) {
+	if u.ContextWindow <= 0 {
+		return 0, false
+	}
+	return (u.ContextTokens*100 + u.ContextWindow/2) / u.ContextWindow, true
+}
+
+// Summary says what the compaction did, as the front ends show it: "13
+// messages replaced by a 2,340-char summary". A dialect whose report holds
+// no message before the compaction (Claude Code resumes from the last
+// boundary: Replaced 0) says "the history before it" instead.
+func (c Compaction) Summary() string {
+	what := "the history before it"
+	if c.Replaced > 0 {
+		what = textfmt.Plural(c.Replaced, "message", "messages")
+	}
+	return what + " replaced by a " + textfmt.Thousands(c.Chars) + "-char summary"
 }

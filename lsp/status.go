@@ -88,8 +88,7 @@ func (s *server) status(ctx context.Context, params any) (*statusResult, error) 
 	}
 	if u, ok := lastUsage(rep); ok {
 		res.ContextTokens, res.ContextLine = &u.ContextTokens, &u.Line
-		if u.ContextWindow > 0 {
-			fill := (u.ContextTokens*100 + u.ContextWindow/2) / u.ContextWindow
+		if fill, ok := u.Fill(); ok {
 			res.ContextWindow, res.ContextFill = &u.ContextWindow, &fill
 		}
 	}

@@ -27,7 +27,7 @@ func usageTitle(u analysis.Usage) string {
 		b.WriteString(" / ")
 		b.WriteString(textfmt.Thousands(u.ContextWindow))
 		b.WriteString(" tokens · ")
-		b.WriteString(fillPercent(u.ContextTokens, u.ContextWindow))
+		b.WriteString(fillPercent(u))
 	} else {
 		b.WriteString(" tokens")
 	}
@@ -37,25 +37,15 @@ func usageTitle(u analysis.Usage) string {
 	return b.String()
 }
 
-// fillPercent is n of window in whole percent, rounded half up ("23%").
-func fillPercent(n, window int64) string {
-	if window <= 0 {
-		return ""
-	}
-	return fmt.Sprintf("%d%%", (n*100+window/2)/window)
+// fillPercent is u's context in whole percent of its window ("23%").
+func fillPercent(u analysis.Usage) string {
+	p, _ := u.Fill()
+	return fmt.Sprintf("%d%%", p)
 }
 
 // compactionTitle is a compaction lens's title: "compaction: 13 messages
-// replaced by a 2,345-char summary". Claude Code resumes from the last
-// boundary, so its report holds no message before one (Replaced 0): then
-// "the history before it" is what was replaced.
-func compactionTitle(c analysis.Compaction) string {
-	what := "the history before it"
-	if c.Replaced > 0 {
-		what = textfmt.Plural(int64(c.Replaced), "message", "messages")
-	}
-	return fmt.Sprintf("compaction: %s replaced by a %s-char summary", what, textfmt.Thousands(c.Chars))
-}
+// replaced by a 2,345-char summary".
+func compactionTitle(c analysis.Compaction) string { return "compaction: " + c.Summary() }
 
 // usageLenses are the lenses of rep's usage and compactions, in line
 // order (each list is). They carry no command: they inform, and a client
@@ -96,7 +86,7 @@ func usageHover(rep *analysis.Report, line1 int) string {
 		fmt.Fprintf(&b, "**usage** · the model's reported usage of this turn\n\n")
 		fmt.Fprintf(&b, "context %s tokens", textfmt.Thousands(u.ContextTokens))
 		if u.ContextWindow > 0 {
-			fmt.Fprintf(&b, " of a %s-token window (%s full)", textfmt.Thousands(u.ContextWindow), fillPercent(u.ContextTokens, u.ContextWindow))
+			fmt.Fprintf(&b, " of a %s-token window (%s full)", textfmt.Thousands(u.ContextWindow), fillPercent(u))
 		}
 		fmt.Fprintf(&b, ": input %s, cached input %s; output %s",
 			textfmt.Thousands(u.InputTokens), textfmt.Thousands(u.CachedInputTokens), textfmt.Thousands(u.OutputTokens))
@@ -109,7 +99,7 @@ func usageHover(rep *analysis.Report, line1 int) string {
 		if c.Line != line1 {
 			continue
 		}
-		fmt.Fprintf(&b, "**compaction** · %s: the model is sent this summary, not the messages before it\n\n", compactionTitle(c)[len("compaction: "):])
+		fmt.Fprintf(&b, "**compaction** · %s: the model is sent this summary, not the messages before it\n\n", c.Summary())
 	}
 	return strings.TrimSuffix(b.String(), "\n\n")
 }
