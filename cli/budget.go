@@ -36,6 +36,36 @@ type budgetJSON struct {
 	// messages) or the file does not load. Last, so every earlier key keeps
 	// its place.
 	MinBudget *int64 `json:"minBudget"`
+	// Context and Compactions are the model's reported context at the last
+	// turn and the compaction points, for a dialect whose file records
+	// them (claude-code, codex); absent otherwise. After minBudget, so the
+	// seed output is unchanged.
+	Context     *contextJSON     `json:"context,omitempty"`
+	Compactions []compactionJSON `json:"compactions,omitempty"`
+}
+
+// contextJSON is the last turn's reported usage: the context the model
+// read (tokens, at line), its window and the fill in percent of it (null
+// when the window is unknown), and the turn's input, cached input, output
+// and reasoning tokens as the model's API counted them.
+type contextJSON struct {
+	Line        int    `json:"line"`
+	Tokens      int64  `json:"tokens"`
+	Window      *int64 `json:"window"`
+	Fill        *int64 `json:"fill"`
+	Input       int64  `json:"inputTokens"`
+	CachedInput int64  `json:"cachedInputTokens"`
+	Output      int64  `json:"outputTokens"`
+	Reasoning   int64  `json:"reasoningTokens"`
+}
+
+// compactionJSON is one compaction point: its line, the messages before it
+// it replaces (0 for Claude Code, which resumes from it) and the chars of
+// the summary that takes their place.
+type compactionJSON struct {
+	Line     int   `json:"line"`
+	Replaced int   `json:"replaced"`
+	Chars    int64 `json:"chars"`
 }
 
 type unitJSON struct {
@@ -129,6 +159,18 @@ func (o budgetOutcome) json(file string, budget int64) budgetJSON {
 	if o.err != nil {
 		s := o.err.Error()
 		j.Error = &s
+	}
+	if n := len(o.rep.Usage); n > 0 {
+		u := o.rep.Usage[n-1]
+		c := &contextJSON{Line: u.Line, Tokens: u.ContextTokens, Input: u.InputTokens,
+			CachedInput: u.CachedInputTokens, Output: u.OutputTokens, Reasoning: u.ReasoningTokens}
+		if fill, ok := u.Fill(); ok {
+			c.Window, c.Fill = &u.ContextWindow, &fill
+		}
+		j.Context = c
+	}
+	for _, c := range o.rep.Compactions {
+		j.Compactions = append(j.Compactions, compactionJSON{c.Line, c.Replaced, c.Chars})
 	}
 	if !o.loads {
 		// The runtime holds no messages for a file it refuses.
@@ -242,7 +284,29 @@ func (o budgetOutcome) text(out io.Writer, file string, budget int64) error {
 			textfmt.Thousands(c.KeptUnits), textfmt.Thousands(len(rep.Units)), textfmt.Plural(c.KeptMessages, "message", "messages"),
 			kept, c.FirstKeptLine)
 	}
+	usageText(w, rep)
 	return w.Flush()
+}
+
+// usageText writes, for a dialect whose file records them, the model's
+// reported context at the last turn and the compaction points:
+//
+//	context at the last turn (line 29): 9,502 of 200,000 tokens (5%), as the model reported it
+//	compaction at line 21: the history before it replaced by a 225-char summary
+func usageText(w io.Writer, rep *analysis.Report) {
+	if n := len(rep.Usage); n > 0 {
+		u := rep.Usage[n-1]
+		fmt.Fprintf(w, "context at the last turn (line %d): %s", u.Line, textfmt.Thousands(u.ContextTokens))
+		if fill, ok := u.Fill(); ok {
+			fmt.Fprintf(w, " of %s tokens (%d%%)", textfmt.Thousands(u.ContextWindow), fill)
+		} else {
+			fmt.Fprint(w, " tokens")
+		}
+		fmt.Fprintf(w, ", as the model reported it (+%s output)\n", textfmt.Thousands(u.OutputTokens))
+	}
+	for _, c := range rep.Compactions {
+		fmt.Fprintf(w, "compaction at line %d: %s\n", c.Line, c.Summary())
+	}
 }
 
 // budgetName is how the text output names the budget.
@@ -287,6 +351,13 @@ null when the file does not load or holds no messages. With tokens counted,
 "totalTokens" and "tokenizer" come after "totalChars", "tokens" last in
 each unit, "budgetUnit" ("chars" or "tokens") after "budget", and
 "keptTokens" last in the cutoff; minBudget is then in the budget's unit.
+
+For a Claude Code or Codex CLI file that records the model's usage,
+"context" follows minBudget: the last turn's {"line","tokens","window",
+"fill","inputTokens","cachedInputTokens","outputTokens","reasoningTokens"}
+(window and fill null when unknown; fill in percent), then "compactions":
+[{"line","replaced","chars"}] when the history was compacted; the text
+output ends with the same.
 
 Text output of a file that does not load lists the units of its valid lines
 (what the file would cost once it loads), marked as such; JSON lists none.
