@@ -1347,11 +1347,148 @@ local function check_map()
   log("ok   :SessionlsMap: pages from the server (as opened, after an edit) and from sessionls map (no server) agree with budget --format json; with no opener the path is given")
 end
 
+-- A Claude Code and a Codex CLI transcript where those tools keep them
+-- (~/.claude/projects/<p>/<s>.jsonl, ~/.codex/sessions/YYYY/MM/DD/
+-- rollout-*.jsonl), with no setup beyond what .jsonl files get (issue 21):
+-- each is read in its dialect (sessionls/status), its diagnostics equal
+-- `sessionls check --format json` of the same file, a usage lens shows the
+-- last turn's context as `sessionls budget --format json` reports it, and
+-- the unsafe quick fix for the tool call without a result (picked from the
+-- code action menu) makes the text `check --fix --unsafe-fixes` writes.
+local function check_dialects()
+  local corpus = plugin .. "/../../testdata/dialects/"
+  local cases = {
+    { dialect = "claude-code", src = corpus .. "claude-code/missing-result-tail.jsonl", path = tmp .. "/.claude/projects/p/s.jsonl" },
+    { dialect = "codex", src = corpus .. "codex/missing-output.jsonl", path = tmp .. "/sessions/2026/11/30/rollout-x.jsonl" },
+  }
+  for _, c in ipairs(cases) do
+    vim.fn.mkdir(vim.fn.fnamemodify(c.path, ":h"), "p")
+    vim.fn.writefile(vim.fn.readfile(c.src, "b"), c.path, "b")
+    local since = lens_responses
+    vim.cmd("edit " .. vim.fn.fnameescape(c.path))
+    local buf = vim.api.nvim_get_current_buf()
+    ok(vim.wait(WAIT, function()
+      return #sessionls.clients(buf) == 1
+    end, 20), "%s: no sessionls client attached", c.path)
+    local client = sessionls.clients(buf)[1]
+    local params = { uri = vim.uri_from_bufnr(buf) }
+    local resp
+    if vim.fn.has("nvim-0.11") == 1 then
+      resp = client:request_sync("sessionls/status", params, 5000, buf)
+    else
+      resp = client.request_sync("sessionls/status", params, 5000, buf)
+    end
+    local st = resp and resp.result or {}
+    ok(st.dialect == c.dialect, "%s is read as %s (%s), want %s", c.path, tostring(st.dialect), tostring(st.dialectWhy), c.dialect)
+
+    -- Diagnostics: check --format json of the file itself, with the budget
+    -- the server applies to it.
+    local budget = type(st.budget) == "number" and st.budget or nil
+    local args = { "check", "--format", "json" }
+    if budget then
+      vim.list_extend(args, { "--budget", string.format("%d", budget) })
+    end
+    if #disabled > 0 then
+      vim.list_extend(args, { "--disable", table.concat(disabled, ",") })
+    end
+    table.insert(args, c.path)
+    local findings = cli(args)
+    local want = sorted_diags(expected_diags(buf, findings))
+    local missing
+    for _, f in ipairs(findings) do
+      if f.code == "missing-tool-result" then
+        missing = missing or f.line
+      end
+    end
+    ok(missing ~= nil, "%s: check reports no missing-tool-result: the quick fix check would prove nothing", c.path)
+    ok(vim.wait(WAIT, function()
+      return same(sorted_diags(diag_list(buf)), want)
+    end, 20), "%s: diagnostics differ.\nwant (from sessionls check):\n%s\ngot:\n%s", c.path,
+      show_diags(want), show_diags(sorted_diags(diag_list(buf))))
+    log("ok   %s (%s): %d diagnostics equal sessionls check's", c.path:sub(#tmp + 2), c.dialect, #want)
+
+    -- The usage lens of the last turn: budget --format json's context.
+    local bj = cli({ "budget", "--format", "json", c.path })
+    local ctx = nonnull(bj.context)
+    ok(type(ctx) == "table" and nonnull(ctx.window), "%s: budget --format json has no context with a window: %s", c.path, vim.inspect(bj.context))
+    local title = string.format("context %s / %s tokens · %d%% · +%s output",
+      thousands(ctx.tokens), thousands(ctx.window), ctx.fill, thousands(ctx.outputTokens))
+    local function has_lens()
+      for _, l in ipairs(lens_list(buf)) do
+        if l.line == ctx.line and l.title == title then
+          return true
+        end
+      end
+      return false
+    end
+    ok(vim.wait(WAIT, function()
+      return lens_responses > since and has_lens()
+    end, 20), "%s: no lens %q on line %d; lenses:\n%s", c.path, title, ctx.line, show(lens_list(buf)))
+    log("ok   %s: usage lens on line %d: %s", c.path:sub(#tmp + 2), ctx.line, title)
+
+    -- The unsafe quick fix on the call without a result.
+    local fixed_copy = tmp .. "/dialect-fixed.jsonl"
+    vim.fn.writefile(vim.fn.readfile(c.path, "b"), fixed_copy, "b")
+    vim.fn.system({ bin, "check", "--fix", "--unsafe-fixes", fixed_copy })
+    local fixed = vim.fn.readfile(fixed_copy)
+    local before = vim.api.nvim_buf_get_lines(buf, 0, -1, true)
+    vim.api.nvim_win_set_cursor(0, { missing, 0 })
+    local picked
+    local saved_select = vim.ui.select
+    vim.ui.select = function(items, opts, on_choice)
+      for i, item in ipairs(items) do
+        local action = item[2] or item.action
+        if action.kind == "quickfix" and action.diagnostics and action.diagnostics[1]
+          and action.diagnostics[1].code == "missing-tool-result" then
+          picked = action.title
+          return on_choice(item, i)
+        end
+      end
+      on_choice(nil, nil)
+    end
+    vim.lsp.buf.code_action() -- asynchronous: the menu opens when the actions arrive
+    local applied = vim.wait(WAIT, function()
+      return vim.api.nvim_buf_line_count(buf) == #before + 1
+    end, 20)
+    vim.ui.select = saved_select
+    ok(applied, "%s: the quick fix (%s) added no line", c.path, tostring(picked))
+    ok(picked ~= nil, "%s: the menu offered no quick fix for missing-tool-result", c.path)
+    local after = vim.api.nvim_buf_get_lines(buf, 0, -1, true)
+    -- What the fix adds is a line of `check --fix --unsafe-fixes`'s text,
+    -- after the call's own lines; every other line is kept byte for byte.
+    local added
+    for i = 1, #after do
+      if after[i] ~= before[i] then
+        added = i
+        break
+      end
+    end
+    ok(added ~= nil and added > missing and vim.tbl_contains(fixed, after[added]),
+      "%s: the quick fix added line %s %q, not a line of check --fix --unsafe-fixes", c.path, tostring(added), tostring(after[added or 1]))
+    ok(same(vim.list_slice(after, added + 1), vim.list_slice(before, added)), "%s: the quick fix changed more than one line", c.path)
+    if #fixed == #before + 1 then -- the only fix: the texts are equal
+      ok(same(after, fixed), "%s: after the quick fix the buffer is not check --fix --unsafe-fixes's text", c.path)
+    end
+    ok(vim.wait(WAIT, function()
+      for _, d in ipairs(vim.diagnostic.get(buf)) do
+        if d.lnum + 1 == missing and d.code == "missing-tool-result" then
+          return false
+        end
+      end
+      return true
+    end, 20), "%s: missing-tool-result on line %d is still reported after its quick fix", c.path, missing)
+    log("ok   %s: the unsafe quick fix (%s) adds the result check --fix --unsafe-fixes adds%s", c.path:sub(#tmp + 2),
+      tostring(picked), #fixed == #before + 1 and " (the texts are equal)" or "")
+    vim.cmd("bwipeout! " .. buf)
+  end
+end
+
 local status, err = xpcall(function()
   check_help()
   run()
   check_fix_all()
   check_deep_fade()
+  check_dialects()
   check_map()
 end, debug.traceback)
 if status then
