@@ -850,12 +850,106 @@ the BOM back."
     (let ((s (eglot-current-server))) (when s (eglot-shutdown s)))
     (kill-buffer)))
 
+;;;; Claude Code and Codex CLI transcripts
+
+(defun st-status ()
+  "The server's sessionls/status of the current buffer."
+  (jsonrpc-request (eglot-current-server) :sessionls/status
+                   (list :uri (plist-get (eglot--TextDocumentIdentifier) :uri))))
+
+(defun st-check-dialects ()
+  "A Claude Code and a Codex CLI transcript where those tools keep them
+\(~/.claude/projects/P/S.jsonl, ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl),
+with no setup beyond what .jsonl files get (issue 21): each is read in its
+dialect, flymake shows what `sessionls check --format json' of the file
+says, a lens shows the last turn's context as `sessionls budget --format
+json' reports it, and the unsafe quick fix for the call without a result,
+picked from eglot's menu, adds the line `check --fix --unsafe-fixes' adds."
+  (let ((corpus (expand-file-name "../../testdata/dialects/" (getenv "SESSIONLS_EL_DIR"))))
+    (dolist (c `(("claude-code" ,(concat corpus "claude-code/missing-result-tail.jsonl") ".claude/projects/p/s.jsonl")
+                 ("codex" ,(concat corpus "codex/missing-output.jsonl") "sessions/2026/11/30/rollout-x.jsonl")))
+      (let* ((dialect (nth 0 c))
+             (path (expand-file-name (nth 2 c) st-tmp)))
+        (make-directory (file-name-directory path) t)
+        (copy-file (nth 1 c) path t)
+        (find-file path)
+        (eglot-ensure)
+        (run-hooks 'post-command-hook)
+        (st-ok (st-wait-for (lambda () (eglot-current-server))) "no eglot server for %s" path)
+        (let* ((st (st-status))
+               (budget (plist-get st :budget))
+               (findings (apply #'st-cli "check" "--format" "json"
+                                (append (and (numberp budget) (list "--budget" (number-to-string budget)))
+                                        (and st-disabled (list "--disable" (string-join st-disabled ",")))
+                                        (list path))))
+               (want (st-expected-diags findings))
+               (missing (plist-get (cl-find-if (lambda (f) (equal (plist-get f :code) "missing-tool-result")) findings) :line)))
+          (st-ok (equal (plist-get st :dialect) dialect) "%s is read as %s (%s), want %s"
+                 path (plist-get st :dialect) (plist-get st :dialectWhy) dialect)
+          (st-ok missing "%s: check reports no missing-tool-result: the quick fix check would prove nothing" path)
+          (st-ok (st-wait-for (lambda () (equal (st-flymake-diags) want)))
+                 "%s: flymake diagnostics differ.\nwant (from sessionls check):\n%s\ngot:\n%s"
+                 path (st-show-diags want) (st-show-diags (st-flymake-diags)))
+          (st-log "ok   %s (%s): %d diagnostics equal sessionls check's" (nth 2 c) dialect (length want))
+          ;; The usage lens of the last turn.
+          (let* ((ctx (plist-get (st-cli "budget" "--format" "json" path) :context))
+                 (title (and ctx (format "context %s / %s tokens · %d%% · +%s output"
+                                         (st-thousands (plist-get ctx :tokens)) (st-thousands (plist-get ctx :window))
+                                         (plist-get ctx :fill) (st-thousands (plist-get ctx :outputTokens))))))
+            (st-ok (and ctx (plist-get ctx :window)) "%s: budget --format json has no context with a window" path)
+            (st-ok (member (cons (plist-get ctx :line) title) (sessionls-lenses))
+                   "%s: no lens %S on line %d: %S" path title (plist-get ctx :line) (sessionls-lenses))
+            (st-ok (st-wait-for (lambda () (member (cons (plist-get ctx :line) title) (st-overlay-lenses))))
+                   "%s: the lens %S is not shown on line %d: %S" path title (plist-get ctx :line) (st-overlay-lenses))
+            (st-log "ok   %s: usage lens on line %d: %s" (nth 2 c) (plist-get ctx :line) title))
+          ;; The unsafe quick fix, from eglot's menu.
+          (let* ((before (split-string (buffer-string) "\n"))
+                 (fixed-copy (expand-file-name "dialect-fixed.jsonl" st-tmp))
+                 (fixed (progn (copy-file path fixed-copy t)
+                               (call-process st-bin nil nil nil "check" "--fix" "--unsafe-fixes" fixed-copy)
+                               (with-temp-buffer (insert-file-contents fixed-copy) (split-string (buffer-string) "\n"))))
+                 (picked nil)
+                 (pick (lambda (items)
+                         (cl-find-if (lambda (it)
+                                       (let ((d (aref (or (plist-get (cdr it) :diagnostics) [nil]) 0)))
+                                         (equal (plist-get d :code) "missing-tool-result")))
+                                     items))))
+            (goto-char (point-min))
+            (forward-line (1- missing))
+            ;; What the menu holds; with one quick fix eglot applies it
+            ;; without a menu.
+            (setq picked (car (funcall pick (mapcar (lambda (a) (cons (plist-get a :title) a))
+                                                    (eglot-code-actions (line-beginning-position) (line-end-position) "quickfix")))))
+            (cl-letf (((symbol-function 'x-popup-menu)
+                       (lambda (_pos menu) (let ((it (funcall pick (cdr (nth 1 menu))))) (setq picked (car it)) (cdr it))))
+                      ((symbol-function 'completing-read)
+                       (lambda (_prompt items &rest _) (let ((it (funcall pick items))) (setq picked (car it)) (car it)))))
+              (eglot-code-actions (line-beginning-position) (line-end-position) "quickfix" t))
+            (st-ok picked "%s: eglot's menu offered no quick fix for missing-tool-result" path)
+            (let* ((after (split-string (buffer-string) "\n"))
+                   (added (cl-loop for i from 0 below (length after)
+                                   unless (equal (nth i after) (nth i before)) return i)))
+              (st-ok (= (length after) (1+ (length before))) "%s: the quick fix (%s) did not add one line" path picked)
+              (st-ok (and added (>= added missing) (member (nth added after) fixed))
+                     "%s: the quick fix added %S, not a line of check --fix --unsafe-fixes" path (and added (nth added after)))
+              (st-ok (equal (nthcdr (1+ added) after) (nthcdr added before)) "%s: the quick fix changed more than one line" path)
+              (when (= (length fixed) (length after))
+                (st-ok (equal after fixed) "%s: after the quick fix the buffer is not check --fix --unsafe-fixes's text" path)))
+            (st-ok (st-wait-for (lambda () (not (cl-find-if (lambda (d) (and (= (nth 0 d) missing) (string-match-p "\\[missing-tool-result\\]" (nth 3 d))))
+                                                            (st-flymake-diags)))))
+                   "%s: missing-tool-result on line %d stayed after its quick fix" path missing)
+            (st-log "ok   %s: the unsafe quick fix (%s) adds the result check --fix --unsafe-fixes adds" (nth 2 c) picked)))
+        (set-buffer-modified-p nil)
+        (let ((s (eglot-current-server))) (when s (eglot-shutdown s)))
+        (kill-buffer)))))
+
 (let ((status 1))
   (condition-case err
       (progn
         (st-run)
         (st-check-map)
         (st-check-bom)
+        (st-check-dialects)
         (st-log "ALL OK: %d checks" st-checks)
         (setq status 0))
     (error (st-log "ERROR after %d checks: %s" st-checks (error-message-string err))))
