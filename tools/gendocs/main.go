@@ -22,6 +22,8 @@ import (
 	"strings"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/dialect/claude"
+	"github.com/sessionls/sessionls/analysis/dialect/codex"
 	"github.com/sessionls/sessionls/config"
 	"github.com/sessionls/sessionls/internal/textfmt"
 )
@@ -30,6 +32,19 @@ import (
 type inputs struct {
 	rules    []analysis.Rule
 	settings []config.Setting
+	dialects []dialectCodes
+}
+
+// dialectCodes are the finding codes a dialect other than seed reports,
+// each with what it means for that format (its package's Codes).
+type dialectCodes struct {
+	name  string
+	codes map[string]string
+}
+
+// dialectDocs are the dialects' codes, for the README's section on each.
+func dialectDocs() []dialectCodes {
+	return []dialectCodes{{"claude-code", claude.Codes()}, {"codex", codex.Codes()}}
 }
 
 func (in inputs) codes() []string {
@@ -60,7 +75,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		*root = r
 	}
-	changed, err := generate(*root, inputs{analysis.Rules(), config.SettingTable()}, !*check)
+	changed, err := generate(*root, inputs{analysis.Rules(), config.SettingTable(), dialectDocs()}, !*check)
 	if err != nil {
 		fmt.Fprintf(stderr, "gendocs: %v\n", err)
 		return 2
@@ -112,6 +127,10 @@ const (
 	// The README's settings table.
 	settingsBegin = "<!-- BEGIN GENERATED: settings (go generate ./analysis) -->"
 	settingsEnd   = "<!-- END GENERATED: settings -->"
+	// The README's list of each dialect's codes: dialectBegin and
+	// dialectEnd with the dialect's name.
+	dialectBegin = "<!-- BEGIN GENERATED: %s codes (go generate ./analysis) -->"
+	dialectEnd   = "<!-- END GENERATED: %s codes -->"
 	// Vim help has no comments: the region runs from the sentence that
 	// introduces the codes to the blank line before the next option.
 	vimBegin = "(`sessionls rules` explains them):\n"
@@ -120,7 +139,8 @@ const (
 
 func targets() []target {
 	return []target{
-		{"README.md", both(region(mdBegin, mdEnd, readmeTable), region(settingsBegin, settingsEnd, settingsTable))},
+		{"README.md", both(both(region(mdBegin, mdEnd, readmeTable), region(settingsBegin, settingsEnd, settingsTable)),
+			both(dialectRegion("claude-code"), dialectRegion("codex")))},
 		{"schema/sessionls.schema.json", schemaFile},
 		{"editors/README.md", region(mdBegin, mdEnd, func(in inputs) string {
 			return "\n" + wrap(quoted(in.rules, "`"), 72, "  ") + "\n  "
@@ -204,6 +224,28 @@ func readmeTable(in inputs) string {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", r.Code, r.Severity, r.Fix, strings.ReplaceAll(r.Summary, "|", `\|`))
 	}
 	return b.String()
+}
+
+// dialectRegion is the README's list of the codes the dialect name
+// reports, in the registry's order: "- `code` (severity; fix: sometimes):
+// what it means for that format".
+func dialectRegion(name string) func([]byte, inputs) ([]byte, error) {
+	return region(fmt.Sprintf(dialectBegin, name), fmt.Sprintf(dialectEnd, name), func(in inputs) string {
+		var codes map[string]string
+		for _, d := range in.dialects {
+			if d.name == name {
+				codes = d.codes
+			}
+		}
+		var b strings.Builder
+		b.WriteString("\n")
+		for _, r := range in.rules {
+			if meaning, ok := codes[r.Code]; ok {
+				fmt.Fprintf(&b, "- `%s` (%s; fix: %s): %s\n", r.Code, r.Severity, r.Fix, meaning)
+			}
+		}
+		return b.String()
+	})
 }
 
 // elispCodes is a defconst of (CODE . SUMMARY) pairs.

@@ -14,7 +14,7 @@ import (
 
 const repoRoot = "../.."
 
-func current() inputs { return inputs{analysis.Rules(), config.SettingTable()} }
+func current() inputs { return inputs{analysis.Rules(), config.SettingTable(), dialectDocs()} }
 
 // TestGeneratedFilesUpToDate is the drift check CI runs with go test ./...:
 // every generated region must match the rule registry.
@@ -101,7 +101,7 @@ func TestHandEditIsDrift(t *testing.T) {
 func TestEveryFileFollowsTheRegistry(t *testing.T) {
 	dir := copyTargets(t)
 	rs := append(analysis.Rules(), analysis.Rule{Code: "new-check", Severity: analysis.SeverityInfo, Summary: `A "quoted" | piped \ summary.`})
-	changed, err := generate(dir, inputs{rs, config.SettingTable()}, true)
+	changed, err := generate(dir, inputs{rs, config.SettingTable(), dialectDocs()}, true)
 	if err != nil {
 		t.Fatal(err)
 	}

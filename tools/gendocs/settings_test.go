@@ -61,7 +61,7 @@ func TestNewSettingReachesEveryFile(t *testing.T) {
 		Editor: "newSetting",
 		Doc:    "A new setting.",
 	})
-	changed, err := generate(dir, inputs{analysis.Rules(), settings}, true)
+	changed, err := generate(dir, inputs{analysis.Rules(), settings, dialectDocs()}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
