@@ -1021,6 +1021,114 @@ async function lagSteps(page) {
   log(`lag: copied ${found.length} output channel logs to ${OUT}`);
 }
 
+// 20. A Claude Code and a Codex CLI transcript where those tools keep them
+// (~/.claude/projects/<p>/<s>.jsonl, ~/.codex/sessions/YYYY/MM/DD/
+// rollout-*.jsonl), with no setup beyond the extension's file patterns
+// (issue 21): the squiggles are `sessionls check --format json`'s on the
+// same file, a lens shows the last turn's context as `sessionls budget
+// --format json` reports it, and the unsafe quick fix for the tool call
+// without a result, picked from the light bulb menu, adds the line `check
+// --fix --unsafe-fixes` adds (the file, saved, is the original with it).
+const DIALECT_FILES = [
+  { dialect: "claude-code", src: "claude-code/missing-result-tail.jsonl", rel: ".claude/projects/-home-dev-shop/5e550000-03e9.jsonl" },
+  { dialect: "codex", src: "codex/missing-output.jsonl", rel: "sessions/2026/11/30/rollout-2026-11-30T09-14-x.jsonl" },
+];
+
+function writeDialectFiles() {
+  for (const c of DIALECT_FILES) {
+    const file = path.join(WORKSPACE, c.rel);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.copyFileSync(path.join(__dirname, "..", "..", "..", "testdata", "dialects", c.src), file);
+  }
+}
+
+async function dialectSteps(page) {
+  // The editor's budget would override the file's: none, as the CLI has.
+  const settingsFile = path.join(WORKSPACE, ".vscode", "settings.json");
+  const settingsBefore = fs.existsSync(settingsFile) ? fs.readFileSync(settingsFile, "utf8") : null;
+  const noBudget = settingsBefore ? JSON.parse(settingsBefore) : {};
+  delete noBudget["sessionls.budget"];
+  delete noBudget["editor.codeActionsOnSave"];
+  fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
+  fs.writeFileSync(settingsFile, JSON.stringify(noBudget, null, 2));
+  for (const c of DIALECT_FILES) {
+    const file = path.join(WORKSPACE, c.rel);
+    const name = path.basename(file);
+    const text = fs.readFileSync(file, "utf8");
+    const findings = checkJSON(file);
+    const missing = findings.find((f) => f.code === "missing-tool-result");
+    if (!missing) {
+      throw new Error(`${c.rel}: check reports no missing-tool-result: the quick fix step would prove nothing`);
+    }
+    await openFile(page, name);
+    const want = expectedSquiggles(findings);
+    await waitUntil(`${c.rel} (${c.dialect}): squiggles of sessionls check on lines ${JSON.stringify(want)}`, async () => {
+      const got = (await readEditor(page)).squiggles;
+      return { ok: JSON.stringify(got) === JSON.stringify(want), detail: `want ${JSON.stringify(want)}\ngot ${JSON.stringify(got)}` };
+    });
+    const ctx = runCli(["budget", "--format", "json", file]).context;
+    if (!ctx || !ctx.window) {
+      throw new Error(`${c.rel}: budget --format json has no context with a window: ${JSON.stringify(ctx)}`);
+    }
+    const title = `context ${fmt(ctx.tokens)} / ${fmt(ctx.window)} tokens · ${ctx.fill}% · +${fmt(ctx.outputTokens)} output`;
+    await goToLine(page, ctx.line);
+    await waitUntil(`${c.rel}: the usage lens on line ${ctx.line}: "${title}"`, async () => {
+      const got = (await readEditor(page)).lenses[ctx.line] || [];
+      return { ok: got.includes(title), detail: `lenses on line ${ctx.line}: ${JSON.stringify(got)}` };
+    });
+
+    // The quick fix: what it adds is the line check --fix --unsafe-fixes
+    // adds after the same line.
+    const fixedCopy = path.join(OUT, "cli", `fixed-${name}`);
+    fs.mkdirSync(path.dirname(fixedCopy), { recursive: true });
+    fs.writeFileSync(fixedCopy, text);
+    spawnSync(BIN, ["check", "--fix", "--unsafe-fixes", fixedCopy]);
+    const fixed = fs.readFileSync(fixedCopy, "utf8").split("\n");
+    const orig = text.split("\n");
+    await goToLine(page, missing.line);
+    await chord(page, "Control", "Period");
+    const marker = "tool call interrupted; no result was recorded";
+    await waitUntil(`${c.rel}: the light bulb menu offers the unsafe quick fix on line ${missing.line}`, async () => {
+      const menu = await page.evaluate(() => [...document.querySelectorAll(".action-widget")].map((e) => e.textContent).join("\n"));
+      return { ok: menu.includes(marker), detail: `menu: ${menu}` };
+    });
+    const picked = await page.evaluate(
+      (m) => ([...document.querySelectorAll(".action-widget .monaco-list-row")].find((r) => r.textContent.includes(m)) || {}).textContent || "",
+      marker,
+    );
+    const row = (
+      await page.evaluateHandle((m) => [...document.querySelectorAll(".action-widget .monaco-list-row")].find((r) => r.textContent.includes(m)) || null, marker)
+    ).asElement();
+    if (!row) {
+      throw new Error(`${c.rel}: no row with "${marker}" in the light bulb menu`);
+    }
+    await row.click();
+    // The added line: a line of fixed that the original lacks, naming the
+    // call the picked fix names; it goes after the line that precedes it
+    // in fixed.
+    const added = fixed.findIndex((l, i) => !orig.includes(l) && l.includes(marker) && [...l.matchAll(/"(call_[^"]+|toolu_[^"]+)"/g)].some((m) => picked.includes(m[1])));
+    if (added < 1) {
+      throw new Error(`${c.rel}: check --fix --unsafe-fixes adds no line for the picked fix (${picked})`);
+    }
+    const at = orig.indexOf(fixed[added - 1]);
+    const wantText = [...orig.slice(0, at + 1), fixed[added], ...orig.slice(at + 1)].join("\n");
+    await chord(page, "Control", "KeyS");
+    await waitUntil(`${c.rel}: after the quick fix and a save, the file is the original with the line check --fix --unsafe-fixes adds`, async () => {
+      const disk = fs.readFileSync(file, "utf8");
+      return { ok: disk === wantText, detail: `disk: ${disk.length} chars, want ${wantText.length}` };
+    });
+    const after = expectedSquiggles(checkJSON(file));
+    await waitUntil(`${c.rel}: after the quick fix, squiggles of sessionls check on lines ${JSON.stringify(after)}`, async () => {
+      const got = (await readEditor(page)).squiggles;
+      return { ok: JSON.stringify(got) === JSON.stringify(after), detail: `want ${JSON.stringify(after)}\ngot ${JSON.stringify(got)}` };
+    });
+    await screenshot(page, `dialect-${c.dialect}`);
+  }
+  if (settingsBefore !== null) {
+    fs.writeFileSync(settingsFile, settingsBefore);
+  }
+}
+
 async function main() {
   if (process.env.E2E_DOCS === "1") {
     return withWorkbench(docsScreenshot);
@@ -1029,6 +1137,11 @@ async function main() {
   fs.writeFileSync(path.join(WORKSPACE, MAP_FILE), fs.readFileSync(path.join(__dirname, "..", "..", "..", "testdata", "sessions", "units.jsonl")));
   writeBOMFile();
   writeManyFile();
+  writeDialectFiles();
+  if (process.env.E2E_ONLY === "dialects") {
+    // A quicker run of step 20 alone (E2E_ONLY=dialects run.sh).
+    return withWorkbench(dialectSteps);
+  }
   if (process.env.E2E_ONLY === "many") {
     // A quicker run of step 19 alone (E2E_ONLY=many run.sh).
     return withWorkbench(manyLensSteps);
@@ -1493,6 +1606,9 @@ async function main() {
 
     // 19. More lenses than VS Code gets resolved.
     await manyLensSteps(page);
+
+    // 20. Claude Code and Codex CLI transcripts.
+    await dialectSteps(page);
 
     const failures = (await notificationsText(page)).match(/Sending notification[^\n]*failed/);
     if (failures) {
