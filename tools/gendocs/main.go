@@ -241,7 +241,7 @@ func dialectRegion(name string) func([]byte, inputs) ([]byte, error) {
 		b.WriteString("\n")
 		for _, r := range in.rules {
 			if meaning, ok := codes[r.Code]; ok {
-				fmt.Fprintf(&b, "- `%s` (%s; fix: %s): %s\n", r.Code, r.Severity, r.Fix, meaning)
+				fmt.Fprintf(&b, "- `%s` (%s; fix: %s): %s\n", r.Code, r.SeverityIn(name), r.Fix, meaning)
 			}
 		}
 		return b.String()
