@@ -67,6 +67,7 @@ func (f *file) report() *analysis.Report {
 // stale drops a non-seed report after its text or options changed.
 func (f *file) stale() {
 	f.alt, f.altFixes = nil, nil
+	f.altTok, f.altTokErr = nil, nil
 }
 
 // plannedFixOf is the planned fix of the finding (line1, code) of a

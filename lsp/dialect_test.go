@@ -3,6 +3,7 @@ package lsp
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,8 @@ import (
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/dialect"
 	"github.com/sessionls/sessionls/analysis/fix"
+	"github.com/sessionls/sessionls/analysis/tokens"
+	"github.com/sessionls/sessionls/internal/textfmt"
 )
 
 // fakeDialect stands for claude-code and codex until they land: it claims
@@ -291,20 +294,76 @@ func TestDialectFromConfigFile(t *testing.T) {
 	require.Greater(t, h.client.publications(a), n, "republished in its new dialect")
 }
 
-// TestDialectTokens: token counts are seed's (each line's text as a seed
-// message): a document of another dialect says so rather than counting
-// its records as messages.
+// TestDialectTokens: a document of another dialect is counted by its
+// dialect (its lines are records, not seed messages' text): the status's
+// totalTokens and keptTokens, the ✂ lens's kept tokens and each unit
+// lens's tokens are those of the dialect's analysis with a token counter,
+// as `sessionls budget --tokens` counts them; a fake dialect that reads
+// seed messages counts as seed does.
 func TestDialectTokens(t *testing.T) {
 	fk := newFakeDialect()
-	h := startHarness(t, harnessOptions{initOptions: map[string]any{"tokens": true}, dialects: []dialect.Dialect{fk, dialect.Seed{}}})
-	clean := readSession(t, "clean.jsonl")
-	seedURI := h.open("clean.jsonl", "jsonl", clean)
-	st := statusOf(h, seedURI)
-	require.Contains(t, st, "totalTokens")
-	uri := h.open("fake.jsonl", "jsonl", `{"role":"user","content":"a","fake":1}`+"\n")
-	st = statusOf(h, uri)
-	require.Equal(t, "cannot count the tokens: the server counts the tokens of seed files only, and this is a fake file", st["tokensError"])
-	require.NotContains(t, st, "totalTokens")
+	h := startHarness(t, harnessOptions{initOptions: map[string]any{"tokens": true, "budget": 1500}, dialects: append([]dialect.Dialect{fk}, dialect.All()...)})
+	counter, err := tokens.New(tokens.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fakeLine := `{"role":"user","content":"a","fake":1}` + "\n"
+	uri := h.open("fake.jsonl", "jsonl", fakeLine)
+	st := statusOf(h, uri)
+	if want := analysis.Analyze([]byte(fakeLine), analysis.Options{Tokens: counter}).TotalTokens; st["totalTokens"] != float64(want) || want == 0 {
+		t.Errorf("fake document: totalTokens %v, want %d (tokensError %v)", st["totalTokens"], want, st["tokensError"])
+	}
+
+	for _, file := range []string{"claude-code/clean.jsonl", "codex/clean.jsonl"} {
+		data, err := os.ReadFile(filepath.Join("..", "testdata", "dialects", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, ok := dialect.ByName(filepath.Dir(file))
+		if !ok {
+			t.Fatalf("no dialect %s", filepath.Dir(file))
+		}
+		want := d.Analyze(data, analysis.Options{Tokens: counter, Budget: 1500})
+		if want.TotalTokens == 0 || want.TokensErr != nil || want.Cutoff == nil {
+			t.Fatalf("%s: the dialect counts %d tokens (%v), cutoff %+v: the check would prove nothing", file, want.TotalTokens, want.TokensErr, want.Cutoff)
+		}
+		uri := h.open(file, "jsonl", string(data))
+		st := statusOf(h, uri)
+		if st["totalTokens"] != float64(want.TotalTokens) || st["keptTokens"] != float64(want.Cutoff.KeptTokens) {
+			t.Errorf("%s: status totalTokens %v, keptTokens %v; want %d, %d (tokensError %v)",
+				file, st["totalTokens"], st["keptTokens"], want.TotalTokens, want.Cutoff.KeptTokens, st["tokensError"])
+		}
+		var lenses []protocol.CodeLens
+		h.call("textDocument/codeLens", textDoc(uri), &lenses)
+		units := map[int]analysis.Unit{}
+		for _, u := range want.Units {
+			units[u.StartLine] = u
+		}
+		resolved := 0
+		for _, l := range lenses {
+			if l.Command != nil && l.Command.Title != "" {
+				continue // resolved already (usage, compaction)
+			}
+			var got protocol.CodeLens
+			h.call("codeLens/resolve", l, &got)
+			title := got.Command.Title
+			line := int(l.Range.Start.Line) + 1
+			if u, ok := units[line]; ok && !strings.HasPrefix(title, "✂") {
+				if w := fmt.Sprintf("≈ %s tokens", textfmt.Thousands(u.Tokens)); !strings.Contains(title, w) {
+					t.Errorf("%s:%d: unit lens %q lacks %q", file, line, title, w)
+				}
+				resolved++
+			}
+			if strings.HasPrefix(title, "✂") {
+				if w := fmt.Sprintf("≈ %s tokens", textfmt.Thousands(want.Cutoff.KeptTokens)); !strings.Contains(title, w) {
+					t.Errorf("%s: ✂ lens %q lacks %q", file, title, w)
+				}
+			}
+		}
+		if resolved != len(want.Units) {
+			t.Errorf("%s: %d unit lenses resolved with tokens, want %d", file, resolved, len(want.Units))
+		}
+	}
 }
 
 // TestRealDialects: the Claude Code and Codex CLI corpora in the server,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/dialect"
+	"github.com/sessionls/sessionls/analysis/tokens"
 	"go.lsp.dev/protocol"
 )
 
@@ -39,6 +40,12 @@ type file struct {
 	// fixes it planned; nil while stale (file.report makes them).
 	alt      *analysis.Report
 	altFixes map[fixKey]plannedFix
+	// altTok is the dialect's report with tokens counted in altTokEnc
+	// (altTokErr: why they could not all be); nil while stale
+	// (server.dialectTokens makes it).
+	altTok    *analysis.Report
+	altTokEnc tokens.Encoding
+	altTokErr error
 	// publishQueued: a publication of a non-seed document is posted and
 	// not yet run (schedulePublish).
 	publishQueued bool

@@ -141,9 +141,9 @@ type docTokens struct {
 
 // budgetTokens counts a document's totals for the budget lens and the
 // status. It fails for a file that does not load (the runtime holds no
-// messages of it), for one of more than maxTotalTokenBytes, and for a
-// document of another dialect than seed (the tokens are counted from each
-// line's text as a seed message, which another dialect's records are not).
+// messages of it) and for one of more than maxTotalTokenBytes. A document
+// of another dialect than seed is counted by its dialect (dialectTokens):
+// its lines are records, not the text of seed messages.
 func (s *server) budgetTokens(ctx context.Context, f *file, rep *analysis.Report) (docTokens, error) {
 	enc := s.tokenizerFor(f.uri)
 	doc := f.doc
@@ -152,7 +152,15 @@ func (s *server) budgetTokens(ctx context.Context, f *file, rep *analysis.Report
 		return dt, errors.New("the file does not load")
 	}
 	if !f.isSeed() {
-		return dt, fmt.Errorf("the server counts the tokens of seed files only, and this is a %s file", f.dialect.Name())
+		tr, err := s.dialectTokens(f, enc)
+		if err != nil {
+			return dt, err
+		}
+		dt.total = tr.TotalTokens
+		if c := tr.Cutoff; c != nil && tr.CutoffErr == nil {
+			dt.kept = c.KeptTokens
+		}
+		return dt, nil
 	}
 	var err error
 	if dt.total, err = s.toks.messagesTokens(ctx, enc, doc, rep.Messages, maxTotalTokenBytes); err != nil {
@@ -202,10 +210,16 @@ func (s *server) CodeLensResolve(ctx context.Context, p *protocol.CodeLens) (*pr
 	u := rep.Units[k]
 	n, err := int64(-1), error(nil)
 	if f.isSeed() {
-		// Counted from the seed messages' text (another dialect's lines
-		// are records, not that text): other dialects' lenses keep their
-		// titles without tokens.
 		n, err = s.toks.unitTokens(ctx, s.tokenizerFor(d.URI), f.doc, rep, u)
+	} else {
+		// Another dialect's lines are records, not seed messages' text:
+		// its own analysis with tokens counts the unit (same units).
+		var tr *analysis.Report
+		if tr, err = s.dialectTokens(f, s.tokenizerFor(d.URI)); err == nil {
+			if j := sort.Search(len(tr.Units), func(j int) bool { return tr.Units[j].StartLine >= d.Line }); j < len(tr.Units) && tr.Units[j].StartLine == d.Line {
+				n = tr.Units[j].Tokens
+			}
+		}
 	}
 	if err != nil {
 		s.logger.Sugar().Infof("codeLens/resolve: cannot count the tokens of the unit at line %d of %s: %v", d.Line, d.URI, err)
@@ -271,4 +285,48 @@ func (s *server) tokenizerFor(uri protocol.DocumentURI) tokens.Encoding {
 		return enc
 	}
 	return tokens.Default
+}
+
+// dialectTokens is a non-seed document's report with its tokens: its
+// dialect's analysis with a token counter (each dialect counts the content
+// its API would be sent, as `sessionls budget --tokens` does), made once
+// per text, options and encoding and kept with the document (file.stale
+// drops it). It fails for a text of more than maxTotalTokenBytes and when
+// a message's tokens cannot be counted.
+func (s *server) dialectTokens(f *file, enc tokens.Encoding) (*analysis.Report, error) {
+	if f.altTok != nil && f.altTokEnc == enc {
+		return f.altTok, f.altTokErr
+	}
+	text := f.doc.Text()
+	if len(text) > maxTotalTokenBytes {
+		return nil, fmt.Errorf("%s bytes, more than the %s the server counts while the editor waits: %w",
+			textfmt.Thousands(int64(len(text))), textfmt.Thousands(int64(maxTotalTokenBytes)), errTooLong)
+	}
+	c, err := s.toks.counter(enc)
+	if err != nil {
+		return nil, err
+	}
+	opts := f.opts
+	opts.Tokens = c
+	rep := f.dialect.Analyze([]byte(text), opts)
+	f.altTok, f.altTokEnc, f.altTokErr = rep, enc, nil
+	if rep.TokensErr != nil {
+		f.altTokErr = rep.TokensErr
+	}
+	return f.altTok, f.altTokErr
+}
+
+// counter is the token counter of enc, made once.
+func (ts *tokenState) counter(enc tokens.Encoding) (*tokens.Counter, error) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	c := ts.counters[enc]
+	if c == nil {
+		var err error
+		if c, err = tokens.New(enc); err != nil {
+			return nil, err
+		}
+		ts.counters[enc] = c
+	}
+	return c, nil
 }
