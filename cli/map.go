@@ -38,6 +38,8 @@ showing
     first kept line ("keeps from line 12");
   - the lines the runtime refuses, marked, and when the file does not load,
     a banner saying so (the map then shows what its valid lines would cost);
+  - for a Claude Code or Codex CLI file, its compaction points, marked
+    (pointing at one says what the summary replaced);
   - tables of the cost by role and by tool name (count, chars, tokens,
     share) and the largest units with their lines.
 

@@ -80,6 +80,12 @@ type Map struct {
 	// line order; RefusedLines counts them all.
 	Refused      []Refused `json:"refused"`
 	RefusedLines int       `json:"refusedLines"`
+	// Compactions are the first MaxRefused points where the history was
+	// compacted (Claude Code and Codex CLI files record them:
+	// analysis.Report.Compactions), in line order: from there on the model
+	// is sent a summary instead of what comes before. Absent for the
+	// runtime's own files.
+	Compactions []Compaction `json:"compactions,omitempty"`
 	// Budget is where the budget cuts; null when no budget was given.
 	Budget *Budget `json:"budget"`
 	// Threshold: a unit of at least this size always has a bin of its own
@@ -131,6 +137,17 @@ type LoadFailure struct {
 	Line    int    `json:"line"`    // the first invalid line; 0 when the file is too long
 	Message string `json:"message"` // what the runtime throws
 	Summary string `json:"summary"` // "the file does not load (line 8 is invalid)"
+}
+
+// Compaction is a compaction point of the map.
+type Compaction struct {
+	Line int `json:"line"`
+	// Summary says what it replaced: "13 messages replaced by a 340-char
+	// summary" (analysis.Compaction.Summary).
+	Summary string `json:"summary"`
+	// At is where it falls in the map: the size of the units that end
+	// before it.
+	At int64 `json:"at"`
 }
 
 // Refused is a line the runtime refuses.
@@ -384,6 +401,12 @@ func (b *Builder) Build(rep *analysis.Report, cfg Config) (*Map, error) {
 		if analysis.IsRefusal(f.Code) { // the runtime's codes and the causes of damage
 			m.Refused = append(m.Refused, Refused{Line: f.Line, Code: f.Code, Message: clip(f.Message, maxMessage), At: before(f.Line)})
 		}
+	}
+	for _, c := range rep.Compactions {
+		if len(m.Compactions) == MaxRefused {
+			break
+		}
+		m.Compactions = append(m.Compactions, Compaction{Line: c.Line, Summary: c.Summary(), At: before(c.Line)})
 	}
 	cutUnit := -1 // no cutoff
 	if cfg.Budget > 0 {

@@ -126,9 +126,10 @@ type legendItem struct {
 }
 
 type stripRow struct {
-	Pieces  []piece
-	Refused []mark
-	Cut     *cutMark
+	Pieces      []piece
+	Refused     []mark
+	Compactions []mark
+	Cut         *cutMark
 }
 
 // piece is the part of a bin that falls in one row (a bin that crosses a
@@ -391,6 +392,11 @@ func newMapPage(m *ctxmap.Map, o Options) *mapPage {
 			r, left := where(rf.At)
 			p.Rows[r].Refused = append(p.Rows[r].Refused, mark{Line: rf.Line, Href: lineHref(fileURL, rf.Line),
 				Style: template.CSS("left:" + left), Title: fmt.Sprintf("line %d is refused: %s", rf.Line, rf.Message)})
+		}
+		for _, c := range m.Compactions {
+			r, left := where(c.At)
+			p.Rows[r].Compactions = append(p.Rows[r].Compactions, mark{Line: c.Line, Href: lineHref(fileURL, c.Line),
+				Style: template.CSS("left:" + left), Title: fmt.Sprintf("line %d: compaction: %s", c.Line, c.Summary)})
 		}
 		if bu := m.Budget; bu != nil && bu.Error == "" {
 			r, left := where(bu.At)
