@@ -39,9 +39,9 @@ type lensCache struct {
 }
 
 // get returns codeLenses(doc, rep, budget, deferTo) and usageLenses(doc,
-// rep), made again only when
-// one of them changed since the last call. doc changes only together with
-// rep: an edit or new options drop the document's report.
+// rep), made again only when one of them changed since the last call. doc
+// changes only together with rep: an edit or new options drop the
+// document's report.
 func (c *lensCache) get(doc *analysis.Document, rep *analysis.Report, budget int64, deferTo protocol.DocumentURI) []protocol.CodeLens {
 	if c.lenses == nil || c.rep != rep || c.budget != budget || c.deferTo != deferTo {
 		c.lenses = append(codeLenses(doc, rep, budget, deferTo), usageLenses(doc, rep)...)
