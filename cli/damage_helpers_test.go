@@ -189,6 +189,9 @@ type damageVerdict struct {
 	loads        bool
 	// counts
 	intact, recoverable, recovered, spliced, altered, dropped, safeChanged int
+	// orphaned counts intact tool results deleted as orphans because their
+	// assistant never landed (see orphanOfAbsent): no failure.
+	orphaned int
 	// failures, by criterion: what went wrong, worded for the reader
 	fails map[string][]string
 }
@@ -284,6 +287,13 @@ func judgeDamage(f damageFile, unsafe []byte, uv nodeoracle.File, safe []byte, s
 			if strings.Contains(all, head) {
 				v.altered++
 				v.fail(critIntact, "intact record %d.%d (%s) is no longer a line of its own, unchanged", r.Stream, r.Append, show(r.Text))
+			} else if orphanOfAbsent(f.truth.Records, r) {
+				// Its assistant never landed (no byte of it is in the
+				// file): the result is an orphan nothing in the file can
+				// declare, and deleting it is the documented unsafe fix,
+				// as for any orphan. Which random crash leaves that is
+				// chance, so the class sees it now and then.
+				v.orphaned++
 			} else {
 				v.dropped++
 				v.fail(critDropped, "intact record %d.%d dropped%s: %s", r.Stream, r.Append, orphanHint(f.truth.Records, r, kept), show(r.Text))
@@ -357,6 +367,35 @@ func orphanHint(records []damageRecord, r damageRecord, kept map[string]int) str
 		}
 	}
 	return ""
+}
+
+// orphanOfAbsent reports whether r is a tool result whose assistant is
+// "absent" in the truth: no byte of it landed in the file.
+func orphanOfAbsent(records []damageRecord, r damageRecord) bool {
+	var tr struct {
+		Role       string `json:"role"`
+		ToolCallID string `json:"toolCallId"`
+	}
+	if json.Unmarshal([]byte(r.Text), &tr) != nil || tr.Role != "tool" {
+		return false
+	}
+	for _, a := range records {
+		var as struct {
+			Role      string `json:"role"`
+			ToolCalls []struct {
+				ID string `json:"id"`
+			} `json:"toolCalls"`
+		}
+		if a.State != "absent" || json.Unmarshal([]byte(a.Text), &as) != nil || as.Role != "assistant" {
+			continue
+		}
+		for _, c := range as.ToolCalls {
+			if c.ID == tr.ToolCallID {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func maps(m map[string]int) map[string]int {
