@@ -12,7 +12,6 @@ package analysis
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/sessionls/sessionls/analysis/line"
 )
@@ -177,8 +176,9 @@ type Options struct {
 	// and totals (InvalidLines, FirstInvalidLine, the cutoff) stay exact.
 	MaxFindingsPerCode int
 	// OmittedLines names the codes whose omitted findings' lines
-	// Report.Omitted keeps (4 bytes each), for a caller that still visits
-	// them (the CLI counts their fixes).
+	// Report.Omitted keeps (a LineList: a few bytes for a run of lines,
+	// about two for a line alone), for a caller that still visits them
+	// (the CLI counts their fixes).
 	OmittedLines map[string]bool
 	// JSONOnly reads the file at JSON.parse's level alone, for a session
 	// format whose records are not the runtime's messages (package
@@ -241,9 +241,11 @@ type Omitted struct {
 	Code     string
 	Severity Severity
 	N        int
+	// First is the line of the first omitted finding (the first found).
+	First int
 	// Lines of the omitted findings, in the order found, when
 	// Options.OmittedLines names the code.
-	Lines []int32
+	Lines LineList
 }
 
 // findingLimit applies Options.MaxFindingsPerCode.
@@ -276,12 +278,12 @@ func (l *findingLimit) keep(code string, line int) bool {
 		i++
 	}
 	if i == len(l.omitted) {
-		l.omitted = append(l.omitted, Omitted{Code: code, Severity: severityOf(code)})
+		l.omitted = append(l.omitted, Omitted{Code: code, Severity: severityOf(code), First: line})
 	}
 	o := &l.omitted[i]
 	o.N++
 	if l.lines[code] {
-		o.Lines = append(o.Lines, int32(min(line, math.MaxInt32)))
+		o.Lines.Add(line)
 	}
 	return false
 }

@@ -3,6 +3,7 @@ package analysis
 import (
 	"bytes"
 	"cmp"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -57,14 +58,16 @@ func (e *engine) mode(opts Options) Options {
 }
 
 func (e *engine) analyze(data []byte, opts Options) *Report {
-	c := newCollector(opts)
-	if len(data) < e.parallelMin || e.workers < 2 {
+	c := newCollector(opts, e.parse)
+	if len(data) < e.parallelMin {
 		var t tally
 		parseLines(e.parse, opts, data, &t)
 		c.add(&t)
 		return c.finish()
 	}
-	pieces := splitLines(data, e.workers*4)
+	// Pieces of at most maxPiece bytes, so that a tally's offsets and line
+	// numbers fit its 32-bit runs (refusedRun), on one core too.
+	pieces := splitLines(data, max(e.workers*4, len(data)/maxPiece+1))
 	tallies := make([]tally, len(pieces))
 	err := newPool(e.workers).each(len(pieces), func(k int) {
 		parseLines(e.parse, opts, pieces[k], &tallies[k])
@@ -78,6 +81,12 @@ func (e *engine) analyze(data []byte, opts Options) *Report {
 	}
 	return c.finish()
 }
+
+// maxPiece bounds the bytes before the last line of a run of lines Analyze
+// parses as one: every line of a piece begins within its first maxPiece
+// bytes. AnalyzeReader's chunks are smaller (a line longer than a chunk
+// is one chunk alone, and one node could hold has fewer than 2³¹ bytes).
+const maxPiece = 1 << 30
 
 // splitLines cuts data into about n pieces, each ending just after a '\n'
 // (the last piece excepted), so that no line is split.
@@ -108,24 +117,62 @@ type tally struct {
 	size     int64 // bytes, newlines included
 	msgs     []Message
 	recs     []Record // Options.JSONOnly: the valid lines
-	invalid  []invalidLine
-	tokErr   *TokenError // the first message whose tokens could not be counted
+	// refused are the refused lines of buf, in runs; the collector parses
+	// again, from buf, the few whose reason and span it reports.
+	refused []refusedRun
+	buf     []byte
+	// invalid is a refused line the stream did not hold (tallyLong), with
+	// its reason and span.
+	invalid []invalidLine
+	tokErr  *TokenError // the first message whose tokens could not be counted
 }
 
 func (t *tally) reset() {
 	clear(t.msgs) // drop references to Calls and strings
 	clear(t.recs) // and to decoded values
-	*t = tally{msgs: t.msgs[:0], invalid: t.invalid[:0], recs: t.recs[:0]}
+	*t = tally{msgs: t.msgs[:0], invalid: t.invalid[:0], recs: t.recs[:0], refused: t.refused[:0]}
+}
+
+// refusedRun is n refused lines of a tally with one verdict and the same
+// damage flags, on consecutive runtime lines, each step physical lines
+// after the one before (exactly empty lines between them): a chunk of
+// blank lines is one run, and a line alone costs 16 bytes, not the ~180 of
+// an invalidLine. Line numbers are counted from the tally's start and fit
+// 32 bits (a chunk, or a piece of at most maxPiece bytes before its last
+// line).
+type refusedRun struct {
+	line, runtimeLine int32 // the first line's (from 1)
+	n, step           uint16
+	verdict           line.Verdict
+	flags             damageFlags
+}
+
+// refuse adds a refused line.
+func (t *tally) refuse(ln, rt int, verdict line.Verdict, flags damageFlags) {
+	if k := len(t.refused) - 1; k >= 0 {
+		p := &t.refused[k]
+		if p.verdict == verdict && p.flags == flags && int(p.runtimeLine)+int(p.n) == rt && p.n < math.MaxUint16 {
+			d := ln - (int(p.line) + int(p.n-1)*int(p.step))
+			if (p.n == 1 && d <= math.MaxUint16) || d == int(p.step) {
+				p.step = uint16(d)
+				p.n++
+				return
+			}
+		}
+	}
+	t.refused = append(t.refused, refusedRun{line: int32(ln), runtimeLine: int32(rt), n: 1, verdict: verdict, flags: flags})
 }
 
 // parseLines parses buf line by line into t. buf holds whole lines; only the
 // file's last line may lack its '\n'. Exactly empty lines are skipped, as the
-// runtime's filter(Boolean) does. Nothing in t refers to buf's memory. With
-// a counter (opts.Tokens), every valid message's tokens are counted too.
-// With opts.JSONOnly a valid line is a Record, decoded by opts.Records.
+// runtime's filter(Boolean) does. Nothing in t refers to buf's memory but
+// t.buf. With a counter (opts.Tokens), every valid message's tokens are
+// counted too. With opts.JSONOnly a valid line is a Record, decoded by
+// opts.Records.
 func parseLines(parse func([]byte) line.Result, opts Options, buf []byte, t *tally) {
 	counter, jsonOnly := opts.Tokens, opts.JSONOnly
 	t.size += int64(len(buf))
+	t.buf = buf
 	rest := buf
 	for len(rest) > 0 {
 		var l []byte
@@ -143,10 +190,8 @@ func parseLines(parse func([]byte) line.Result, opts Options, buf []byte, t *tal
 		r := parse(l)
 		t.width16 += int64(r.Width16)
 		if r.Verdict != line.Valid {
-			t.invalid = append(t.invalid, invalidLine{
-				line: t.lines, runtimeLine: t.nonEmpty, verdict: r.Verdict,
-				reason: detach(r.Reason, buf), span: r.Span, damage: classify(l, &r),
-			})
+			d := classify(l, &r)
+			t.refuse(t.lines, t.nonEmpty, r.Verdict, d.flags())
 			continue
 		}
 		if jsonOnly {
@@ -214,6 +259,7 @@ func detach(s string, buf []byte) string {
 // collector assembles a Report from tallies taken in line order.
 type collector struct {
 	opts    Options
+	parse   func([]byte) line.Result // parses again the refused lines reported
 	rep     *Report
 	link    linker
 	nodes   nodeList
@@ -225,7 +271,7 @@ type collector struct {
 	hasPend, hasPrev bool
 	causer           causer
 	// invalidCut counts the invalid lines not kept in invalid (past the
-	// findings limit and past the first maxRelated+1).
+	// findings limit, or disabled, and past the first maxRelated+1).
 	invalidCut int
 	checks     []Finding
 	nonEmpty   int
@@ -233,8 +279,8 @@ type collector struct {
 	limit      *findingLimit
 }
 
-func newCollector(opts Options) *collector {
-	c := &collector{opts: opts, rep: &Report{}, limit: newFindingLimit(opts)}
+func newCollector(opts Options, parse func([]byte) line.Result) *collector {
+	c := &collector{opts: opts, parse: parse, rep: &Report{}, limit: newFindingLimit(opts)}
 	c.link.findings = &c.checks
 	c.link.disabled = opts.Disabled
 	c.link.limit = c.limit
@@ -267,12 +313,19 @@ func (c *collector) add(t *tally) {
 	for _, v := range t.invalid {
 		v.line += off
 		v.runtimeLine += c.nonEmpty
-		// A line's cause is known once the refused line after it is
-		// (a record split over lines), so each waits for the next.
-		if c.hasPend {
-			c.settle(&v)
+		c.take(&v)
+	}
+	src := lineCursor{buf: t.buf}
+	for k := range t.refused {
+		run := &t.refused[k]
+		d := run.flags.damage()
+		for i := range int(run.n) {
+			ln := int(run.line) + i*int(run.step)
+			v := invalidLine{line: ln + off, runtimeLine: int(run.runtimeLine) + i + c.nonEmpty, verdict: run.verdict, damage: d}
+			if c.take(&v) {
+				c.fill(&c.pend, src.at(ln))
+			}
 		}
-		c.pend, c.hasPend = v, true
 	}
 	c.rep.Lines += t.lines
 	c.nonEmpty += t.nonEmpty
@@ -280,9 +333,74 @@ func (c *collector) add(t *tally) {
 	c.size += t.size
 }
 
+// take makes v the refused line waiting for the next one, and reports
+// whether its reason and span must be filled in now (it may be reported):
+// past the limit, a line is only counted, and its bytes are not read
+// again. v's reason is filled in when it has one.
+func (c *collector) take(v *invalidLine) (fill bool) {
+	// A line's cause is known once the refused line after it is (a
+	// record split over lines), so each waits for the next.
+	if c.hasPend {
+		c.settle(v)
+	}
+	c.pend, c.hasPend = *v, true
+	return v.reason == "" && c.mayKeep(&c.pend)
+}
+
+// fill sets v's reason, span and damage from its bytes l, parsed again
+// (the tally kept only its verdict and damage flags).
+func (c *collector) fill(v *invalidLine, l []byte) {
+	r := c.parse(l)
+	v.reason, v.span, v.damage = detach(r.Reason, l), r.Span, classify(l, &r)
+}
+
+// mayKeep reports whether settle may keep v (the refused line waiting):
+// whether it is among the first refused lines, or a code the causer may
+// give it is neither disabled nor past the limit. Both only grow less
+// likely as lines come, so a line it rules out is only counted.
+func (c *collector) mayKeep(v *invalidLine) bool {
+	if len(c.invalid) <= maxRelated {
+		return true
+	}
+	var prev *invalidLine
+	if c.hasPrev && c.prevInv.runtimeLine == v.runtimeLine-1 {
+		prev = &c.prevInv
+	}
+	code, maySplit := c.causer.peek(v, prev)
+	return c.keepable(code) || (maySplit && c.keepable(CodeSplitRecord))
+}
+
+// keepable reports whether a finding of code could still be kept.
+func (c *collector) keepable(code string) bool {
+	return !c.opts.Disabled[code] && (c.limit == nil || c.limit.kept[code] < c.limit.max)
+}
+
+// lineCursor finds lines of a tally's buffer, moving forward from the last
+// one found (the collector asks in line order): over a tally, it reads its
+// buffer once at most.
+type lineCursor struct {
+	buf       []byte
+	line, off int // line (from 1) begins at buf[off]
+}
+
+// at returns the bytes of line ln (counted from the tally's start).
+func (s *lineCursor) at(ln int) []byte {
+	if s.line == 0 || s.line > ln {
+		s.line, s.off = 1, 0
+	}
+	for ; s.line < ln; s.line++ {
+		s.off += bytes.IndexByte(s.buf[s.off:], '\n') + 1
+	}
+	l := s.buf[s.off:]
+	if i := bytes.IndexByte(l, '\n'); i >= 0 {
+		l = l[:i]
+	}
+	return l
+}
+
 // settle names the cause of the refused line waiting (next is the refused
 // line after it, nil at the end) and keeps it, or only counts it past the
-// limit (by its cause's code).
+// limit (by its cause's code) or when its code is disabled.
 func (c *collector) settle(next *invalidLine) {
 	v := c.pend
 	c.hasPend = false
@@ -295,9 +413,10 @@ func (c *collector) settle(next *invalidLine) {
 	}
 	c.causer.decide(&v, prev, next)
 	c.prevInv, c.hasPrev = v, true
-	if c.limit != nil && !c.opts.Disabled[v.code()] && !c.limit.keep(v.code(), v.line) {
-		// Past the limit: no finding. The first lines are kept all
-		// the same, for the load message and the first's Related.
+	code := v.code()
+	if c.opts.Disabled[code] || (c.limit != nil && !c.limit.keep(code, v.line)) {
+		// No finding. The first lines are kept all the same, for the
+		// load message and the first's Related.
 		if len(c.invalid) > maxRelated {
 			c.invalidCut++
 			return

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf16"
+
+	"github.com/sessionls/sessionls/analysis/line"
 )
 
 func TestAnalyzeLines(t *testing.T) {
@@ -75,7 +77,7 @@ func TestAnalyzeWidth16(t *testing.T) {
 func TestTooLarge(t *testing.T) {
 	// Build the report's size check without a 512 MiB file: feed the
 	// collector a tally that claims the size.
-	c := newCollector(Options{Budget: 100})
+	c := newCollector(Options{Budget: 100}, line.Parse)
 	c.add(&tally{lines: 1, width16: MaxStringLength + 1})
 	r := c.finish()
 	if r.Loads() || len(r.Findings) != 1 || r.Findings[0].Code != CodeFileTooLarge || r.Cutoff != nil || r.CutoffErr != nil {
@@ -85,7 +87,7 @@ func TestTooLarge(t *testing.T) {
 	if got := r.Findings[0].Message; got != want {
 		t.Fatalf("got %q\nwant %q", got, want)
 	}
-	c = newCollector(Options{})
+	c = newCollector(Options{}, line.Parse)
 	c.add(&tally{lines: 1, width16: MaxStringLength})
 	if r := c.finish(); !r.Loads() || len(r.Findings) != 0 {
 		t.Fatalf("exactly MaxStringLength: Loads=%v findings=%v", r.Loads(), codes(r))

@@ -13,7 +13,7 @@ import (
 
 // reportOf runs msgs through the collector, as Analyze does with parsed lines.
 func reportOf(msgs []Message, opts Options) *Report {
-	c := newCollector(opts)
+	c := newCollector(opts, line.Parse)
 	for i := range msgs {
 		m := msgs[i]
 		c.addMessage(&m)

@@ -224,10 +224,11 @@ type invalidLine struct {
 	omitted bool
 	damage  damage // what the line's bytes say about its cause
 	// cause is the code naming the cause (causer.decide sets it; "" when
-	// none is recognised) and why the clause saying it; decided says it
-	// was looked for.
-	cause, why string
-	decided    bool
+	// none is recognised), ref the earlier line its message names (see
+	// why); decided says it was looked for.
+	cause   string
+	ref     int
+	decided bool
 }
 
 func (v *invalidLine) code() string {
@@ -253,7 +254,7 @@ func (v *invalidLine) message(first, jsonOnly bool) string {
 	where := strconv.Itoa(v.line)
 	if jsonOnly {
 		if v.cause != "" {
-			return fmt.Sprintf("%s at line %s: %s (JSON.parse refuses it: %s)", causeTitles[v.cause], where, v.why, v.reason)
+			return fmt.Sprintf("%s at line %s: %s (JSON.parse refuses it: %s)", causeTitles[v.cause], where, v.why(), v.reason)
 		}
 		return fmt.Sprintf("invalid JSON at line %s: %s", where, v.reason)
 	}
@@ -262,7 +263,7 @@ func (v *invalidLine) message(first, jsonOnly bool) string {
 	}
 	msg := fmt.Sprintf("invalid session %s at line %s: %s", kind, where, v.reason)
 	if v.cause != "" {
-		msg = fmt.Sprintf("%s at line %s: %s (the runtime refuses it: %s)", causeTitles[v.cause], where, v.why, v.reason)
+		msg = fmt.Sprintf("%s at line %s: %s (the runtime refuses it: %s)", causeTitles[v.cause], where, v.why(), v.reason)
 	}
 	if first {
 		msg += "; the runtime refuses to load the file here"

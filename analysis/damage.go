@@ -68,6 +68,55 @@ type damage struct {
 	inStr  bool // … inside a string
 }
 
+// damageFlags is what the causer reads of a line's damage (causer.next):
+// a refused line that is only counted keeps these eight bits, and the
+// offsets its message would name are found again for the lines reported.
+type damageFlags uint8
+
+const (
+	dfZeros damageFlags = 1 << iota
+	dfHead
+	dfNext
+	dfStarts
+	dfLong
+	dfBlank
+	dfOpen
+	dfInStr
+)
+
+func (d *damage) flags() damageFlags {
+	var f damageFlags
+	set := func(b bool, bit damageFlags) {
+		if b {
+			f |= bit
+		}
+	}
+	set(d.zeros > 0, dfZeros)
+	set(d.headAt > 0, dfHead)
+	set(d.nextAt > 0, dfNext)
+	set(d.starts, dfStarts)
+	set(d.long, dfLong)
+	set(d.blank, dfBlank)
+	set(d.open, dfOpen)
+	set(d.inStr, dfInStr)
+	return f
+}
+
+// damage is a damage the causer decides alike: its offsets are stand-ins
+// (1), to be found again if the line is reported.
+func (f damageFlags) damage() damage {
+	one := func(bit damageFlags) int32 {
+		if f&bit != 0 {
+			return 1
+		}
+		return 0
+	}
+	return damage{
+		zeros: one(dfZeros), headAt: one(dfHead), nextAt: one(dfNext),
+		starts: f&dfStarts != 0, long: f&dfLong != 0, blank: f&dfBlank != 0, open: f&dfOpen != 0, inStr: f&dfInStr != 0,
+	}
+}
+
 // damageScan finds a line's damage from its bytes fed in order, so that a
 // line the stream does not hold is classified as one it holds.
 type damageScan struct {
@@ -230,61 +279,94 @@ type causer struct {
 	splitFrom int // the line a record split by raw line breaks began on (while continuing)
 }
 
-// decide names v's cause (code and the message's first clause); prev and
-// next are the refused lines just before and after it, exactly empty
-// lines between them aside (the runtime skips those; a raw "\n\n" in a
-// string makes one), or nil.
+// decide names v's cause (its code, and the line its message refers to);
+// prev and next are the refused lines just before and after it, exactly
+// empty lines between them aside (the runtime skips those; a raw "\n\n" in
+// a string makes one), or nil. The message's clause is made only for the
+// lines reported (invalidLine.why).
 func (c *causer) decide(v, prev, next *invalidLine) {
 	v.decided = true
+	v.cause, v.ref, *c = c.next(v, prev, next)
+}
+
+// peek is the code decide would give v with no refused line after it, and
+// whether a refused line after it could make it a split-record instead:
+// decide depends on the next line for nothing else.
+func (c *causer) peek(v, prev *invalidLine) (code string, maySplit bool) {
+	cause, _, _ := c.next(v, prev, nil)
+	d := &v.damage
+	code = cause
+	if code == "" {
+		code = v.code()
+	}
+	return code, v.verdict == line.InvalidJSON && d.zeros == 0 && d.starts && d.inStr
+}
+
+// next is decide without side effects: v's cause, the line its message
+// refers to (the split's or the interleaved record's first line), and the
+// causer's state after v.
+func (c causer) next(v, prev, next *invalidLine) (cause string, ref int, after causer) {
 	if v.verdict != line.InvalidJSON {
 		c.splitFrom = 0
-		return
+		return "", 0, c
 	}
 	d := &v.damage
-	lastHead, splitFrom := c.lastHead, c.splitFrom
-	defer func() { c.lastHead, c.splitFrom = lastHead, splitFrom }()
 	switch {
 	case d.zeros > 0:
-		v.cause = CodeZeroFilled
-		v.why = fmt.Sprintf("%s NUL bytes from byte %s: the file system lost the data written here (a crash before it reached the disk, such as ext4's delayed allocation, or a zeroed block)",
-			textfmt.Thousands(int64(d.zeros)), textfmt.Thousands(int64(d.zeroAt)))
-		splitFrom = 0
+		cause = CodeZeroFilled
+		c.splitFrom = 0
 	case d.starts && d.inStr && next != nil && !next.damage.starts && !next.damage.blank && next.damage.zeros == 0:
-		v.cause = CodeSplitRecord
-		v.why = "a raw line break inside a string ends this line in the middle of its record (the writer did not escape it); the record continues on the next line"
-		splitFrom = v.line
-	case !d.starts && !d.blank && splitFrom > 0 && prev != nil && (prev.cause == CodeSplitRecord):
-		v.cause = CodeSplitRecord
-		v.why = fmt.Sprintf("this line continues the record begun on line %d, split by a raw line break inside a string", splitFrom)
+		cause = CodeSplitRecord
+		c.splitFrom = v.line
+	case !d.starts && !d.blank && c.splitFrom > 0 && prev != nil && (prev.cause == CodeSplitRecord):
+		cause, ref = CodeSplitRecord, c.splitFrom
 	case d.starts && d.headAt > 0:
-		v.cause = CodeInterleavedRecord
-		v.why = fmt.Sprintf("another append begins at byte %s, a %s-byte boundary inside the record before it: node writes an append of more than 512 KiB as %s-byte writes, and another writer's append landed between two of them",
-			textfmt.Thousands(int64(d.headAt)), textfmt.Thousands(ChunkSize), textfmt.Thousands(ChunkSize))
-		lastHead = v.line
-		splitFrom = 0
-	case !d.starts && !d.blank && lastHead > 0:
+		cause = CodeInterleavedRecord
+		c.lastHead = v.line
+		c.splitFrom = 0
+	case !d.starts && !d.blank && c.lastHead > 0:
 		// The rest of a record longer than one write whose first
 		// piece is on a line before.
-		v.cause = CodeInterleavedRecord
-		v.why = fmt.Sprintf("this line begins in the middle of a record, the rest of one begun on an earlier line (likely line %d): concurrent appends interleaved at %s-byte write boundaries", lastHead, textfmt.Thousands(ChunkSize))
-		splitFrom = 0
-	case d.starts && d.open:
-		v.cause = CodeTruncatedRecord
-		v.why = "the record is cut short at the end of the line (an append interrupted: the writer was killed or the disk was full); nothing follows it"
+		cause, ref = CodeInterleavedRecord, c.lastHead
+		c.splitFrom = 0
+	case d.starts && (d.open || d.nextAt > 0):
+		cause = CodeTruncatedRecord
 		if d.long {
-			lastHead = v.line
+			c.lastHead = v.line
 		}
-		splitFrom = 0
-	case d.starts && d.nextAt > 0:
-		v.cause = CodeTruncatedRecord
-		v.why = fmt.Sprintf("the record is cut short at byte %s, where the next append continues on the same line (an append interrupted before its line break: the writer was killed or the disk was full)", textfmt.Thousands(int64(d.nextAt)))
-		if d.long {
-			lastHead = v.line
-		}
-		splitFrom = 0
+		c.splitFrom = 0
 	default:
-		splitFrom = 0
+		c.splitFrom = 0
 	}
+	return cause, ref, c
+}
+
+// why is the clause of v's message that says its cause (decide named
+// it): made from its damage only for the lines reported.
+func (v *invalidLine) why() string {
+	d := &v.damage
+	switch v.cause {
+	case CodeZeroFilled:
+		return fmt.Sprintf("%s NUL bytes from byte %s: the file system lost the data written here (a crash before it reached the disk, such as ext4's delayed allocation, or a zeroed block)",
+			textfmt.Thousands(int64(d.zeros)), textfmt.Thousands(int64(d.zeroAt)))
+	case CodeSplitRecord:
+		if d.starts {
+			return "a raw line break inside a string ends this line in the middle of its record (the writer did not escape it); the record continues on the next line"
+		}
+		return fmt.Sprintf("this line continues the record begun on line %d, split by a raw line break inside a string", v.ref)
+	case CodeInterleavedRecord:
+		if d.starts {
+			return fmt.Sprintf("another append begins at byte %s, a %s-byte boundary inside the record before it: node writes an append of more than 512 KiB as %s-byte writes, and another writer's append landed between two of them",
+				textfmt.Thousands(int64(d.headAt)), textfmt.Thousands(ChunkSize), textfmt.Thousands(ChunkSize))
+		}
+		return fmt.Sprintf("this line begins in the middle of a record, the rest of one begun on an earlier line (likely line %d): concurrent appends interleaved at %s-byte write boundaries", v.ref, textfmt.Thousands(ChunkSize))
+	case CodeTruncatedRecord:
+		if d.open {
+			return "the record is cut short at the end of the line (an append interrupted: the writer was killed or the disk was full); nothing follows it"
+		}
+		return fmt.Sprintf("the record is cut short at byte %s, where the next append continues on the same line (an append interrupted before its line break: the writer was killed or the disk was full)", textfmt.Thousands(int64(d.nextAt)))
+	}
+	return ""
 }
 
 // causes names the cause of each refused line of inv (in line order) that

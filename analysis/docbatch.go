@@ -6,8 +6,6 @@ import (
 	"strings"
 	"unicode/utf8"
 	"unsafe"
-
-	"github.com/sessionls/sessionls/analysis/line"
 )
 
 // Multi-change edits (one didChange with K changes: a multi-cursor edit,
@@ -328,7 +326,7 @@ func (d *Document) applyBatch(changes []Change) (handled bool, err error) {
 	d.batchWork = work + 16*g.moved + g.hotMoved
 	n := g.len()
 	lines := make([]string, n)
-	results := make([]line.Result, n)
+	results := make([]lineRes, n)
 	for i := range n {
 		j := i
 		if i >= g.gap {

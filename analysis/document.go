@@ -60,8 +60,8 @@ type Document struct {
 	eng     engine
 	opts    Options
 	lines   []string
-	results []line.Result // results[i] is the verdict on lines[i]; zero for ""
-	report  *Report       // nil when stale
+	results []lineRes // results[i] is the verdict on lines[i]; zero for ""
+	report  *Report   // nil when stale
 
 	// crs lists, in line order, the lines holding a lone '\r' before their
 	// last byte (see crLine); nil for almost every file. A '\r' ending the
@@ -73,7 +73,7 @@ type Document struct {
 	// they touched, so Report can patch base instead of starting over; a
 	// nil before means it cannot.
 	base    *Report
-	before  map[int]line.Result
+	before  map[int]lineRes
 	patched int // reports patched rather than recomputed (for tests)
 
 	// Of the last Apply of more than one change (for tests): the work
@@ -101,9 +101,9 @@ func newDocument(e engine, text string, opts Options) *Document {
 
 // parseText splits text into lines and parses them, across cores when the
 // text is large. Its error is a panic of a worker (a bug in the parser).
-func (d *Document) parseText(text string) ([]string, []line.Result, error) {
+func (d *Document) parseText(text string) ([]string, []lineRes, error) {
 	lines := strings.Split(text, "\n")
-	results := make([]line.Result, len(lines))
+	results := make([]lineRes, len(lines))
 	if len(text) < d.eng.parallelMin || d.eng.workers < 2 {
 		for i, l := range lines {
 			results[i] = d.parse(l)
@@ -136,15 +136,41 @@ func (d *Document) parseText(text string) ([]string, []line.Result, error) {
 }
 
 // parse is the verdict on one line; an empty line is skipped by the runtime
-// and gets the zero Result (Valid, RoleNone).
-func (d *Document) parse(s string) line.Result {
+// and gets the zero lineRes (Valid, no message).
+func (d *Document) parse(s string) lineRes {
 	if s == "" {
-		return line.Result{}
+		return lineRes{}
 	}
-	// The parser only reads its input, so the string's bytes are lent to it
-	// without a copy. Strings in the result may point into s, which is
-	// immutable and lives as long as they do.
-	return d.eng.parse(unsafe.Slice(unsafe.StringData(s), len(s)))
+	r := d.parseLine(s)
+	lr := lineRes{width16: r.Width16, verdict: r.Verdict}
+	if r.Verdict == line.Valid {
+		lr.msg = &r
+	} else {
+		dm := classify(stringBytes(s), &r)
+		lr.flags = dm.flags()
+	}
+	return lr
+}
+
+// parseLine parses a non-empty line. The parser only reads its input, so
+// the string's bytes are lent to it without a copy. Strings in the result
+// may point into s, which is immutable and lives as long as they do.
+func (d *Document) parseLine(s string) line.Result {
+	return d.eng.parse(stringBytes(s))
+}
+
+// lineRes is what a Document keeps of a line's verdict (24 bytes): a
+// valid message's Result (its role, ids and calls, which the checks and
+// the report read), and of a refused line its verdict, width and damage
+// flags only. Its reason and span are found again, by parsing the line,
+// for the few lines a report lists (Options.MaxFindingsPerCode) and for
+// LineResult: a million refused lines cost their text and 40 bytes each,
+// not a ~170-byte line.Result each.
+type lineRes struct {
+	msg     *line.Result // a valid, non-empty line's
+	width16 int
+	verdict line.Verdict
+	flags   damageFlags // a refused line's
 }
 
 // undo is what reverts one applied change.
@@ -152,7 +178,7 @@ type undo struct {
 	at       int // first line replaced
 	added    int // lines that replaced them
 	lines    []string
-	results  []line.Result
+	results  []lineRes
 	wasWhole bool
 }
 
@@ -291,7 +317,7 @@ func (d *Document) apply(ch Change) (undo, error) {
 	}
 	text := d.lines[sl][:sb] + ch.Text + d.lines[el][eb:]
 	fresh := strings.Split(text, "\n")
-	res := make([]line.Result, len(fresh))
+	res := make([]lineRes, len(fresh))
 	for i, l := range fresh {
 		res[i] = d.parse(l)
 	}
@@ -397,7 +423,14 @@ func (d *Document) LineResult(i int) line.Result {
 	if i < 0 || i >= len(d.results) {
 		return line.Result{}
 	}
-	return d.results[i]
+	r := &d.results[i]
+	switch {
+	case r.msg != nil:
+		return *r.msg
+	case r.verdict == line.Valid:
+		return line.Result{} // an empty line
+	}
+	return d.parseLine(d.lines[i]) // a refused line keeps no reason
 }
 
 // Report is the current analysis (computed lazily after edits, from the
@@ -413,7 +446,7 @@ func (d *Document) Report() *Report {
 	} else {
 		r = d.analyze()
 	}
-	d.report, d.base, d.before = r, r, make(map[int]line.Result)
+	d.report, d.base, d.before = r, r, make(map[int]lineRes)
 	return r
 }
 
@@ -442,8 +475,13 @@ func (d *Document) patch() (*Report, bool) {
 	invalidChanged := false
 	for i, old := range d.before {
 		now := &d.results[i]
-		width += int64(now.Width16 - old.Width16)
-		if old.Verdict != line.Valid && now.Verdict != line.Valid {
+		width += int64(now.width16 - old.width16)
+		if old.verdict != line.Valid && now.verdict != line.Valid {
+			if d.opts.MaxFindingsPerCode > 0 {
+				// Which refused lines the limit keeps depends on
+				// their causes: start over.
+				return nil, false
+			}
 			// Still invalid (typing on a broken line): the set of invalid
 			// lines is the same, only their findings change.
 			invalidChanged = true
@@ -456,13 +494,13 @@ func (d *Document) patch() (*Report, bool) {
 		if !ok {
 			return nil, false
 		}
-		ups = append(ups, update{msg: k, ln: i + 1, delta: now.Cost - old.Cost})
+		ups = append(ups, update{msg: k, ln: i + 1, delta: now.msg.Cost - old.msg.Cost})
 	}
 	r := *b
 	r.Messages = slices.Clone(b.Messages)
 	r.Units = slices.Clone(b.Units)
 	for _, u := range ups {
-		r.Messages[u.msg] = keepAnswers(message(&d.results[u.ln-1], u.ln, nil), &b.Messages[u.msg])
+		r.Messages[u.msg] = keepAnswers(message(d.results[u.ln-1].msg, u.ln, nil), &b.Messages[u.msg])
 		r.Units[r.UnitOfMessage(u.msg)].Chars += u.delta
 		r.TotalChars += u.delta
 	}
@@ -474,15 +512,17 @@ func (d *Document) patch() (*Report, bool) {
 	r.Width16 += width
 	fs := make([]Finding, 0, len(b.Findings)+1)
 	for _, f := range b.Findings {
-		switch f.Code {
-		case CodeFileTooLarge, CodeBudgetCutoff, CodeBudgetExceeded:
-		default:
-			if IsRefusal(f.Code) {
-				if !invalidChanged {
-					fs = append(fs, f)
-				}
-				continue
+		switch {
+		case scopeOf(f.Code) >= ScopeFile:
+			// Made again below (sizeAndBudget), from the new totals.
+		case IsRefusal(f.Code):
+			// A refused line's: made again when a refused line changed.
+			if !invalidChanged {
+				fs = append(fs, f)
 			}
+		default:
+			// A line's or unit's, from facts of messages every edited
+			// line kept (sameShape).
 			fs = append(fs, f)
 		}
 	}
@@ -512,25 +552,40 @@ func (d *Document) invalidLines() []invalidLine {
 			continue
 		}
 		nonEmpty++
-		if r := &d.results[i]; r.Verdict != line.Valid {
-			inv = append(inv, invalidLine{line: i + 1, runtimeLine: nonEmpty, verdict: r.Verdict, reason: r.Reason, span: r.Span, damage: classify(stringBytes(l), r)})
+		if d.results[i].verdict != line.Valid {
+			r := d.parseLine(l)
+			inv = append(inv, invalidLine{line: i + 1, runtimeLine: nonEmpty, verdict: r.Verdict, reason: r.Reason, span: r.Span, damage: classify(stringBytes(l), &r)})
 		}
 	}
 	return inv
 }
 
 // sameShape reports whether two results are valid messages that link and
-// are checked alike: same role, ids and id spans (the content, and so the
-// cost and width, may differ).
-func sameShape(a, b *line.Result) bool {
-	if a.Verdict != line.Valid || b.Verdict != line.Valid || a.Role == line.RoleNone || a.Role != b.Role ||
-		a.ToolCallID != b.ToolCallID || a.ToolCallIDSpan != b.ToolCallIDSpan || len(a.Calls) != len(b.Calls) ||
-		tooDeep(a.Depth) != tooDeep(b.Depth) {
+// are checked alike: every fact of shapeFacts is the same (the content,
+// and so the cost and width, may differ).
+func sameShape(x, y *lineRes) bool {
+	if x.msg == nil || y.msg == nil {
 		return false
 	}
-	for i := range a.Calls {
-		if a.Calls[i].ID != b.Calls[i].ID || a.Calls[i].IDSpan != b.Calls[i].IDSpan {
+	a, b := x.msg, y.msg
+	facts := shapeFacts()
+	if a.Verdict != line.Valid || b.Verdict != line.Valid || a.Role == line.RoleNone || facts&FactLine != 0 {
+		return false
+	}
+	if facts&FactRole != 0 && a.Role != b.Role {
+		return false
+	}
+	if facts&FactDeep != 0 && tooDeep(a.Depth) != tooDeep(b.Depth) {
+		return false
+	}
+	if facts&FactIDs != 0 {
+		if a.ToolCallID != b.ToolCallID || a.ToolCallIDSpan != b.ToolCallIDSpan || len(a.Calls) != len(b.Calls) {
 			return false
+		}
+		for i := range a.Calls {
+			if a.Calls[i].ID != b.Calls[i].ID || a.Calls[i].IDSpan != b.Calls[i].IDSpan {
+				return false
+			}
 		}
 	}
 	return true
@@ -542,10 +597,10 @@ func (d *Document) analyze() *Report {
 	// message again: an observer would see some rebuilds and not others.
 	opts := d.opts
 	opts.Observer = nil
-	c := newCollector(opts)
+	c := newCollector(opts, d.eng.parse)
 	msgs, calls := 0, 0
 	for i := range d.results {
-		if r := &d.results[i]; r.Verdict == line.Valid && r.Role != line.RoleNone {
+		if r := d.results[i].msg; r != nil && r.Role != line.RoleNone {
 			msgs++
 			calls += len(r.Calls)
 		}
@@ -559,12 +614,17 @@ func (d *Document) analyze() *Report {
 		}
 		nonEmpty++
 		r := &d.results[i]
-		width += int64(r.Width16)
-		if r.Verdict != line.Valid {
-			c.invalid = append(c.invalid, invalidLine{line: i + 1, runtimeLine: nonEmpty, verdict: r.Verdict, reason: r.Reason, span: r.Span, damage: classify(stringBytes(l), r)})
+		width += int64(r.width16)
+		if r.verdict != line.Valid {
+			// Through the collector's limit, as a stream's: past it a
+			// refused line is only counted, and not parsed again.
+			v := invalidLine{line: i + 1, runtimeLine: nonEmpty, verdict: r.verdict, damage: r.flags.damage()}
+			if c.take(&v) {
+				c.fill(&c.pend, stringBytes(l))
+			}
 			continue
 		}
-		m := message(r, i+1, nil)
+		m := message(r.msg, i+1, nil)
 		c.addMessage(&m)
 	}
 	c.rep.Lines = len(d.lines)

@@ -79,7 +79,7 @@ func TestMaxFindingsPerCode(t *testing.T) {
 					}
 				}
 				if opts.OmittedLines[code] {
-					var want []int32
+					var want []int
 					keptLines := map[int]int{}
 					for _, f := range capped.Findings {
 						if f.Code == code {
@@ -91,16 +91,16 @@ func TestMaxFindingsPerCode(t *testing.T) {
 							keptLines[f.Line]--
 							continue
 						}
-						want = append(want, int32(f.Line))
+						want = append(want, f.Line)
 					}
-					got := slices.Clone(omitted[code].Lines)
-					slices.Sort(got)
+					o := omitted[code]
+					got := slices.Sorted(o.Lines.All())
 					if !reflect.DeepEqual(got, want) {
 						t.Errorf("file %d %s: omitted lines: got %v, want %v", i, code, got, want)
 					}
 				} else {
-					if len(omitted[code].Lines) != 0 {
-						t.Errorf("omitted[code].Lines = %v, want empty", omitted[code].Lines)
+					if o := omitted[code]; o.Lines.Len() != 0 {
+						t.Errorf("omitted[code].Lines has %d lines, want none", o.Lines.Len())
 					}
 				}
 			}

@@ -37,6 +37,56 @@ type Fix struct {
 	Safe  bool
 }
 
+// Scope is what a rule's findings depend on. An edited Document derives
+// from it what an edit makes it recompute (Document.patch): a rule that
+// declares too little goes stale on incremental edits, and
+// TestIncrementalEveryRule catches it.
+type Scope uint8
+
+const (
+	// ScopeLine: one line. For a refused line, its bytes and whether the
+	// refused lines around it are pieces of one record (its cause); for a
+	// valid message, the facts of it the rule Reads.
+	ScopeLine Scope = iota
+	// ScopeUnit: how messages link: their roles and tool-call ids (and
+	// the facts the rule Reads).
+	ScopeUnit
+	// ScopeFile: the whole file, its size or its units' costs: made by
+	// sizeAndBudget from the file's totals, after every analysis and
+	// every patch.
+	ScopeFile
+	// ScopeDialect: made by a dialect's own collector over the whole file
+	// (analysis/dialect), never by the engine or a Document.
+	ScopeDialect
+)
+
+func (s Scope) String() string {
+	switch s {
+	case ScopeUnit:
+		return "unit"
+	case ScopeFile:
+		return "file"
+	case ScopeDialect:
+		return "dialect"
+	}
+	return "line"
+}
+
+// Fact is a fact of a valid message a rule of line or unit scope reads.
+// An edit that keeps every fact some rule reads (and the role and ids,
+// which units are made of) keeps the findings of those rules; any other
+// edit of a valid message makes the Document analyse the file again.
+type Fact uint8
+
+const (
+	FactRole Fact = 1 << iota // its role
+	FactIDs                   // its toolCallId, its calls' ids, and their spans
+	FactDeep                  // whether it nests past DeepNestingLimit
+	// FactLine is anything else of the line (its content, its cost): an
+	// edit of the line is never patched.
+	FactLine
+)
+
 // Rule is everything known about one finding code: what the CLI's help,
 // `sessionls rules`, SARIF, the language server's settings and the editor
 // docs say about it, and the severity the engine gives its findings.
@@ -52,6 +102,9 @@ type Rule struct {
 	Fix     Fixability
 	Fixes   []Fix // the repairs known, when Fix is not FixNone: from the fix table (fixkinds.go)
 	Doc     string
+	// Scope and Reads are what its findings depend on (see Scope).
+	Scope Scope
+	Reads Fact
 }
 
 // SeverityIn is the severity of the code's findings in the files of the
@@ -89,6 +142,7 @@ func (r Rule) Help() string {
 var registry = [...]Rule{
 	{
 		Code: CodeInvalidJSON, Severity: SeverityError, Fix: FixSometimes,
+		Scope:   ScopeLine,
 		Summary: "A line that JSON.parse rejects: the runtime refuses the whole file.",
 		Doc: "The runtime's `loadSession` splits the file on `\\n` and calls `JSON.parse` on every " +
 			"line that is not exactly empty; the first line it cannot parse makes it throw, and the " +
@@ -100,6 +154,7 @@ var registry = [...]Rule{
 	},
 	{
 		Code: CodeInvalidRecord, Severity: SeverityError, Fix: FixSometimes,
+		Scope:   ScopeLine,
 		Summary: "A line that parses but is not a valid session message: the runtime refuses the whole file.",
 		Doc: "After `JSON.parse`, the runtime's `parseSessionMessage` checks the record: an object " +
 			"whose `role` is `user`, `assistant` or `tool` and whose `content` is a string; an " +
@@ -111,7 +166,8 @@ var registry = [...]Rule{
 	},
 	{
 		Code: CodeOrphanToolResult, Severity: SeverityWarning, Fix: FixAlways,
-		In:      map[string]Severity{"claude-code": SeverityError, "codex": SeverityError},
+		In:    map[string]Severity{"claude-code": SeverityError, "codex": SeverityError},
+		Scope: ScopeUnit, Reads: FactRole | FactIDs,
 		Summary: "A tool result that no earlier assistant message declares.",
 		Doc: "`trimContext` groups a tool result with the nearest earlier assistant whose " +
 			"`toolCalls` declare its `toolCallId`. When none does, the runtime loads the result " +
@@ -122,7 +178,8 @@ var registry = [...]Rule{
 	},
 	{
 		Code: CodeMissingToolResult, Severity: SeverityWarning, Fix: FixSometimes,
-		In:      map[string]Severity{"claude-code": SeverityError, "codex": SeverityError},
+		In:    map[string]Severity{"claude-code": SeverityError, "codex": SeverityError},
+		Scope: ScopeUnit, Reads: FactRole | FactIDs,
 		Summary: "A declared tool call that never gets its result.",
 		Doc: "An assistant message declares a call in `toolCalls` and no later tool result answers " +
 			"it (before the id is declared again, if it is). The runtime does not mind, but the " +
@@ -132,7 +189,8 @@ var registry = [...]Rule{
 	},
 	{
 		Code: CodeDuplicateCallID, Severity: SeverityWarning, Fix: FixNone,
-		In:      map[string]Severity{"claude-code": SeverityError},
+		In:    map[string]Severity{"claude-code": SeverityError},
+		Scope: ScopeUnit, Reads: FactRole | FactIDs,
 		Summary: "A tool call id declared a second time.",
 		Doc: "A call id that an assistant declares when an earlier declaration (in this message or " +
 			"an earlier one) already used it. `trimContext` pairs a tool result with the nearest " +
@@ -142,6 +200,7 @@ var registry = [...]Rule{
 	},
 	{
 		Code: CodeSweptMessage, Severity: SeverityInfo, Fix: FixNone,
+		Scope: ScopeUnit, Reads: FactRole | FactIDs,
 		Summary: "A message swept into a tool-call unit that is not one of its results.",
 		Doc: "A unit runs from an assistant to the last tool result that answers it, and " +
 			"`trimContext` keeps or drops everything in between together. A user message, another " +
@@ -152,6 +211,7 @@ var registry = [...]Rule{
 	},
 	{
 		Code: CodeFileTooLarge, Severity: SeverityWarning, Fix: FixNone,
+		Scope:   ScopeFile,
 		Summary: "A file longer than the runtime can read into one string.",
 		Doc: "The runtime reads the whole file with `readFile(path, \"utf8\")`, which throws " +
 			"`RangeError: Invalid string length` when the text is longer than node's maximum " +
@@ -161,6 +221,7 @@ var registry = [...]Rule{
 	},
 	{
 		Code: CodeDeepNesting, Severity: SeverityWarning, Fix: FixNone,
+		Scope: ScopeLine, Reads: FactDeep,
 		Summary: "A message nested so deeply that node's JSON.stringify may overflow its stack, and trimContext would throw.",
 		Doc: "The runtime measures a message with `JSON.stringify`, which recurses once per level " +
 			"of nesting; node 20 overflows its stack at about 4,100 levels (fewer deep inside an " +
@@ -170,6 +231,7 @@ var registry = [...]Rule{
 	},
 	{
 		Code: CodeBudgetCutoff, Severity: SeverityInfo, Fix: FixNone,
+		Scope:   ScopeFile,
 		Summary: "Where the character budget cuts the session.",
 		Doc: "With a budget (`--budget`, or the editor's `budget` setting), `trimContext` packs " +
 			"units from the newest and stops at the first that does not fit. This finding sits on " +
@@ -179,6 +241,7 @@ var registry = [...]Rule{
 	},
 	{
 		Code: CodeBudgetExceeded, Severity: SeverityError, Fix: FixNone,
+		Scope:   ScopeFile,
 		Summary: "A budget for which trimContext throws: the newest unit does not fit, or the session is empty.",
 		Doc: "`trimContext` throws `context budget cannot contain the smallest consistent message " +
 			"unit` when the newest unit alone costs more than the budget, and `context budget " +
@@ -188,6 +251,7 @@ var registry = [...]Rule{
 	},
 	{
 		Code: CodeTruncatedRecord, Severity: SeverityError, Fix: FixSometimes,
+		Scope:   ScopeLine,
 		Summary: "A record cut short by an interrupted append: the runtime refuses the whole file.",
 		Doc: "The runtime appends each message with `appendFile(path, JSON.stringify(m) + \"\\n\")`: no " +
 			"lock, no fsync. When the writer is killed mid-append, or the disk fills (ENOSPC, EFBIG), " +
@@ -201,6 +265,7 @@ var registry = [...]Rule{
 	},
 	{
 		Code: CodeInterleavedRecord, Severity: SeverityError, Fix: FixSometimes,
+		Scope:   ScopeLine,
 		Summary: "Pieces of appends made at the same time, interleaved at node's 524,288-byte write boundaries: the runtime refuses the whole file.",
 		Doc: "node's `fs.promises.appendFile` writes a string of more than 512 KiB as successive " +
 			"`write()` calls of exactly 524,288 bytes (`kWriteFileMaxChunkSize`), the last one " +
@@ -217,6 +282,7 @@ var registry = [...]Rule{
 	},
 	{
 		Code: CodeZeroFilled, Severity: SeverityError, Fix: FixSometimes,
+		Scope:   ScopeLine,
 		Summary: "A run of NUL bytes where the file system lost data: the runtime refuses the whole file.",
 		Doc: "After a crash, a file can read as NUL bytes where its data never reached the disk: " +
 			"ext4's delayed allocation extends the file before writing its blocks, so the last " +
@@ -231,6 +297,7 @@ var registry = [...]Rule{
 	},
 	{
 		Code: CodeSplitRecord, Severity: SeverityError, Fix: FixSometimes,
+		Scope:   ScopeLine,
 		Summary: "A record split over several lines by raw line breaks in a string: the runtime refuses the whole file.",
 		Doc: "`JSON.stringify` escapes a line break in a string, so the runtime's own writer never " +
 			"splits a record; a writer that builds its JSON by hand and emits a raw line break does, " +
@@ -242,6 +309,7 @@ var registry = [...]Rule{
 	},
 	{
 		Code: CodeCodexResumeRefused, Severity: SeverityError, Fix: FixNone,
+		Scope:   ScopeDialect,
 		Summary: "A Codex CLI rollout that codex refuses to resume as a whole.",
 		Doc: "Codex reads a rollout with `tokio::fs::read_to_string` and then its lines " +
 			"(`RolloutRecorder::load_rollout_items`): a file that is not valid UTF-8 anywhere fails " +
@@ -253,6 +321,7 @@ var registry = [...]Rule{
 	},
 	{
 		Code: CodeCodexSkippedLine, Severity: SeverityWarning, Fix: FixNone,
+		Scope:   ScopeDialect,
 		Summary: "A Codex CLI rollout line that codex's loader skips: its item is lost on resume.",
 		Doc: "Codex skips, without a word to the user, every line that `serde_json` cannot parse " +
 			"or cannot read as a `RolloutLine` (`{timestamp, type, payload}`, `type` one of " +
@@ -267,6 +336,7 @@ var registry = [...]Rule{
 	},
 	{
 		Code: CodeCodexCompaction, Severity: SeverityInfo, Fix: FixNone,
+		Scope:   ScopeDialect,
 		Summary: "Where a Codex CLI session was compacted: the model is sent a summary instead of the history above.",
 		Doc: "A `compacted` line records a compaction: on resume, codex replaces the history " +
 			"before it with the line's `replacement_history` when it has one, or with the user's " +
@@ -343,6 +413,31 @@ func Codes() []string {
 		out[i] = registry[i].Code
 	}
 	return out
+}
+
+// scopeOf is the scope of code's findings (ScopeFile for a code missing
+// from the registry: recomputed, never stale).
+func scopeOf(code string) Scope {
+	for i := range registry {
+		if registry[i].Code == code {
+			return registry[i].Scope
+		}
+	}
+	return ScopeFile
+}
+
+// shapeFacts are the facts of a valid message that an edit must keep for
+// a Document to patch its report rather than analyse again: the role and
+// ids, which units and links are made of, and every fact a rule of line
+// or unit scope reads.
+func shapeFacts() Fact {
+	f := FactRole | FactIDs
+	for i := range registry {
+		if sc := registry[i].Scope; sc == ScopeLine || sc == ScopeUnit {
+			f |= registry[i].Reads
+		}
+	}
+	return f
 }
 
 // severityOf is the severity of code's findings. It panics on a code

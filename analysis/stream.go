@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 
 	"github.com/sessionls/sessionls/analysis/line"
 )
@@ -258,7 +257,18 @@ func (p *bufferPool) release() { <-p.tokens }
 func (e *engine) analyzeReader(ctx context.Context, r io.Reader, opts Options) (*Report, error) {
 	inFlight := 2*e.workers + 2
 	bufs := newBufferPool(e.chunk, inFlight)
-	tallies := sync.Pool{New: func() any { return new(tally) }}
+	// Tallies are reused as buffers are (at most inFlight exist), so that
+	// their slices keep the room they grew to: a sync.Pool, emptied by
+	// each GC, would grow them again for every chunk.
+	tallies := make(chan *tally, inFlight)
+	getTally := func() *tally {
+		select {
+		case t := <-tallies:
+			return t
+		default:
+			return new(tally)
+		}
+	}
 	jobs := make(chan chunkJob, inFlight)
 	done := make(chan chunkJob, inFlight)
 
@@ -279,7 +289,7 @@ func (e *engine) analyzeReader(ctx context.Context, r io.Reader, opts Options) (
 	go func() {
 		poolErr = workers.run(func() {
 			for j := range jobs {
-				j.t = tallies.Get().(*tally)
+				j.t = getTally()
 				switch {
 				case ctx.Err() != nil || workers.failed():
 				case j.long != nil:
@@ -287,8 +297,9 @@ func (e *engine) analyzeReader(ctx context.Context, r io.Reader, opts Options) (
 				default:
 					workers.guard(func() { parseLines(e.parse, opts, j.buf, j.t) })
 				}
-				bufs.recycle(j.buf)
-				j.buf = nil
+				// The buffer goes with its tally (the collector reads the
+				// refused lines it reports again), with its token.
+				j.t.buf = j.buf
 				done <- j
 			}
 		})
@@ -297,7 +308,7 @@ func (e *engine) analyzeReader(ctx context.Context, r io.Reader, opts Options) (
 
 	// Merge in stream order. Results that arrive early wait in pending;
 	// there are fewer than inFlight of them.
-	c := newCollector(opts)
+	c := newCollector(opts, e.parse)
 	pending := make(map[int]*tally, inFlight)
 	next := 0
 	for j := range done {
@@ -312,8 +323,12 @@ func (e *engine) analyzeReader(ctx context.Context, r io.Reader, opts Options) (
 			if ctx.Err() == nil {
 				c.add(t)
 			}
+			bufs.recycle(t.buf)
 			t.reset()
-			tallies.Put(t)
+			select {
+			case tallies <- t:
+			default:
+			}
 			bufs.release()
 		}
 	}

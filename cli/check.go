@@ -682,12 +682,12 @@ func checkFile(ctx context.Context, e *env, t target, opts analysis.Options, for
 	})
 	for _, o := range rep.Omitted {
 		more = addOmitted(more, omitted{code: o.Code, severity: o.Severity, n: o.N})
-		if withFixes && fix.Fixable(o.Code) && len(o.Lines) > 0 {
+		if withFixes && fix.Fixable(o.Code) && o.Lines.Len() > 0 {
 			cut = append(cut, cutLines{code: o.Code, lines: o.Lines})
 		}
 	}
-	for _, c := range cut {
-		slices.Sort(c.lines)
+	for i := range cut {
+		cut[i].lines = sortedLines(cut[i].lines)
 	}
 	rep = nil
 	sortFindings(findings)

@@ -131,8 +131,8 @@ func planFixesCapped(ctx context.Context, d dialect.Dialect, r io.Reader, findin
 	fixes := fixesOf(d, data, findings, regions)
 	var more []analysis.Finding
 	for _, c := range cut {
-		for _, ln := range c.lines {
-			more = append(more, analysis.Finding{Line: int(ln), Code: c.code})
+		for ln := range c.lines.All() {
+			more = append(more, analysis.Finding{Line: ln, Code: c.code})
 		}
 	}
 	if len(more) > 0 {

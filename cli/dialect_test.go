@@ -100,7 +100,10 @@ func TestPlanFixesCappedCounts(t *testing.T) {
 	rep := analysis.Analyze(data, analysis.Options{})
 	require.Len(t, rep.Findings, 5)
 	listed := rep.Findings[:2]
-	cut := []cutLines{{code: rep.Findings[2].Code, lines: []int32{3, 4, 5}}}
+	var cut []cutLines
+	for _, ln := range []int{3, 4, 5} {
+		cut = addCut(cut, rep.Findings[2].Code, ln)
+	}
 	want, wantCounts, err := streamFixesCapped(context.Background(), bytes.NewReader(data), listed, cut, true)
 	require.NoError(t, err)
 	got, gotCounts, err := planFixesCapped(context.Background(), newFake(), bytes.NewReader(data), listed, cut, true)

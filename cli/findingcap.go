@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/fix"
@@ -95,22 +96,36 @@ func capWithFixes(findings []analysis.Finding, fixes fileFixes, limit int) ([]an
 }
 
 // cutLines are the lines of the findings of one code past the cap whose
-// code has fixes, sorted: only what counting their fixes needs (4 bytes a
-// finding, not the finding).
+// code has fixes, in ascending order: only what counting their fixes needs
+// (a few bytes for a run of lines, not the findings).
 type cutLines struct {
 	code  string
-	lines []int32
+	lines analysis.LineList
 }
 
 // addCut adds line to the list of code.
 func addCut(cut []cutLines, code string, line int) []cutLines {
 	for i := range cut {
 		if cut[i].code == code {
-			cut[i].lines = append(cut[i].lines, int32(line))
+			cut[i].lines.Add(line)
 			return cut
 		}
 	}
-	return append(cut, cutLines{code: code, lines: []int32{int32(line)}})
+	cut = append(cut, cutLines{code: code})
+	cut[len(cut)-1].lines.Add(line)
+	return cut
+}
+
+// sortedLines is l in ascending order (l itself when it is).
+func sortedLines(l analysis.LineList) analysis.LineList {
+	if l.Sorted() {
+		return l
+	}
+	var s analysis.LineList
+	for _, ln := range slices.Sorted(l.All()) {
+		s.Add(ln)
+	}
+	return s
 }
 
 // fixCounts are the fixes of the findings past the cap, by safety.
@@ -122,18 +137,17 @@ type fixCounts struct{ safe, unsafe int }
 // without holding those findings.
 func streamFixesCapped(ctx context.Context, r io.Reader, findings []analysis.Finding, cut []cutLines, regions bool) (fileFixes, fixCounts, error) {
 	var counts fixCounts
-	pos := make([]int, len(cut)) // the next line of each list
+	// The next line of each list (0: none left) and its reader.
+	heads := make([]int, len(cut))
+	readers := make([]analysis.LineReader, len(cut))
 	cutLeft := 0
-	for _, c := range cut {
-		cutLeft += len(c.lines)
+	for i := range cut {
+		cutLeft += cut[i].lines.Len()
+		readers[i] = cut[i].lines.Reader()
+		heads[i], _ = readers[i].Next()
 	}
 	cutAt := func(ln int) bool {
-		for i, c := range cut {
-			if pos[i] < len(c.lines) && int(c.lines[pos[i]]) == ln {
-				return true
-			}
-		}
-		return false
+		return slices.Contains(heads, ln)
 	}
 	next := func(j int) int {
 		for j < len(findings) && !fix.Fixable(findings[j].Code) {
@@ -219,9 +233,9 @@ func streamFixesCapped(ctx context.Context, r io.Reader, findings []analysis.Fin
 			}
 		}
 		for i, c := range cut {
-			for ; pos[i] < len(c.lines) && int(c.lines[pos[i]]) <= ln; pos[i]++ {
+			for ; heads[i] != 0 && heads[i] <= ln; heads[i], _ = readers[i].Next() {
 				cutLeft--
-				if !wanted || int(c.lines[pos[i]]) < ln {
+				if !wanted || heads[i] < ln {
 					continue
 				}
 				lf, ok := fix.ForLine(l, c.code)

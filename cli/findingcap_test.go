@@ -186,7 +186,7 @@ func TestStreamFixesCappedAgrees(t *testing.T) {
 func TestStreamFixesCappedHoldsNoHugeLine(t *testing.T) {
 	const size = 2 * maxFixLine
 	listed := []analysis.Finding{{Line: 1, Code: analysis.CodeInvalidJSON}}
-	cut := []cutLines{{code: analysis.CodeInvalidJSON, lines: []int32{2, 3}}}
+	cut := addCut(addCut(nil, analysis.CodeInvalidJSON, 2), analysis.CodeInvalidJSON, 3)
 	src := io.MultiReader(&repeatReader{b: 0, left: size}, &repeatReader{b: ' ', left: size}, strings.NewReader(" \n"))
 	var before, after runtime.MemStats
 	runtime.GC()

@@ -179,10 +179,10 @@ func TestKeptFindings(t *testing.T) {
 		{Line: 3, Severity: analysis.SeverityError}, {Line: 4, Code: analysis.CodeBudgetCutoff, Severity: analysis.SeverityInfo},
 		{Line: 5, Severity: analysis.SeverityError}, {Line: 6, Severity: analysis.SeverityWarning},
 	}
-	kept, left := keptFindings(fs, 4)
+	kept, left := keptFindings(fs, 0, 4)
 	require.Equal(t, 2, left)
 	require.Equal(t, []bool{false, true, true, true, true, false}, kept, "cutoff, errors, then the first warning")
-	kept, left = keptFindings(fs, 6)
+	kept, left = keptFindings(fs, 0, 6)
 	require.Nil(t, kept)
 	require.Zero(t, left)
 }

@@ -172,7 +172,7 @@ func (s *server) setOptions(f *file, opts analysis.Options) bool {
 		return false
 	}
 	f.opts = opts
-	f.doc.SetOptions(opts)
+	f.doc.SetOptions(docOptions(opts))
 	f.stale()
 	s.publish(f)
 	return true

@@ -71,6 +71,17 @@ func (s *server) clearDiagnostics(f *file) {
 // lines used to publish a million, 3.3 GB).
 const maxDiagnostics = 1000
 
+// docOptions are the options a document is analysed with: opts, keeping
+// the first maxDiagnostics findings of each code and counting the rest
+// (Report.Omitted). The diagnostics published are the same: the first
+// maxDiagnostics by severity and line hold at most maxDiagnostics of any
+// code, the first of it. A document of a million refused lines then costs
+// its lines, not a million findings (~330 bytes each).
+func docOptions(opts analysis.Options) analysis.Options {
+	opts.MaxFindingsPerCode = maxDiagnostics
+	return opts
+}
+
 // codeMoreFindings is the code of the summary diagnostic (not an engine
 // finding: it cannot be turned off with the checks setting).
 const codeMoreFindings = "more-findings"
@@ -79,7 +90,11 @@ const codeMoreFindings = "more-findings"
 // maxDiagnostics of them and a summary (see keptFindings). It never
 // returns nil: a nil slice would be published as null.
 func toDiagnostics(uri protocol.DocumentURI, doc *analysis.Document, rep *analysis.Report, fade bool) []protocol.Diagnostic {
-	kept, left := keptFindings(rep.Findings, maxDiagnostics)
+	omitted := 0
+	for _, o := range rep.Omitted {
+		omitted += o.N
+	}
+	kept, left := keptFindings(rep.Findings, omitted, maxDiagnostics)
 	out := make([]protocol.Diagnostic, 0, min(len(rep.Findings), maxDiagnostics)+1)
 	for i, f := range rep.Findings {
 		if kept != nil && !kept[i] {
@@ -95,12 +110,13 @@ func toDiagnostics(uri protocol.DocumentURI, doc *analysis.Document, rep *analys
 	return out
 }
 
-// keptFindings chooses which of fs are published when there are more
-// than n: the budget-cutoff finding (it is the document's main lens on
-// the budget), then the most severe, the earliest first among equals.
-// kept is nil when every finding is published; left counts the others.
-func keptFindings(fs []analysis.Finding, n int) (kept []bool, left int) {
-	if len(fs) <= n {
+// keptFindings chooses which of fs are published when, with the omitted
+// findings the report only counts, there are more than n: the
+// budget-cutoff finding (it is the document's main lens on the budget),
+// then the most severe, the earliest first among equals. kept is nil when
+// every finding is published; left counts the others.
+func keptFindings(fs []analysis.Finding, omitted, n int) (kept []bool, left int) {
+	if len(fs)+omitted <= n {
 		return nil, 0
 	}
 	kept = make([]bool, len(fs))
@@ -131,21 +147,27 @@ func keptFindings(fs []analysis.Finding, n int) (kept []bool, left int) {
 			room--
 		}
 	}
-	return kept, len(fs) - n
+	return kept, len(fs) + omitted - min(n, len(fs))
 }
 
 // moreFindingsDiagnostic says how many findings were left out, on the
 // line of the first of them, with that finding's severity.
 func moreFindingsDiagnostic(doc *analysis.Document, rep *analysis.Report, kept []bool, left int) protocol.Diagnostic {
-	first := 0
+	// The earliest left out: listed and not kept, or the first omitted
+	// of a code.
+	firstLine := 0
 	for i := range kept {
 		if !kept[i] {
-			first = i
+			firstLine = rep.Findings[i].Line
 			break
 		}
 	}
-	f := rep.Findings[first]
-	r := findingRange(doc, f.Line, line.Span{})
+	for _, o := range rep.Omitted {
+		if firstLine == 0 || o.First < firstLine {
+			firstLine = o.First
+		}
+	}
+	r := findingRange(doc, firstLine, line.Span{})
 	return protocol.Diagnostic{
 		Range:    protocol.Range{Start: r.Start, End: r.Start},
 		Severity: protocol.DiagnosticSeverityInformation,
@@ -153,7 +175,7 @@ func moreFindingsDiagnostic(doc *analysis.Document, rep *analysis.Report, kept [
 		Source:   diagnosticSource,
 		Message: fmt.Sprintf("%s more not shown (the first on line %d): sessionls publishes at most %s diagnostics per file "+
 			"(run `sessionls check` on it for every finding)",
-			textfmt.Plural(int64(left), "finding", "findings"), f.Line, textfmt.Thousands(int64(maxDiagnostics))),
+			textfmt.Plural(int64(left), "finding", "findings"), firstLine, textfmt.Thousands(int64(maxDiagnostics))),
 	}
 }
 

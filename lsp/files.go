@@ -102,7 +102,7 @@ func isSessionFile(uri protocol.DocumentURI, languageID string, globs, roots []s
 
 // open starts tracking a document (replacing one already open at uri).
 func (m *fileManager) open(uri protocol.DocumentURI, languageID string, version int32, text string, opts analysis.Options) *file {
-	f := &file{uri: uri, languageID: languageID, version: version, doc: analysis.NewDocument(text, opts), opts: opts, dialect: dialect.Seed{}}
+	f := &file{uri: uri, languageID: languageID, version: version, doc: analysis.NewDocument(text, docOptions(opts)), opts: opts, dialect: dialect.Seed{}}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.files[uri] = f

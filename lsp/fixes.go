@@ -106,16 +106,23 @@ func orphanHeld(doc *analysis.Document, line1 int, l []byte) bool {
 	}
 	var span line.Span
 	found := false
-	declared := map[string]bool{}
 	for _, f := range rep.Findings {
-		switch {
-		case f.Line == line1 && f.Code == analysis.CodeOrphanToolResult:
+		if f.Line == line1 && f.Code == analysis.CodeOrphanToolResult {
 			span, found = f.Span, true
-		case analysis.IsRefusal(f.Code):
-			fix.DeclaredIDs([]byte(doc.Line(f.Line-1)), declared)
 		}
 	}
-	return found && fix.OrphanHeld(l, span, declared)
+	if !found {
+		return false
+	}
+	// Every refused line, not only the findings listed (the report keeps
+	// the first maxDiagnostics of each code).
+	declared := map[string]bool{}
+	for i := range doc.LineCount() {
+		if doc.LineResult(i).Verdict != line.Valid {
+			fix.DeclaredIDs([]byte(doc.Line(i)), declared)
+		}
+	}
+	return fix.OrphanHeld(l, span, declared)
 }
 
 // fixActions returns the quick fixes for p and, when asked for, the fix-all

@@ -51,7 +51,10 @@ type parser struct {
 	bits  []uint64 // levels 64 and deeper, 64 a word
 	depth int
 
-	err *jsonError
+	// err is the first failure, when failed (held in the parser, not
+	// allocated: a file of refused lines is millions of them).
+	err    jsonError
+	failed bool
 
 	// The top-level value.
 	top      kind
@@ -135,8 +138,8 @@ func (p *parser) skipWS(i int) int {
 }
 
 func (p *parser) fail(reason string, start, end int) {
-	if p.err == nil {
-		p.err = &jsonError{reason: reason, start: start, end: end}
+	if !p.failed {
+		p.err, p.failed = jsonError{reason: reason, start: start, end: end}, true
 	}
 }
 
@@ -153,9 +156,18 @@ func (p *parser) unexpected(i int) {
 		}
 		p.fail("invalid UTF-8 / non-ASCII character outside a string", i, i+charLen(b, i))
 	default:
-		p.fail("unexpected character "+describeASCII(b[i]), i, i+1)
+		p.fail(unexpectedASCII[b[i]], i, i+1)
 	}
 }
+
+// unexpectedASCII is the reason for each ASCII byte where it cannot be, made
+// once: a file of refused lines allocates none per line.
+var unexpectedASCII = func() (r [0x80]string) {
+	for c := range r {
+		r[c] = "unexpected character " + describeASCII(byte(c))
+	}
+	return r
+}()
 
 func describeASCII(c byte) string {
 	const hx = "0123456789ABCDEF"
@@ -219,7 +231,7 @@ func (p *parser) run() {
 			case '"':
 				adj0 := p.adj
 				end, cost, flags := p.scanString(i)
-				if p.err != nil {
+				if p.failed {
 					return
 				}
 				p.scalar(kString, i, i-adj0, end, cost, flags)
@@ -247,7 +259,7 @@ func (p *parser) run() {
 					return
 				}
 				end := p.scanNumber(i)
-				if p.err != nil {
+				if p.failed {
 					return
 				}
 				cost := 0
@@ -297,7 +309,7 @@ func (p *parser) run() {
 			}
 			adj0 := p.adj
 			end, cost, flags := p.scanString(i)
-			if p.err != nil {
+			if p.failed {
 				return
 			}
 			p.key(i, i-adj0, end, cost, flags)
@@ -516,7 +528,7 @@ func ParseJSON(b []byte) Result {
 	var p parser
 	p.b = b
 	p.run()
-	if p.err != nil {
+	if p.failed {
 		return p.result()
 	}
 	return Result{Verdict: Valid, Span: p.topSpan, Width16: len(b) - p.adj}

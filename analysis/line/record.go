@@ -171,8 +171,8 @@ const maxRoleUnits = 40
 
 func (p *parser) result() Result {
 	b := p.b
-	if p.err != nil {
-		e := p.err
+	if p.failed {
+		e := &p.err
 		return Result{
 			Verdict: InvalidJSON,
 			Reason:  e.reason,

@@ -105,8 +105,8 @@ func refusedLines(rep *analysis.Report) map[int]bool {
 	}
 	for _, o := range rep.Omitted {
 		if analysis.IsRefusal(o.Code) {
-			for _, l := range o.Lines {
-				out[int(l)] = true
+			for l := range o.Lines.All() {
+				out[l] = true
 			}
 		}
 	}
