@@ -79,6 +79,15 @@ const maxDiagnostics = 1000
 // its lines, not a million findings (~330 bytes each).
 func docOptions(opts analysis.Options) analysis.Options {
 	opts.MaxFindingsPerCode = maxDiagnostics
+	// The lines of refused lines past the cap, as check keeps them: a
+	// dialect reads them (which records its loader skips); a few bytes
+	// for a run of lines.
+	opts.OmittedLines = map[string]bool{}
+	for _, c := range analysis.Codes() {
+		if analysis.IsRefusal(c) {
+			opts.OmittedLines[c] = true
+		}
+	}
 	return opts
 }
 
