@@ -346,6 +346,7 @@ var registry = [...]Rule{
 	},
 	{
 		Code: CodeBrokenParentChain, Severity: SeverityError, Fix: FixSometimes,
+		Scope:   ScopeDialect,
 		Summary: "A Claude Code record whose parentUuid names no record in the file: resuming loses every message before it.",
 		Doc: "Claude Code (dialect `claude-code`) links its records by `parentUuid`, and `--resume` " +
 			"rebuilds the conversation by walking that chain back from the last message. A " +
@@ -360,6 +361,7 @@ var registry = [...]Rule{
 	},
 	{
 		Code: CodeDuplicateUUID, Severity: SeverityWarning, Fix: FixNone,
+		Scope:   ScopeDialect,
 		Summary: "Two Claude Code records with the same uuid.",
 		Doc: "Every Claude Code record has its own `uuid`, which children name as their " +
 			"`parentUuid`. A second record with the same uuid makes those links ambiguous: " +
@@ -368,6 +370,7 @@ var registry = [...]Rule{
 	},
 	{
 		Code: CodeMalformedRecord, Severity: SeverityWarning, Fix: FixNone,
+		Scope:   ScopeDialect,
 		Summary: "A Claude Code record of a known type whose shape Claude Code does not write.",
 		Doc: "A `user` or `assistant` record needs a string `uuid` and a `message` object whose " +
 			"`role` is `user` or `assistant` and whose `content` is a string or an array of " +
