@@ -32,13 +32,13 @@ build:
 	$(GO) build -o $(BIN) ./cmd/sessionls
 
 test: oracles
-	$(GO) test -race ./...
+	$(GO) test -race -timeout 30m ./...
 	@$(MAKE) --no-print-directory race-again
 
 # The packages with concurrent tests again (race x3), and the parser's
 # portable path; make test runs it after the README's test command.
 race-again:
-	$(GO) test -race -count=3 $(RACE_AGAIN)
+	$(GO) test -race -count=3 -timeout 45m $(RACE_AGAIN)
 	$(GO) test -short -tags purego ./analysis/...
 
 # The oracles installed with npm (the third-party LSP client, js-tiktoken).
