@@ -9,7 +9,9 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,7 +19,6 @@ import (
 	"time"
 
 	"github.com/sessionls/sessionls/analysis/dialect"
-	"github.com/stretchr/testify/require"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
@@ -30,18 +31,54 @@ import (
 // and a guard that trips on a slow machine is a flaky test.
 const wait = time.Minute
 
+// eventually stops the test unless cond holds within wait, asking every
+// tick (first at once): what must happen is described by format and args.
+func eventually(t testing.TB, cond func() bool, wait, tick time.Duration, format string, args ...any) {
+	t.Helper()
+	deadline := time.Now().Add(wait)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("still not so after %v: %s", wait, fmt.Sprintf(format, args...))
+		}
+		time.Sleep(tick)
+	}
+}
+
+// sameElements reports whether want and got hold the same strings, each as
+// many times, in any order.
+func sameElements(want, got []string) bool {
+	return slices.Equal(slices.Sorted(slices.Values(want)), slices.Sorted(slices.Values(got)))
+}
+
+// jsonEqual reports whether two JSON texts encode the same value; an error
+// says one of them is not JSON.
+func jsonEqual(want, got string) (bool, error) {
+	var w, g any
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		return false, fmt.Errorf("want %q is not JSON: %w", want, err)
+	}
+	if err := json.Unmarshal([]byte(got), &g); err != nil {
+		return false, fmt.Errorf("got %q is not JSON: %w", got, err)
+	}
+	return reflect.DeepEqual(w, g), nil
+}
+
 // testdataPath is the repository's testdata/sessions/name.
 func testdataPath(t testing.TB, name string) string {
 	t.Helper()
 	_, file, _, ok := runtime.Caller(0)
-	require.True(t, ok)
+	if !ok {
+		t.Fatal("ok is false, want true")
+	}
 	return filepath.Join(filepath.Dir(file), "..", "testdata", "sessions", name)
 }
 
 func readSession(t testing.TB, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(testdataPath(t, name))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return string(b)
 }
 
@@ -283,7 +320,9 @@ func startHarness(t testing.TB, opts harnessOptions) *harness {
 		}
 		var res map[string]any
 		h.call("initialize", params, &res)
-		require.NoError(t, conn.Notify(ctx, "initialized", map[string]any{}))
+		if err := conn.Notify(ctx, "initialized", map[string]any{}); err != nil {
+			t.Fatalf(`conn.Notify(ctx, "initialized", map[string]any{}): %v`, err)
+		}
 	}
 	return h
 }
@@ -291,7 +330,9 @@ func startHarness(t testing.TB, opts harnessOptions) *harness {
 // call makes a request and fails the test on an error reply.
 func (h *harness) call(method string, params, result any) {
 	h.t.Helper()
-	require.NoError(h.t, h.callErr(method, params, result), method)
+	if err := h.callErr(method, params, result); err != nil {
+		h.t.Fatalf("%v: h.callErr(method, params, result): %v", method, err)
+	}
 }
 
 func (h *harness) callErr(method string, params, result any) error {
@@ -303,7 +344,9 @@ func (h *harness) callErr(method string, params, result any) error {
 
 func (h *harness) notify(method string, params any) {
 	h.t.Helper()
-	require.NoError(h.t, h.conn.Notify(h.ctx, method, params))
+	if err := h.conn.Notify(h.ctx, method, params); err != nil {
+		h.t.Fatalf("h.conn.Notify(h.ctx, method, params): %v", err)
+	}
 }
 
 func docURI(name string) protocol.DocumentURI { return protocol.DocumentURI("file:///work/" + name) }
@@ -321,8 +364,7 @@ func (h *harness) openURI(uri protocol.DocumentURI, languageID, text string) pro
 	h.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
 		"uri": uri, "languageId": languageID, "version": 1, "text": text,
 	}})
-	require.Eventually(h.t, func() bool { return h.client.publications(uri) > before }, wait, time.Millisecond,
-		"no diagnostics for %s", uri)
+	eventually(h.t, func() bool { return h.client.publications(uri) > before }, wait, time.Millisecond, "no diagnostics for %s: h.client.publications(uri) > before", uri)
 	return uri
 }
 
@@ -336,7 +378,7 @@ func (h *harness) insert(uri protocol.DocumentURI, version, line, character int,
 		"textDocument":   map[string]any{"uri": uri, "version": version},
 		"contentChanges": []any{map[string]any{"range": map[string]any{"start": at, "end": at}, "text": text}},
 	})
-	require.Eventually(h.t, func() bool { return h.client.publications(uri) > n }, wait, time.Millisecond)
+	eventually(h.t, func() bool { return h.client.publications(uri) > n }, wait, time.Millisecond, "h.client.publications(uri) > n")
 }
 
 // sync makes a round trip, so that every earlier notification was handled.
@@ -447,7 +489,9 @@ func readFrame(r *bufio.Reader) (map[string]any, error) {
 func (rc *rawClient) send(id any, method string, params any) {
 	rc.t.Helper()
 	_, err := io.WriteString(rc.w, fuzzCall(id, method, params)) // transport_fuzz_test.go
-	require.NoError(rc.t, err)
+	if err != nil {
+		rc.t.Fatal(err)
+	}
 }
 
 // response waits for the response to id, skipping other messages and
@@ -459,7 +503,9 @@ func (rc *rawClient) response(id any) map[string]any {
 	for {
 		select {
 		case msg, ok := <-rc.msgs:
-			require.True(rc.t, ok, "connection closed while waiting for the response to %s", want)
+			if !ok {
+				rc.t.Fatalf("connection closed while waiting for the response to %s: ok is false, want true", want)
+			}
 			if _, isReq := msg["method"]; isReq {
 				if sid, ok := msg["id"]; ok {
 					b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": sid, "result": nil})
