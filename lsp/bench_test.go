@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/sessionls/sessionls/internal/transcript"
-	"github.com/stretchr/testify/require"
 	"go.lsp.dev/protocol"
 )
 
@@ -21,7 +20,9 @@ func benchSize(b *testing.B) int64 {
 	size := int64(50 << 20)
 	if v := os.Getenv("SESSIONLS_BENCH_MB"); v != "" {
 		mb, err := strconv.Atoi(v)
-		require.NoError(b, err, "SESSIONLS_BENCH_MB")
+		if err != nil {
+			b.Fatalf("SESSIONLS_BENCH_MB: %v", err)
+		}
 		size = int64(mb) << 20
 	}
 	return size
@@ -64,7 +65,9 @@ func largeSession(b *testing.B, withTokens bool) {
 	before := heapInUse()
 	var buf bytes.Buffer
 	_, err := transcript.Write(&buf, benchSize(b), 1)
-	require.NoError(b, err)
+	if err != nil {
+		b.Fatal(err)
+	}
 	text := buf.String()
 	buf = bytes.Buffer{}
 	lines := strings.Split(text, "\n")
@@ -76,7 +79,9 @@ func largeSession(b *testing.B, withTokens bool) {
 			break
 		}
 	}
-	require.GreaterOrEqual(b, target, 0, "no user message in the second half")
+	if target < 0 {
+		b.Fatalf("no user message in the second half: target = %v, want >= %v", target, 0)
+	}
 	col := len(`{"role":"user","content":"`)
 	lines = nil
 
@@ -121,7 +126,9 @@ func largeSession(b *testing.B, withTokens bool) {
 		})
 		select {
 		case p := <-published:
-			require.Equal(b, uint32(version), p.Version)
+			if want := uint32(version); p.Version != want {
+				b.Fatalf("p.Version = %v, want %v", p.Version, want)
+			}
 		case <-time.After(time.Minute):
 			b.Fatal("no diagnostics after an edit")
 		}
@@ -141,8 +148,12 @@ func largeSession(b *testing.B, withTokens bool) {
 		lens = append(lens, last.Sub(t1))
 		if i == 0 || withTokens {
 			var lenses []protocol.CodeLens
-			require.NoError(b, json.Unmarshal(raw, &lenses))
-			require.NotEmpty(b, lenses)
+			if err := json.Unmarshal(raw, &lenses); err != nil {
+				b.Fatalf("json.Unmarshal(raw, &lenses): %v", err)
+			}
+			if len(lenses) == 0 {
+				b.Fatal("lenses is empty, want some")
+			}
 			if i == 0 {
 				b.Logf("%d lenses, %d bytes", len(lenses), len(raw))
 			}
@@ -154,12 +165,16 @@ func largeSession(b *testing.B, withTokens bool) {
 						k = j
 					}
 				}
-				require.GreaterOrEqual(b, k, 0, "no unit lens at or above the edited line")
+				if k < 0 {
+					b.Fatalf("no unit lens at or above the edited line: k = %v, want >= %v", k, 0)
+				}
 				t2 := time.Now()
 				var got protocol.CodeLens
 				h.call("codeLens/resolve", lenses[k], &got)
 				resolve = append(resolve, time.Since(t2))
-				require.Contains(b, got.Command.Title, " tokens · ")
+				if !strings.Contains(got.Command.Title, " tokens · ") {
+					b.Fatalf("got.Command.Title = %q, want it to contain %q", got.Command.Title, " tokens · ")
+				}
 			}
 		}
 	}
