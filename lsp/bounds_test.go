@@ -2,7 +2,9 @@ package lsp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,7 +14,6 @@ import (
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/lsp/transport"
-	"github.com/stretchr/testify/require"
 	"go.lsp.dev/jsonrpc2"
 )
 
@@ -61,10 +62,16 @@ func TestNestingBound(t *testing.T) {
 			} else {
 				res = rc.response(1)
 			}
-			require.Equal(t, tt.code, errorCode(res), "%v", res)
-			require.Contains(t, res["error"].(map[string]any)["message"], tt.msg)
+			if got := errorCode(res); got != tt.code {
+				t.Fatalf("%v: errorCode(res) = %v, want %v", res, got, tt.code)
+			}
+			if got, ok := res["error"].(map[string]any)["message"].(string); !ok || !strings.Contains(got, tt.msg) {
+				t.Fatalf(`res["error"].(map[string]any)["message"] = %q, want a string containing %q`, got, tt.msg)
+			}
 			rc.send(2, "textDocument/hover", hoverParams())
-			require.Zero(t, errorCode(rc.response(2)), "the server keeps serving")
+			if got := errorCode(rc.response(2)); got != 0 {
+				t.Fatalf("the server keeps serving: errorCode(rc.response(2)) = %v, want 0", got)
+			}
 		})
 	}
 	t.Run("at the bound", func(t *testing.T) {
@@ -72,7 +79,9 @@ func TestNestingBound(t *testing.T) {
 		// transport.MaxNesting-1 arrays inside the message's object: transport.MaxNesting levels.
 		rc.sendRaw(nested(10, transport.MaxNesting-1, true))
 		res := rc.response(10)
-		require.Equal(t, codeInvalidParams, errorCode(res), "decoded, and refused as hover params: %v", res)
+		if got := errorCode(res); got != codeInvalidParams {
+			t.Fatalf("decoded, and refused as hover params: %v: errorCode(res) = %v, want %v", res, got, codeInvalidParams)
+		}
 	})
 }
 
@@ -85,14 +94,22 @@ func TestTrailingBytes(t *testing.T) {
 	for _, tail := range []string{"}", "garbage", `{"jsonrpc":"2.0","id":4,"method":"shutdown"}`, "]", " \r\n\tx"} {
 		rc.sendRaw(hover + tail)
 		res := rc.response(nil)
-		require.Equal(t, codeParseError, errorCode(res), "%q: %v", tail, res)
-		require.Contains(t, res["error"].(map[string]any)["message"], "after the end of the JSON value")
+		if got := errorCode(res); got != codeParseError {
+			t.Fatalf("%q: %v: errorCode(res) = %v, want %v", tail, res, got, codeParseError)
+		}
+		if got, ok := res["error"].(map[string]any)["message"].(string); !ok || !strings.Contains(got, "after the end of the JSON value") {
+			t.Fatalf(`res["error"].(map[string]any)["message"] = %q, want a string containing %q`, got, "after the end of the JSON value")
+		}
 	}
 	rc.sendRaw(hover + " \r\n\t")
-	require.Zero(t, errorCode(rc.response(3)), "trailing whitespace is JSON")
+	if got := errorCode(rc.response(3)); got != 0 {
+		t.Fatalf("trailing whitespace is JSON: errorCode(rc.response(3)) = %v, want 0", got)
+	}
 	// Nothing answered 4: the shutdown in the second object never ran.
 	rc.send(5, "textDocument/hover", hoverParams())
-	require.Zero(t, errorCode(rc.response(5)), "not shut down")
+	if got := errorCode(rc.response(5)); got != 0 {
+		t.Fatalf("not shut down: errorCode(rc.response(5)) = %v, want 0", got)
+	}
 }
 
 // TestSetBudgetExact: sessionls.setBudget takes only budgets it holds
@@ -112,12 +129,22 @@ func TestSetBudgetExact(t *testing.T) {
 	set := func(arg string) error {
 		return h.callErr("workspace/executeCommand", map[string]any{"command": "sessionls.setBudget", "arguments": []json.RawMessage{json.RawMessage(arg)}}, nil)
 	}
-	require.NoError(t, set("9007199254740992"))
-	require.Equal(t, "9007199254740992", budget(), "2^53 is held exactly")
+	if err := set("9007199254740992"); err != nil {
+		t.Fatalf(`set("9007199254740992"): %v`, err)
+	}
+	if got := budget(); got != "9007199254740992" {
+		t.Fatalf("2^53 is held exactly: budget() = %q, want %q", got, "9007199254740992")
+	}
 	for _, arg := range []string{"1e3", "1000.000", "10E2", `"1,000"`, `" 1000 "`} {
-		require.NoError(t, set("5"))
-		require.NoError(t, set(arg), arg)
-		require.Equal(t, "1000", budget(), arg)
+		if err := set("5"); err != nil {
+			t.Fatalf(`set("5"): %v`, err)
+		}
+		if err := set(arg); err != nil {
+			t.Fatalf("%v: set(arg): %v", arg, err)
+		}
+		if got := budget(); got != "1000" {
+			t.Fatalf("%v: budget() = %q, want %q", arg, got, "1000")
+		}
 	}
 	for _, tt := range []struct{ arg, msg string }{
 		{"9007199254740993", "got 9007199254740993 (more than 9,007,199,254,740,992, the largest whole number a JavaScript number holds exactly)"},
@@ -133,12 +160,20 @@ func TestSetBudgetExact(t *testing.T) {
 	} {
 		before := len(h.client.shownMessages())
 		err := set(tt.arg)
-		require.ErrorContains(t, err, tt.msg, tt.arg)
+		if err == nil || !strings.Contains(err.Error(), tt.msg) {
+			t.Fatalf("%v: err = %v, want an error containing %q", tt.arg, err, tt.msg)
+		}
 		var rpcErr *jsonrpc2.Error
-		require.ErrorAs(t, err, &rpcErr)
-		require.Equal(t, jsonrpc2.InvalidParams, rpcErr.Code)
-		require.Eventually(t, func() bool { return len(h.client.shownMessages()) > before }, wait, time.Millisecond)
-		require.Equal(t, "1000", budget(), "the budget stays after %s", tt.arg)
+		if !errors.As(err, &rpcErr) {
+			t.Fatalf("err = %v, want an error errors.As &rpcErr finds", err)
+		}
+		if rpcErr.Code != jsonrpc2.InvalidParams {
+			t.Fatalf("rpcErr.Code = %v, want %v", rpcErr.Code, jsonrpc2.InvalidParams)
+		}
+		eventually(t, func() bool { return len(h.client.shownMessages()) > before }, wait, time.Millisecond, "len(h.client.shownMessages()) > before")
+		if got := budget(); got != "1000" {
+			t.Fatalf("the budget stays after %s: budget() = %q, want %q", tt.arg, got, "1000")
+		}
 	}
 }
 
@@ -152,24 +187,40 @@ func TestDiagnosticsCap(t *testing.T) {
 	text := clean + strings.Repeat("   \n", 5000)
 	uri := h.open("many.jsonl", "jsonl", text)
 	p := h.client.lastDiagnostics(uri)
-	require.Len(t, p.Diagnostics, maxDiagnostics+1, "the cap and the summary")
+	if want := maxDiagnostics + 1; len(p.Diagnostics) != want {
+		t.Fatalf("the cap and the summary: len(p.Diagnostics) = %d, want %d: %+v", len(p.Diagnostics), want, p.Diagnostics)
+	}
 	codes := map[string]int{}
 	for _, d := range p.Diagnostics {
 		codes[fmt.Sprint(d.Code)]++
 	}
-	require.Equal(t, maxDiagnostics, codes[analysis.CodeInvalidJSON], "%v", codes)
-	require.Equal(t, 1, codes[codeMoreFindings])
+	if codes[analysis.CodeInvalidJSON] != maxDiagnostics {
+		t.Fatalf("%v: codes[analysis.CodeInvalidJSON] = %v, want %v", codes, codes[analysis.CodeInvalidJSON], maxDiagnostics)
+	}
+	if codes[codeMoreFindings] != 1 {
+		t.Fatalf("codes[codeMoreFindings] = %v, want %v", codes[codeMoreFindings], 1)
+	}
 	last := p.Diagnostics[len(p.Diagnostics)-1]
-	require.Equal(t, codeMoreFindings, last.Code)
-	require.Equal(t, "4,000 findings more not shown (the first on line 1008): sessionls publishes at most 1,000 diagnostics per file (run `sessionls check` on it for every finding)", last.Message)
+	if !reflect.DeepEqual(last.Code, codeMoreFindings) {
+		t.Fatalf("last.Code = %+v, want %q", last.Code, codeMoreFindings)
+	}
+	if last.Message != "4,000 findings more not shown (the first on line 1008): sessionls publishes at most 1,000 diagnostics per file (run `sessionls check` on it for every finding)" {
+		t.Fatalf("last.Message = %q, want %q", last.Message, "4,000 findings more not shown (the first on line 1008): sessionls publishes at most 1,000 diagnostics per file (run `sessionls check` on it for every finding)")
+	}
 	b, err := json.Marshal(p)
-	require.NoError(t, err)
-	require.Less(t, len(b), (maxDiagnostics+1)*1024, "bytes published")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, limit := len(b), (maxDiagnostics+1)*1024; got >= limit {
+		t.Fatalf("bytes published: len(b) = %v, want < %v", got, limit)
+	}
 
 	// Under the cap, nothing is summarised.
 	uri = h.open("few.jsonl", "jsonl", clean+strings.Repeat("   \n", 10))
 	for _, d := range h.client.lastDiagnostics(uri).Diagnostics {
-		require.NotEqual(t, codeMoreFindings, d.Code)
+		if reflect.DeepEqual(d.Code, codeMoreFindings) {
+			t.Fatalf("d.Code = %+v, want anything else", d.Code)
+		}
 	}
 }
 
@@ -180,11 +231,19 @@ func TestKeptFindings(t *testing.T) {
 		{Line: 5, Severity: analysis.SeverityError}, {Line: 6, Severity: analysis.SeverityWarning},
 	}
 	kept, left := keptFindings(fs, 0, 4)
-	require.Equal(t, 2, left)
-	require.Equal(t, []bool{false, true, true, true, true, false}, kept, "cutoff, errors, then the first warning")
+	if left != 2 {
+		t.Fatalf("left = %v, want %v", left, 2)
+	}
+	if want := ([]bool{false, true, true, true, true, false}); !reflect.DeepEqual(kept, want) {
+		t.Fatalf("cutoff, errors, then the first warning: kept = %+v, want %+v", kept, want)
+	}
 	kept, left = keptFindings(fs, 0, 6)
-	require.Nil(t, kept)
-	require.Zero(t, left)
+	if kept != nil {
+		t.Fatalf("kept = %+v, want nil", kept)
+	}
+	if left != 0 {
+		t.Fatalf("left = %v, want 0", left)
+	}
 }
 
 // TestContentPreview: the symbol preview equals decoding the whole line
@@ -220,7 +279,9 @@ func TestContentPreview(t *testing.T) {
 	}
 	for _, l := range lines {
 		for _, n := range []int{40, 3, 1} {
-			require.Equal(t, whole(l, n), contentPreview(l, n), "%s (%d)", l, n)
+			if want, got := whole(l, n), contentPreview(l, n); got != want {
+				t.Fatalf("%s (%d): contentPreview(l, n) = %q, want %q", l, n, got, want)
+			}
 		}
 	}
 	// Bytes allocated for the preview of a 16 MiB content: a few hundred,
@@ -228,6 +289,10 @@ func TestContentPreview(t *testing.T) {
 	long := `{"role":"user","content":"` + strings.Repeat(`ab\n\"cd `, 2<<20) + `","x":1}`
 	var got string
 	allocated := allocs.Least(func() { got = contentPreview(long, 40) })
-	require.Less(t, allocated, uint64(4<<10), "bytes allocated for one preview of a %d-byte line", len(long))
-	require.Equal(t, whole(long, 40), got)
+	if limit := uint64(4 << 10); allocated >= limit {
+		t.Fatalf("bytes allocated for one preview of a %d-byte line: allocated = %v, want < %v", len(long), allocated, limit)
+	}
+	if want := whole(long, 40); got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
 }
