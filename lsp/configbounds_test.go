@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 )
 
 // TestHostileConfigRefused: a cloned repository's configuration past the
@@ -28,10 +26,20 @@ func TestHostileConfigRefused(t *testing.T) {
 
 	evil := h.openDoc("evil/a.jsonl", "jsonl", clean)
 	good := h.openDoc("good/b.jsonl", "jsonl", clean)
-	require.Equal(t, int64(0), h.budget(evil), "the defaults")
-	require.Equal(t, int64(500), h.budget(good))
+	if want, got := int64(0), h.budget(evil); got != want {
+		t.Fatalf("the defaults: h.budget(evil) = %v, want %v", got, want)
+	}
+	if want, got := int64(500), h.budget(good); got != want {
+		t.Fatalf("h.budget(good) = %v, want %v", got, want)
+	}
 	msgs := h.client.shownMessages()
-	require.Len(t, msgs, 1, "%+v", msgs)
-	require.Contains(t, msgs[0].Message, "sessionls.toml:1:")
-	require.Contains(t, msgs[0].Message, "nested more than 16 deep")
+	if len(msgs) != 1 {
+		t.Fatalf("%+v: len(msgs) = %d, want %d: %+v", msgs, len(msgs), 1, msgs)
+	}
+	if !strings.Contains(msgs[0].Message, "sessionls.toml:1:") {
+		t.Fatalf("msgs[0].Message = %q, want it to contain %q", msgs[0].Message, "sessionls.toml:1:")
+	}
+	if !strings.Contains(msgs[0].Message, "nested more than 16 deep") {
+		t.Fatalf("msgs[0].Message = %q, want it to contain %q", msgs[0].Message, "nested more than 16 deep")
+	}
 }
