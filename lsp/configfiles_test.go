@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
 	"go.lsp.dev/protocol"
 )
 
@@ -34,8 +35,12 @@ func startConfigHarness(t *testing.T, files map[string]string, watch bool) *conf
 
 func writeFile(t testing.TB, path, body string) {
 	t.Helper()
-	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-	require.NoError(t, os.WriteFile(path, []byte(body), 0o644))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatalf("os.MkdirAll(filepath.Dir(path), 0o755): %v", err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatalf("os.WriteFile(path, []byte(body), 0o644): %v", err)
+	}
 }
 
 func (h *configHarness) uri(name string) protocol.DocumentURI {
@@ -95,29 +100,41 @@ func TestConfigFilesEndToEnd(t *testing.T) {
 	}, true)
 
 	// The server asks to watch configuration files.
-	require.Eventually(t, func() bool {
+	eventually(t, func() bool {
 		h.client.mu.Lock()
 		defer h.client.mu.Unlock()
 		for _, r := range h.client.registrations {
 			if r.Method == "workspace/didChangeWatchedFiles" {
 				b, err := json.Marshal(r.RegisterOptions)
-				require.NoError(t, err)
+				if err != nil {
+					t.Fatal(err)
+				}
 				return strings.Contains(string(b), `"**/sessionls.toml"`) && strings.Contains(string(b), `"**/.sessionls.toml"`)
 			}
 		}
 		return false
-	}, wait, time.Millisecond)
+	}, wait, time.Millisecond, "the condition")
 
 	a := h.openDoc("a.jsonl", "jsonl", clean)
 	sub := h.openDoc("sub/b.jsonl", "jsonl", clean)
 	deep := h.openDoc("sub/deep/c.jsonl", "jsonl", clean)
 	// Each document gets its closest file; overrides are relative to it.
-	require.Equal(t, int64(400), h.budget(a))
-	require.Contains(t, h.lensTitles(a), "✂ budget 400")
-	require.Equal(t, int64(500), h.budget(sub))
-	require.Equal(t, int64(100000), h.budget(deep))
+	if want, got := int64(400), h.budget(a); got != want {
+		t.Fatalf("h.budget(a) = %v, want %v", got, want)
+	}
+	if got := h.lensTitles(a); !strings.Contains(got, "✂ budget 400") {
+		t.Fatalf("h.lensTitles(a) = %q, want it to contain %q", got, "✂ budget 400")
+	}
+	if want, got := int64(500), h.budget(sub); got != want {
+		t.Fatalf("h.budget(sub) = %v, want %v", got, want)
+	}
+	if want, got := int64(100000), h.budget(deep); got != want {
+		t.Fatalf("h.budget(deep) = %v, want %v", got, want)
+	}
 	for _, d := range h.client.lastDiagnostics(sub).Diagnostics {
-		require.NotEqual(t, "budget-cutoff", d.Code, "disabled by sub/.sessionls.toml")
+		if reflect.DeepEqual(d.Code, "budget-cutoff") {
+			t.Fatalf("disabled by sub/.sessionls.toml: d.Code = %+v, want anything else", d.Code)
+		}
 	}
 	// The configuration's files select documents the editor's do not.
 	h.openDoc("logs/x.log", "plaintext", clean)
@@ -125,50 +142,86 @@ func TestConfigFilesEndToEnd(t *testing.T) {
 	// An editor setting the user set wins; unset (null) defers to the file.
 	h.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sessionls": map[string]any{"budget": 450}}})
 	h.sync()
-	require.Equal(t, int64(450), h.budget(a))
-	require.Equal(t, int64(450), h.budget(deep))
+	if want, got := int64(450), h.budget(a); got != want {
+		t.Fatalf("h.budget(a) = %v, want %v", got, want)
+	}
+	if want, got := int64(450), h.budget(deep); got != want {
+		t.Fatalf("h.budget(deep) = %v, want %v", got, want)
+	}
 	h.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sessionls": map[string]any{"budget": nil}}})
 	h.sync()
-	require.Equal(t, int64(400), h.budget(a))
+	if want, got := int64(400), h.budget(a); got != want {
+		t.Fatalf("h.budget(a) = %v, want %v", got, want)
+	}
 	// setBudget is the editor's value too; clearing it falls back to the file.
 	h.call("workspace/executeCommand", map[string]any{"command": commandSetBudget, "arguments": []any{420}}, nil)
-	require.Equal(t, int64(420), h.budget(a))
+	if want, got := int64(420), h.budget(a); got != want {
+		t.Fatalf("h.budget(a) = %v, want %v", got, want)
+	}
 	h.call("workspace/executeCommand", map[string]any{"command": commandSetBudget, "arguments": []any{"off"}}, nil)
-	require.Equal(t, int64(400), h.budget(a))
+	if want, got := int64(400), h.budget(a); got != want {
+		t.Fatalf("h.budget(a) = %v, want %v", got, want)
+	}
 
 	// A changed file re-publishes the documents it governs and refreshes
 	// the lenses.
 	pubs, subPubs, refreshes := h.client.publications(a), h.client.publications(sub), h.client.refreshCount()
 	h.changed("sessionls.toml", "budget = 300\n")
-	require.Equal(t, int64(300), h.budget(a))
-	require.Contains(t, h.lensTitles(a), "✂ budget 300")
-	require.Greater(t, h.client.publications(a), pubs)
-	require.Equal(t, subPubs, h.client.publications(sub), "sub/ has its own file: not re-published")
-	require.Eventually(t, func() bool { return h.client.refreshCount() > refreshes }, wait, time.Millisecond)
+	if want, got := int64(300), h.budget(a); got != want {
+		t.Fatalf("h.budget(a) = %v, want %v", got, want)
+	}
+	if got := h.lensTitles(a); !strings.Contains(got, "✂ budget 300") {
+		t.Fatalf("h.lensTitles(a) = %q, want it to contain %q", got, "✂ budget 300")
+	}
+	if got := h.client.publications(a); got <= pubs {
+		t.Fatalf("h.client.publications(a) = %v, want > %v", got, pubs)
+	}
+	if got := h.client.publications(sub); got != subPubs {
+		t.Fatalf("sub/ has its own file: not re-published: h.client.publications(sub) = %v, want %v", got, subPubs)
+	}
+	eventually(t, func() bool { return h.client.refreshCount() > refreshes }, wait, time.Millisecond, "h.client.refreshCount() > refreshes")
 
 	// A bad file: said once, naming file:line:col; the last good settings
 	// stay.
 	before := len(h.client.shownMessages())
 	h.changed("sessionls.toml", "budget = 'lots'\n")
 	h.changed("sessionls.toml", "budget = 'lots'\n")
-	require.Equal(t, int64(300), h.budget(a))
+	if want, got := int64(300), h.budget(a); got != want {
+		t.Fatalf("h.budget(a) = %v, want %v", got, want)
+	}
 	msgs := h.client.shownMessages()[before:]
-	require.Len(t, msgs, 1, "%+v", msgs)
-	require.Contains(t, msgs[0].Message, filepath.Join(h.root, "sessionls.toml")+":1:10: budget: want a whole number ≥ 1")
-	require.Contains(t, msgs[0].Message, "keeping its last good settings")
+	if len(msgs) != 1 {
+		t.Fatalf("%+v: len(msgs) = %d, want %d: %+v", msgs, len(msgs), 1, msgs)
+	}
+	if want := filepath.Join(h.root, "sessionls.toml") + ":1:10: budget: want a whole number ≥ 1"; !strings.Contains(msgs[0].Message, want) {
+		t.Fatalf("msgs[0].Message = %q, want it to contain %q", msgs[0].Message, want)
+	}
+	if !strings.Contains(msgs[0].Message, "keeping its last good settings") {
+		t.Fatalf("msgs[0].Message = %q, want it to contain %q", msgs[0].Message, "keeping its last good settings")
+	}
 
 	// Fixed: applied, nothing more said. Deleted: the defaults.
 	h.changed("sessionls.toml", "budget = 200\n")
-	require.Equal(t, int64(200), h.budget(a))
-	require.Len(t, h.client.shownMessages(), before+1)
-	require.NoError(t, os.Remove(filepath.Join(h.root, "sessionls.toml")))
+	if want, got := int64(200), h.budget(a); got != want {
+		t.Fatalf("h.budget(a) = %v, want %v", got, want)
+	}
+	if got, want := len(h.client.shownMessages()), before+1; got != want {
+		t.Fatalf("len(h.client.shownMessages()) = %d, want %d", got, want)
+	}
+	if err := os.Remove(filepath.Join(h.root, "sessionls.toml")); err != nil {
+		t.Fatalf(`os.Remove(filepath.Join(h.root, "sessionls.toml")): %v`, err)
+	}
 	h.changed("other.txt", "")
-	require.Equal(t, int64(200), h.budget(a), "a change to another file re-reads nothing")
+	if want, got := int64(200), h.budget(a); got != want {
+		t.Fatalf("a change to another file re-reads nothing: h.budget(a) = %v, want %v", got, want)
+	}
 	h.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{
 		map[string]any{"uri": h.uri("sessionls.toml"), "type": 3},
 	}})
 	h.sync()
-	require.Equal(t, int64(0), h.budget(a))
+	if want, got := int64(0), h.budget(a); got != want {
+		t.Fatalf("h.budget(a) = %v, want %v", got, want)
+	}
 }
 
 // TestConfigFileSavedWithoutWatching: a client that cannot watch files
@@ -176,16 +229,22 @@ func TestConfigFilesEndToEnd(t *testing.T) {
 func TestConfigFileSavedWithoutWatching(t *testing.T) {
 	h := startConfigHarness(t, map[string]string{"sessionls.toml": "budget = 400\n"}, false)
 	a := h.openDoc("a.jsonl", "jsonl", readSession(t, "clean.jsonl"))
-	require.Equal(t, int64(400), h.budget(a))
+	if want, got := int64(400), h.budget(a); got != want {
+		t.Fatalf("h.budget(a) = %v, want %v", got, want)
+	}
 	h.sync()
 	h.client.mu.Lock()
-	require.Empty(t, h.client.registrations, "no dynamic registration without the capability")
+	if len(h.client.registrations) != 0 {
+		t.Fatalf("no dynamic registration without the capability: h.client.registrations = %+v, want empty", h.client.registrations)
+	}
 	h.client.mu.Unlock()
 
 	writeFile(t, filepath.Join(h.root, "sessionls.toml"), "budget = 250\n")
 	h.notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": h.uri("sessionls.toml")}})
 	h.sync()
-	require.Equal(t, int64(250), h.budget(a))
+	if want, got := int64(250), h.budget(a); got != want {
+		t.Fatalf("h.budget(a) = %v, want %v", got, want)
+	}
 }
 
 // sessionls/status says where each document's budget comes from: the key
@@ -209,13 +268,23 @@ func TestStatusBudgetSource(t *testing.T) {
 	a := h.openDoc("a.jsonl", "jsonl", clean)
 	deep := h.openDoc("sub/deep/c.jsonl", "jsonl", clean)
 	none := h.openDoc("none/d.jsonl", "jsonl", clean)
-	require.Equal(t, filepath.Join(h.root, "sessionls.toml")+":1:1", source(a))
-	require.Equal(t, filepath.Join(h.root, "sub", "sessionls.toml")+":5:1 ([[overrides]] #1)", source(deep))
-	require.Equal(t, "", source(none), "no budget, no source")
+	if want, got := filepath.Join(h.root, "sessionls.toml")+":1:1", source(a); got != want {
+		t.Fatalf("source(a) = %q, want %q", got, want)
+	}
+	if want, got := filepath.Join(h.root, "sub", "sessionls.toml")+":5:1 ([[overrides]] #1)", source(deep); got != want {
+		t.Fatalf("source(deep) = %q, want %q", got, want)
+	}
+	if got := source(none); got != "" {
+		t.Fatalf("no budget, no source: source(none) = %q, want %q", got, "")
+	}
 
 	h.call("workspace/executeCommand", map[string]any{"command": "sessionls.setBudget", "arguments": []any{1234}}, nil)
-	require.Equal(t, "editor setting sessionls.budget", source(a))
-	require.Equal(t, "editor setting sessionls.budget", source(none))
+	if got := source(a); got != "editor setting sessionls.budget" {
+		t.Fatalf("source(a) = %q, want %q", got, "editor setting sessionls.budget")
+	}
+	if got := source(none); got != "editor setting sessionls.budget" {
+		t.Fatalf("source(none) = %q, want %q", got, "editor setting sessionls.budget")
+	}
 }
 
 // The server sees configuration files change on disk by itself: a client
@@ -226,7 +295,9 @@ func TestConfigFilesPolled(t *testing.T) {
 	clean := readSession(t, "clean.jsonl")
 	h := startConfigHarness(t, map[string]string{"sub/readme.txt": "no configuration here yet\n"}, false)
 	doc := h.openDoc("sub/deep/a.jsonl", "jsonl", clean)
-	require.Equal(t, int64(0), h.budget(doc))
+	if want, got := int64(0), h.budget(doc); got != want {
+		t.Fatalf("h.budget(doc) = %v, want %v", got, want)
+	}
 	// Let a poll see the tree as it is before anything changes.
 	time.Sleep(configPollInterval + 200*time.Millisecond)
 
@@ -239,13 +310,20 @@ func TestConfigFilesPolled(t *testing.T) {
 		{"a closer .sessionls.toml created", func() { writeFile(t, filepath.Join(h.root, "sub", ".sessionls.toml"), "budget = 500\n") }, 500},
 		{"the closer file changed", func() { writeFile(t, filepath.Join(h.root, "sub", ".sessionls.toml"), "budget = 600000\n") }, 600000},
 		{"the closer file changed to a value of the same size", func() { writeFile(t, filepath.Join(h.root, "sub", ".sessionls.toml"), "budget = 700000\n") }, 700000},
-		{"the closer file deleted", func() { require.NoError(t, os.Remove(filepath.Join(h.root, "sub", ".sessionls.toml"))) }, 400},
-		{"the last file deleted", func() { require.NoError(t, os.Remove(filepath.Join(h.root, "sessionls.toml"))) }, 0},
+		{"the closer file deleted", func() {
+			if err := os.Remove(filepath.Join(h.root, "sub", ".sessionls.toml")); err != nil {
+				t.Fatalf(`os.Remove(filepath.Join(h.root, "sub", ".sessionls.toml")): %v`, err)
+			}
+		}, 400},
+		{"the last file deleted", func() {
+			if err := os.Remove(filepath.Join(h.root, "sessionls.toml")); err != nil {
+				t.Fatalf(`os.Remove(filepath.Join(h.root, "sessionls.toml")): %v`, err)
+			}
+		}, 0},
 	}
 	for _, st := range steps {
 		st.do()
-		require.Eventually(t, func() bool { return h.budget(doc) == st.budget }, wait, 20*time.Millisecond,
-			"%s: the budget is %d, want %d", st.what, h.budget(doc), st.budget)
+		eventually(t, func() bool { return h.budget(doc) == st.budget }, wait, 20*time.Millisecond, "%s: the budget is %d, want %d: h.budget(doc) == st.budget", st.what, h.budget(doc), st.budget)
 	}
 }
 
@@ -265,14 +343,20 @@ func TestEditorDisableSpellings(t *testing.T) {
 		}
 		return out
 	}
-	require.NotContains(t, codes(), "budget-cutoff", "off by sessionls.toml")
+	if got := codes(); slices.Contains(got, "budget-cutoff") {
+		t.Fatalf("off by sessionls.toml: codes() = %+v, want it not to contain %q", got, "budget-cutoff")
+	}
 	for _, name := range []string{"disable", "checks"} {
 		h.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sessionls": map[string]any{name: []any{"swept-message"}}}})
 		h.sync()
-		require.Contains(t, codes(), "budget-cutoff", "sessionls.%s wins over the file", name)
+		if got := codes(); !slices.Contains(got, "budget-cutoff") {
+			t.Fatalf("sessionls.%s wins over the file: codes() = %+v, want it to contain %q", name, got, "budget-cutoff")
+		}
 		h.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sessionls": map[string]any{name: []any{}}}})
 		h.sync()
-		require.NotContains(t, codes(), "budget-cutoff", "an empty sessionls.%s defers to the file", name)
+		if got := codes(); slices.Contains(got, "budget-cutoff") {
+			t.Fatalf("an empty sessionls.%s defers to the file: codes() = %+v, want it not to contain %q", name, got, "budget-cutoff")
+		}
 	}
 }
 
@@ -283,24 +367,33 @@ func TestConfigErrorsPublished(t *testing.T) {
 	h := startConfigHarness(t, map[string]string{"sessionls.toml": "budget = 400\nbudgte = 3\n"}, true)
 	toml := h.uri("sessionls.toml")
 	h.openDoc("a.jsonl", "jsonl", clean)
-	require.Eventually(t, func() bool { return h.client.lastDiagnostics(toml) != nil }, wait, time.Millisecond,
-		"no diagnostics published for the bad sessionls.toml")
+	eventually(t, func() bool { return h.client.lastDiagnostics(toml) != nil }, wait, time.Millisecond, "no diagnostics published for the bad sessionls.toml: h.client.lastDiagnostics(toml) != nil")
 	ds := h.client.lastDiagnostics(toml).Diagnostics
-	require.Len(t, ds, 1)
-	require.Equal(t, "config", ds[0].Code)
-	require.Equal(t, uint32(1), ds[0].Range.Start.Line, "the unknown key is on line 2")
-	require.Contains(t, ds[0].Message, "budgte")
-	require.Contains(t, ds[0].Message, "budget", "the nearest key is suggested")
+	if len(ds) != 1 {
+		t.Fatalf("len(ds) = %d, want %d: %+v", len(ds), 1, ds)
+	}
+	if !reflect.DeepEqual(ds[0].Code, "config") {
+		t.Fatalf("ds[0].Code = %+v, want %q", ds[0].Code, "config")
+	}
+	if want := uint32(1); ds[0].Range.Start.Line != want {
+		t.Fatalf("the unknown key is on line 2: ds[0].Range.Start.Line = %v, want %v", ds[0].Range.Start.Line, want)
+	}
+	if !strings.Contains(ds[0].Message, "budgte") {
+		t.Fatalf("ds[0].Message = %q, want it to contain %q", ds[0].Message, "budgte")
+	}
+	if !strings.Contains(ds[0].Message, "budget") {
+		t.Fatalf("the nearest key is suggested: ds[0].Message = %q, want it to contain %q", ds[0].Message, "budget")
+	}
 
 	h.changed("sessionls.toml", "budget = 400\n")
-	require.Eventually(t, func() bool { return len(h.client.lastDiagnostics(toml).Diagnostics) == 0 }, wait, time.Millisecond,
-		"the fixed file keeps its diagnostics")
+	eventually(t, func() bool { return len(h.client.lastDiagnostics(toml).Diagnostics) == 0 }, wait, time.Millisecond, "the fixed file keeps its diagnostics: len(h.client.lastDiagnostics(toml).Diagnostics) == 0")
 
 	h.changed("sessionls.toml", "budget = \"many\"\n")
-	require.Eventually(t, func() bool { return len(h.client.lastDiagnostics(toml).Diagnostics) == 1 }, wait, time.Millisecond)
-	require.NoError(t, os.Remove(filepath.Join(h.root, "sessionls.toml")))
+	eventually(t, func() bool { return len(h.client.lastDiagnostics(toml).Diagnostics) == 1 }, wait, time.Millisecond, "len(h.client.lastDiagnostics(toml).Diagnostics) == 1")
+	if err := os.Remove(filepath.Join(h.root, "sessionls.toml")); err != nil {
+		t.Fatalf(`os.Remove(filepath.Join(h.root, "sessionls.toml")): %v`, err)
+	}
 	h.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": toml, "type": 3}}})
 	h.sync()
-	require.Eventually(t, func() bool { return len(h.client.lastDiagnostics(toml).Diagnostics) == 0 }, wait, time.Millisecond,
-		"the deleted file keeps its diagnostics")
+	eventually(t, func() bool { return len(h.client.lastDiagnostics(toml).Diagnostics) == 0 }, wait, time.Millisecond, "the deleted file keeps its diagnostics: len(h.client.lastDiagnostics(toml).Diagnostics) == 0")
 }
