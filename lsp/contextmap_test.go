@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
-
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/ctxmap"
 	"github.com/sessionls/sessionls/analysis/ctxmap/mappage"
@@ -26,13 +24,19 @@ func cliMap(t *testing.T, text string, budget int64, enc tokens.Encoding) *ctxma
 	opts := analysis.Options{Budget: budget, SkipMessages: true, Observer: b}
 	if enc != "" {
 		c, err := tokens.New(enc)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		opts.Tokens = c
 	}
 	rep, err := analysis.AnalyzeReader(context.Background(), strings.NewReader(text), opts)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	m, err := b.Build(rep, ctxmap.Config{Budget: budget, ByTokens: enc != ""})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return m
 }
 
@@ -48,17 +52,25 @@ func (h *harness) contextMapOf(uri any, html bool) contextMapResult {
 	var m ctxmap.Map
 	d := json.NewDecoder(bytes.NewReader(res.Map))
 	d.DisallowUnknownFields()
-	require.NoError(h.t, d.Decode(&m))
+	if err := d.Decode(&m); err != nil {
+		h.t.Fatalf("d.Decode(&m): %v", err)
+	}
 	return contextMapResult{Version: res.Version, Map: &m, HTML: res.HTML}
 }
 
 func requireSameMap(t *testing.T, want, got *ctxmap.Map) {
 	t.Helper()
 	w, err := json.Marshal(want)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	g, err := json.Marshal(got)
-	require.NoError(t, err)
-	require.JSONEq(t, string(w), string(g))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same, err := jsonEqual(string(w), string(g)); err != nil || !same {
+		t.Fatalf("map = %s, want %s (%v)", g, w, err)
+	}
 }
 
 // TestContextMap: over the wire, sessionls/contextMap gives the map the
@@ -77,23 +89,41 @@ func TestContextMap(t *testing.T) {
 		got := h.contextMapOf(uri, false)
 		want := cliMap(t, tc.text, 800, "")
 		requireSameMap(t, want, got.Map)
-		require.Equal(t, int32(1), got.Version)
-		require.Empty(t, got.HTML, "html was not asked for")
+		if want := int32(1); got.Version != want {
+			t.Fatalf("got.Version = %v, want %v", got.Version, want)
+		}
+		if got.HTML != "" {
+			t.Fatalf("html was not asked for: got.HTML = %q, want empty", got.HTML)
+		}
 	}
 	big1 := cliMap(t, big, 800, "")
-	require.NotZero(t, big1.Threshold, "the transcript is aggregated")
-	require.NotNil(t, big1.Budget)
-	require.NotZero(t, big1.Budget.FirstKeptLine)
+	if big1.Threshold == 0 {
+		t.Fatal("the transcript is aggregated: big1.Threshold = 0, want anything else")
+	}
+	if big1.Budget == nil {
+		t.Fatal("big1.Budget is nil, want non-nil")
+	}
+	if big1.Budget.FirstKeptLine == 0 {
+		t.Fatal("big1.Budget.FirstKeptLine = 0, want anything else")
+	}
 
 	// The page: the CLI's renderer with the document's path and URI.
 	uri := docURI("units.jsonl")
 	got := h.contextMapOf(uri, true)
 	var page strings.Builder
-	require.NoError(t, mappage.Write(&page, cliMap(t, units, 800, ""),
-		mappage.Options{Name: "/work/units.jsonl", FileURL: string(uri), Version: serverVersion}))
-	require.Equal(t, page.String(), got.HTML)
-	require.Contains(t, got.HTML, `data-first-kept-line="`+strconv.Itoa(got.Map.Budget.FirstKeptLine)+`"`)
-	require.Contains(t, got.HTML, `href="file:///work/units.jsonl#L1"`)
+	if err := mappage.Write(&page, cliMap(t, units, 800, ""),
+		mappage.Options{Name: "/work/units.jsonl", FileURL: string(uri), Version: serverVersion}); err != nil {
+		t.Fatalf("mappage.Write(&page, cliMap(t, units, 800, \"\"),\n\t\tmappage.Options{Name: \"/work/units.jsonl\", FileURL: string(uri), Version: serverVersion}): %v", err)
+	}
+	if want := page.String(); got.HTML != want {
+		t.Fatalf("got.HTML = %q, want %q", got.HTML, want)
+	}
+	if want := `data-first-kept-line="` + strconv.Itoa(got.Map.Budget.FirstKeptLine) + `"`; !strings.Contains(got.HTML, want) {
+		t.Fatalf("got.HTML = %q, want it to contain %q", got.HTML, want)
+	}
+	if !strings.Contains(got.HTML, `href="file:///work/units.jsonl#L1"`) {
+		t.Fatalf("got.HTML = %q, want it to contain %q", got.HTML, `href="file:///work/units.jsonl#L1"`)
+	}
 
 	// An edit: the map is the new text's.
 	lines := strings.SplitAfter(units, "\n")
@@ -103,23 +133,33 @@ func TestContextMap(t *testing.T) {
 		"contentChanges": []any{map[string]any{"text": edited}},
 	})
 	got = h.contextMapOf(uri, false)
-	require.Equal(t, int32(2), got.Version)
+	if want := int32(2); got.Version != want {
+		t.Fatalf("got.Version = %v, want %v", got.Version, want)
+	}
 	requireSameMap(t, cliMap(t, edited, 800, ""), got.Map)
 
 	// A budget change: the map's cutoff moves; no budget, no cutoff.
 	h.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sessionls": map[string]any{"budget": 300}}})
 	got = h.contextMapOf(uri, false)
 	requireSameMap(t, cliMap(t, edited, 300, ""), got.Map)
-	require.Equal(t, int64(300), got.Map.Budget.Limit)
+	if want := int64(300); got.Map.Budget.Limit != want {
+		t.Fatalf("got.Map.Budget.Limit = %v, want %v", got.Map.Budget.Limit, want)
+	}
 	h.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sessionls": map[string]any{"budget": nil}}})
 	got = h.contextMapOf(uri, false)
-	require.Nil(t, got.Map.Budget)
+	if got.Map.Budget != nil {
+		t.Fatalf("got.Map.Budget = %+v, want nil", got.Map.Budget)
+	}
 	requireSameMap(t, cliMap(t, edited, 0, ""), got.Map)
 
 	// A file that does not load: the map says so (and its page, at the top).
 	got = h.contextMapOf(docURI("demo.jsonl"), true)
-	require.NotNil(t, got.Map.LoadFailure)
-	require.Contains(t, got.HTML, `id="load-failure"`)
+	if got.Map.LoadFailure == nil {
+		t.Fatal("got.Map.LoadFailure is nil, want non-nil")
+	}
+	if !strings.Contains(got.HTML, `id="load-failure"`) {
+		t.Fatalf("got.HTML = %q, want it to contain %q", got.HTML, `id="load-failure"`)
+	}
 }
 
 // TestContextMapTokens: with the tokens setting on, the map counts tokens
@@ -132,9 +172,15 @@ func TestContextMapTokens(t *testing.T) {
 	got := h.contextMapOf(uri, true)
 	want := cliMap(t, small, 20000, tokens.Cl100kBase)
 	requireSameMap(t, want, got.Map)
-	require.Equal(t, "tokens", got.Map.Measure)
-	require.Equal(t, "chars", got.Map.Budget.Unit)
-	require.Contains(t, got.HTML, "tokens: cl100k_base")
+	if got.Map.Measure != "tokens" {
+		t.Fatalf("got.Map.Measure = %q, want %q", got.Map.Measure, "tokens")
+	}
+	if got.Map.Budget.Unit != "chars" {
+		t.Fatalf("got.Map.Budget.Unit = %q, want %q", got.Map.Budget.Unit, "chars")
+	}
+	if !strings.Contains(got.HTML, "tokens: cl100k_base") {
+		t.Fatalf("got.HTML = %q, want it to contain %q", got.HTML, "tokens: cl100k_base")
+	}
 
 	large := string(transcript.Session(1, 1))
 	for len(large) <= maxMapTokenBytes {
@@ -142,9 +188,15 @@ func TestContextMapTokens(t *testing.T) {
 	}
 	uri = h.open("large.jsonl", "jsonl", large)
 	got = h.contextMapOf(uri, false)
-	require.Equal(t, "chars", got.Map.Measure)
-	require.False(t, got.Map.TokensCounted)
-	require.Contains(t, got.Map.TokensError, "sessionls map --tokens")
+	if got.Map.Measure != "chars" {
+		t.Fatalf("got.Map.Measure = %q, want %q", got.Map.Measure, "chars")
+	}
+	if got.Map.TokensCounted {
+		t.Fatal("got.Map.TokensCounted is true, want false")
+	}
+	if !strings.Contains(got.Map.TokensError, "sessionls map --tokens") {
+		t.Fatalf("got.Map.TokensError = %q, want it to contain %q", got.Map.TokensError, "sessionls map --tokens")
+	}
 	m := cliMap(t, large, 20000, "")
 	m.TokensError = got.Map.TokensError
 	requireSameMap(t, m, got.Map)
@@ -168,8 +220,12 @@ func TestContextMapErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := h.callErr(methodContextMap, tc.params, nil)
-			require.Error(t, err)
-			require.Contains(t, err.Error(), tc.want)
+			if err == nil {
+				t.Fatal("err = nil, want an error")
+			}
+			if got := err.Error(); !strings.Contains(got, tc.want) {
+				t.Fatalf("err.Error() = %q, want it to contain %q", got, tc.want)
+			}
 		})
 	}
 }
@@ -197,5 +253,7 @@ func BenchmarkContextMap(b *testing.B) {
 	b.ReportMetric(float64(len(text)), "doc-bytes")
 	b.ReportMetric(float64(len(res.Map)), "map-bytes")
 	b.ReportMetric(float64(len(res.HTML)), "page-bytes")
-	require.Less(b, len(res.HTML), 5<<20)
+	if got, limit := len(res.HTML), 5<<20; got >= limit {
+		b.Fatalf("len(res.HTML) = %v, want < %v", got, limit)
+	}
 }
