@@ -3,9 +3,10 @@ package lsp
 import (
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
 	"go.lsp.dev/protocol"
 )
 
@@ -19,12 +20,20 @@ func TestDiskBOM(t *testing.T) {
 
 	uri := h.openDoc("s.jsonl", "jsonl", clean) // the editor strips the BOM
 	diags := h.client.lastDiagnostics(uri).Diagnostics
-	require.NotEmpty(t, diags)
-	require.Equal(t, "invalid-json", diags[0].Code)
-	require.Contains(t, diags[0].Message, "byte order mark")
+	if len(diags) == 0 {
+		t.Fatal("diags is empty, want some")
+	}
+	if !reflect.DeepEqual(diags[0].Code, "invalid-json") {
+		t.Fatalf("diags[0].Code = %+v, want %q", diags[0].Code, "invalid-json")
+	}
+	if !strings.Contains(diags[0].Message, "byte order mark") {
+		t.Fatalf("diags[0].Message = %q, want it to contain %q", diags[0].Message, "byte order mark")
+	}
 	plain := h.openDoc("plain.jsonl", "jsonl", clean)
 	for _, d := range h.client.lastDiagnostics(plain).Diagnostics {
-		require.NotContains(t, d.Message, "byte order mark", "a file without a BOM")
+		if strings.Contains(d.Message, "byte order mark") {
+			t.Fatalf("a file without a BOM: d.Message = %q, want it not to contain %q", d.Message, "byte order mark")
+		}
 	}
 
 	actions := func() []protocol.CodeAction {
@@ -42,7 +51,9 @@ func TestDiskBOM(t *testing.T) {
 			fix = &a
 		}
 	}
-	require.NotNil(t, fix, "no quick fix for the hidden BOM")
+	if fix == nil {
+		t.Fatal("no quick fix for the hidden BOM: fix is nil, want non-nil")
+	}
 
 	// With an unsaved edit, the file on disk is not the editor's text:
 	// refused, nothing written.
@@ -51,10 +62,16 @@ func TestDiskBOM(t *testing.T) {
 		"contentChanges": []any{map[string]any{"text": clean + "{\"role\":\"user\",\"content\":\"unsaved\"}\n"}},
 	})
 	h.sync()
-	require.Error(t, h.callErr("workspace/executeCommand", map[string]any{"command": fix.Command.Command, "arguments": fix.Command.Arguments}, nil))
+	if err := h.callErr("workspace/executeCommand", map[string]any{"command": fix.Command.Command, "arguments": fix.Command.Arguments}, nil); err == nil {
+		t.Fatal(`h.callErr("workspace/executeCommand", map[string]any{"command": fix.Command.Command, "arguments": fix.Command.Arguments}, nil) = nil, want an error`)
+	}
 	got, err := os.ReadFile(path)
-	require.NoError(t, err)
-	require.Equal(t, "\uFEFF"+clean, string(got), "refused: the file is untouched")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, actual := "\uFEFF"+clean, string(got); actual != want {
+		t.Fatalf("refused: the file is untouched: string(got) = %q, want %q", actual, want)
+	}
 
 	// Back in step with the disk: the fix removes exactly the BOM.
 	h.notify("textDocument/didChange", map[string]any{
@@ -64,16 +81,26 @@ func TestDiskBOM(t *testing.T) {
 	h.sync()
 	h.call("workspace/executeCommand", map[string]any{"command": fix.Command.Command, "arguments": fix.Command.Arguments}, nil)
 	got, err = os.ReadFile(path)
-	require.NoError(t, err)
-	require.Equal(t, clean, string(got))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if actual := string(got); actual != clean {
+		t.Fatalf("string(got) = %q, want %q", actual, clean)
+	}
 	for _, d := range h.client.lastDiagnostics(uri).Diagnostics {
-		require.NotContains(t, d.Message, "byte order mark", "the diagnostic went with the BOM")
+		if strings.Contains(d.Message, "byte order mark") {
+			t.Fatalf("the diagnostic went with the BOM: d.Message = %q, want it not to contain %q", d.Message, "byte order mark")
+		}
 	}
 
 	// Saved with a BOM again (an editor that keeps the encoding): seen on
 	// save.
-	require.NoError(t, os.WriteFile(path, []byte("\uFEFF"+clean), 0o644))
+	if err := os.WriteFile(path, []byte("\uFEFF"+clean), 0o644); err != nil {
+		t.Fatalf(`os.WriteFile(path, []byte("\uFEFF"+clean), 0o644): %v`, err)
+	}
 	h.notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": uri}})
 	h.sync()
-	require.Contains(t, h.client.lastDiagnostics(uri).Diagnostics[0].Message, "byte order mark")
+	if got := h.client.lastDiagnostics(uri).Diagnostics[0].Message; !strings.Contains(got, "byte order mark") {
+		t.Fatalf("h.client.lastDiagnostics(uri).Diagnostics[0].Message = %q, want it to contain %q", got, "byte order mark")
+	}
 }
