@@ -6,9 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 )
@@ -17,8 +17,10 @@ import (
 // Capabilities): building it from the feature table must not change it.
 func TestCapabilities(t *testing.T) {
 	b, err := json.Marshal(capabilities())
-	require.NoError(t, err)
-	require.JSONEq(t, `{
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{
 		"textDocumentSync": {"openClose": true, "change": 2, "save": {}},
 		"hoverProvider": true,
 		"definitionProvider": true,
@@ -29,7 +31,10 @@ func TestCapabilities(t *testing.T) {
 		"foldingRangeProvider": true,
 		"executeCommandProvider": {"commands": ["sessionls.setBudget", "sessionls.removeDiskBOM"]},
 		"positionEncoding": "utf-16"
-	}`, string(b))
+	}`
+	if same, err := jsonEqual(want, string(b)); err != nil || !same {
+		t.Fatalf("capabilities() = %s, want %s (%v)", b, want, err)
+	}
 
 	for _, f := range features() {
 		if f.advertise == nil {
@@ -38,8 +43,12 @@ func TestCapabilities(t *testing.T) {
 		var c protocol.ServerCapabilities
 		f.advertise(&c)
 		b, err := json.Marshal(c)
-		require.NoError(t, err)
-		require.NotEqual(t, "{}", string(b), "%s: its advertise sets no capability", f.method)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(b); got == "{}" {
+			t.Fatalf("%s: its advertise sets no capability: string(b) = %q, want anything else", f.method, got)
+		}
 	}
 }
 
@@ -57,7 +66,9 @@ const (
 func callWithZeroParams(t *testing.T, v reflect.Value, name string, args ...any) (err error) {
 	t.Helper()
 	m := v.MethodByName(name)
-	require.True(t, m.IsValid(), name)
+	if !m.IsValid() {
+		t.Fatalf("%v: m.IsValid() is false, want true", name)
+	}
 	in := []reflect.Value{reflect.ValueOf(context.Background())}
 	for i := 1; i < m.Type().NumIn(); i++ {
 		if i-1 < len(args) {
@@ -104,7 +115,9 @@ func TestFeatureTable(t *testing.T) {
 
 	table := map[string]bool{}
 	for _, f := range features() {
-		require.False(t, table[f.method], "%s is in the table twice", f.method)
+		if table[f.method] {
+			t.Fatalf("%s is in the table twice: table[f.method] is true, want false", f.method)
+		}
 		table[f.method] = true
 	}
 
@@ -118,12 +131,18 @@ func TestFeatureTable(t *testing.T) {
 			continue // custom methods, below
 		}
 		var ni *notImplementedError
-		require.True(t, errors.As(callWithZeroParams(t, uv, name), &ni), "unimplemented.%s is not a stub", name)
+		if !errors.As(callWithZeroParams(t, uv, name), &ni) {
+			t.Fatalf("unimplemented.%s is not a stub: errors.As(callWithZeroParams(t, uv, name), &ni) is false, want true", name)
+		}
 		switch kindOf(callWithZeroParams(t, sv, name), ni.method) {
 		case stub:
-			require.False(t, table[ni.method], "%s (%s) is in the feature table but the server has no handler", ni.method, name)
+			if table[ni.method] {
+				t.Fatalf("%s (%s) is in the feature table but the server has no handler: table[ni.method] is true, want false", ni.method, name)
+			}
 		case routed, handled:
-			require.True(t, table[ni.method], "the server handles %s (%s) but the feature table does not list it", ni.method, name)
+			if !table[ni.method] {
+				t.Fatalf("the server handles %s (%s) but the feature table does not list it: table[ni.method] is false, want true", ni.method, name)
+			}
 			handledMethods[ni.method] = true
 		}
 	}
@@ -135,10 +154,16 @@ func TestFeatureTable(t *testing.T) {
 			continue
 		}
 		err := callWithZeroParams(t, sv, "Request", m)
-		require.NotEqual(t, stub, kindOf(err, m), "%s is in the feature table but Request does not serve it", m)
-		require.NotEqual(t, "method not found: "+m, errMessage(err), "%s is in the feature table but Request does not serve it", m)
+		if got := kindOf(err, m); got == stub {
+			t.Fatalf("%s is in the feature table but Request does not serve it: kindOf(err, m) = %v, want anything else", m, got)
+		}
+		if want, got := "method not found: "+m, errMessage(err); got == want {
+			t.Fatalf("%s is in the feature table but Request does not serve it: errMessage(err) = %q, want anything else", m, got)
+		}
 	}
-	require.Contains(t, errMessage(callWithZeroParams(t, sv, "Request", "sessionls/nope")), "method not found")
+	if got := errMessage(callWithZeroParams(t, sv, "Request", "sessionls/nope")); !strings.Contains(got, "method not found") {
+		t.Fatalf(`errMessage(callWithZeroParams(t, sv, "Request", "sessionls/nope")) = %q, want it to contain %q`, got, "method not found")
+	}
 }
 
 func errMessage(err error) string {
