@@ -3,7 +3,6 @@ package lsp
 import (
 	"testing"
 
-	"github.com/stretchr/testify/require"
 	"go.lsp.dev/protocol"
 )
 
@@ -46,10 +45,16 @@ func TestFixAllQuickFix(t *testing.T) {
 					fixAll = &actions[i]
 				}
 			}
-			require.Equal(t, tc.want, fixAll != nil, "actions: %+v", actions)
+			if got := fixAll != nil; got != tc.want {
+				t.Fatalf("actions: %+v: fixAll != nil = %v, want %v", actions, got, tc.want)
+			}
 			if fixAll != nil {
-				require.NotNil(t, fixAll.Edit)
-				require.NotEqual(t, "Fix all safe sessionls findings (2 fixes)", actions[0].Title, "the finding's own fix comes first")
+				if fixAll.Edit == nil {
+					t.Fatal("fixAll.Edit is nil, want non-nil")
+				}
+				if actions[0].Title == "Fix all safe sessionls findings (2 fixes)" {
+					t.Fatalf("the finding's own fix comes first: actions[0].Title = %q, want anything else", actions[0].Title)
+				}
 			}
 		})
 	}
