@@ -2,13 +2,13 @@ package lsp
 
 import (
 	"encoding/json"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
 	"go.lsp.dev/protocol"
 
 	"github.com/sessionls/sessionls/analysis"
@@ -20,14 +20,24 @@ import (
 // are resolved in the text before any edit.
 func applyWorkspaceEdit(t *testing.T, text string, uri protocol.DocumentURI, version int32, we *protocol.WorkspaceEdit) string {
 	t.Helper()
-	require.NotNil(t, we)
+	if we == nil {
+		t.Fatal("we is nil, want non-nil")
+	}
 	var edits []protocol.TextEdit
 	if len(we.DocumentChanges) > 0 {
-		require.Len(t, we.DocumentChanges, 1)
+		if len(we.DocumentChanges) != 1 {
+			t.Fatalf("len(we.DocumentChanges) = %d, want %d: %+v", len(we.DocumentChanges), 1, we.DocumentChanges)
+		}
 		dc := we.DocumentChanges[0]
-		require.Equal(t, uri, dc.TextDocument.URI)
-		require.NotNil(t, dc.TextDocument.Version, "a versioned edit")
-		require.Equal(t, version, *dc.TextDocument.Version)
+		if dc.TextDocument.URI != uri {
+			t.Fatalf("dc.TextDocument.URI = %q, want %q", dc.TextDocument.URI, uri)
+		}
+		if dc.TextDocument.Version == nil {
+			t.Fatal("a versioned edit: dc.TextDocument.Version is nil, want non-nil")
+		}
+		if *dc.TextDocument.Version != version {
+			t.Fatalf("*dc.TextDocument.Version = %v, want %v", *dc.TextDocument.Version, version)
+		}
 		edits = dc.Edits
 	} else {
 		edits = we.Changes[uri]
@@ -40,14 +50,18 @@ func applyWorkspaceEdit(t *testing.T, text string, uri protocol.DocumentURI, ver
 	for _, e := range edits {
 		s, ok1 := refOffset(text, e.Range.Start)
 		en, ok2 := refOffset(text, e.Range.End)
-		require.True(t, ok1 && ok2 && s <= en, "edit range %+v outside the text", e.Range)
+		if !(ok1 && ok2 && s <= en) {
+			t.Fatalf("edit range %+v outside the text: ok1 && ok2 && s <= en is false, want true", e.Range)
+		}
 		spans = append(spans, span{s, en, e.NewText})
 	}
 	sort.SliceStable(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
 	var b strings.Builder
 	prev := 0
 	for _, s := range spans {
-		require.GreaterOrEqual(t, s.start, prev, "overlapping edits")
+		if s.start < prev {
+			t.Fatalf("overlapping edits: s.start = %v, want >= %v", s.start, prev)
+		}
 		b.WriteString(text[prev:s.start])
 		b.WriteString(s.text)
 		prev = s.end
@@ -74,12 +88,14 @@ func (d *fixDoc) change(text string) {
 		"textDocument":   map[string]any{"uri": d.uri, "version": d.version},
 		"contentChanges": []any{map[string]any{"text": text}},
 	})
-	require.Eventually(d.h.t, func() bool { return d.h.client.publications(d.uri) > n }, wait, time.Millisecond)
+	eventually(d.h.t, func() bool { return d.h.client.publications(d.uri) > n }, wait, time.Millisecond, "d.h.client.publications(d.uri) > n")
 }
 
 func (d *fixDoc) diagnostics() []protocol.Diagnostic {
 	p := d.h.client.lastDiagnostics(d.uri)
-	require.Equal(d.h.t, int32(d.version), int32(p.Version))
+	if want, got := int32(d.version), int32(p.Version); got != want {
+		d.h.t.Fatalf("int32(p.Version) = %v, want %v", got, want)
+	}
 	return p.Diagnostics
 }
 
@@ -91,8 +107,12 @@ func fixOf(t *testing.T, d protocol.Diagnostic) diagnosticData {
 		return dd
 	}
 	b, err := json.Marshal(d.Data)
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(b, &dd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &dd); err != nil {
+		t.Fatalf("json.Unmarshal(b, &dd): %v", err)
+	}
 	return dd
 }
 
@@ -144,14 +164,18 @@ func TestQuickFixesMatchCheckFix(t *testing.T) {
 				d := &fixDoc{h: h, uri: h.open("f.jsonl", "jsonl", text), text: text, version: 1}
 				applied := 0
 				for step := 0; ; step++ {
-					require.Less(t, step, 100, "the quick fixes do not converge")
+					if step >= 100 {
+						t.Fatalf("the quick fixes do not converge: step = %v, want < %v", step, 100)
+					}
 					var next *protocol.Diagnostic
 					for _, dg := range d.diagnostics() {
 						dd := fixOf(t, dg)
 						if dd.Fix == "" || (dd.Fix == "unsafe" && !unsafe) {
 							continue
 						}
-						require.Equal(t, d.version, dd.Version, "data names the version")
+						if dd.Version != d.version {
+							t.Fatalf("data names the version: dd.Version = %v, want %v", dd.Version, d.version)
+						}
 						next = &dg
 						break
 					}
@@ -166,21 +190,39 @@ func TestQuickFixesMatchCheckFix(t *testing.T) {
 							acts = append(acts, a)
 						}
 					}
-					require.Len(t, acts, 1, "one quick fix for %+v", next)
+					if len(acts) != 1 {
+						t.Fatalf("one quick fix for %+v: len(acts) = %d, want %d: %+v", next, len(acts), 1, acts)
+					}
 					a := acts[0]
-					require.Equal(t, protocol.QuickFix, a.Kind)
-					require.Equal(t, fixOf(t, *next).Fix == "safe", a.IsPreferred, "preferred exactly when safe: %q", a.Title)
-					require.Len(t, a.Diagnostics, 1)
-					require.Equal(t, next.Code, a.Diagnostics[0].Code)
-					require.NotEmpty(t, a.Title)
+					if a.Kind != protocol.QuickFix {
+						t.Fatalf("a.Kind = %q, want %q", a.Kind, protocol.QuickFix)
+					}
+					if want := fixOf(t, *next).Fix == "safe"; a.IsPreferred != want {
+						t.Fatalf("preferred exactly when safe: %q: a.IsPreferred = %v, want %v", a.Title, a.IsPreferred, want)
+					}
+					if len(a.Diagnostics) != 1 {
+						t.Fatalf("len(a.Diagnostics) = %d, want %d: %+v", len(a.Diagnostics), 1, a.Diagnostics)
+					}
+					if !reflect.DeepEqual(a.Diagnostics[0].Code, next.Code) {
+						t.Fatalf("a.Diagnostics[0].Code = %+v, want %+v", a.Diagnostics[0].Code, next.Code)
+					}
+					if a.Title == "" {
+						t.Fatal("a.Title is empty, want some")
+					}
 					d.change(applyWorkspaceEdit(t, d.text, d.uri, d.version, a.Edit))
 					applied++
 				}
 				want := fix.FixAll([]byte(text), analysis.Options{}, unsafe)
-				require.Equal(t, string(want.Data), d.text, "after %d quick fixes", applied)
-				require.Equal(t, want.Fixed, applied)
+				if expected := string(want.Data); d.text != expected {
+					t.Fatalf("after %d quick fixes: d.text = %q, want %q", applied, d.text, expected)
+				}
+				if applied != want.Fixed {
+					t.Fatalf("applied = %v, want %v", applied, want.Fixed)
+				}
 				// The diagnostics are those of the fixed text.
-				require.Len(t, d.diagnostics(), len(want.Report.Findings))
+				if got, want2 := len(d.diagnostics()), len(want.Report.Findings); got != want2 {
+					t.Fatalf("len(d.diagnostics()) = %d, want %d", got, want2)
+				}
 			})
 		}
 	}
@@ -202,37 +244,63 @@ func TestFixAllMatchesCheckFix(t *testing.T) {
 				want := fix.FixAll([]byte(text), analysis.Options{}, false)
 				acts := d.actions(protocol.Range{}, nil, codeActionFixAll)
 				if want.Fixed == 0 {
-					require.Empty(t, acts)
+					if len(acts) != 0 {
+						t.Fatalf("acts = %+v, want empty", acts)
+					}
 					return
 				}
-				require.Len(t, acts, 1)
-				require.Equal(t, codeActionFixAll, acts[0].Kind)
+				if len(acts) != 1 {
+					t.Fatalf("len(acts) = %d, want %d: %+v", len(acts), 1, acts)
+				}
+				if acts[0].Kind != codeActionFixAll {
+					t.Fatalf("acts[0].Kind = %q, want %q", acts[0].Kind, codeActionFixAll)
+				}
 				if versioned {
-					require.NotEmpty(t, acts[0].Edit.DocumentChanges)
+					if len(acts[0].Edit.DocumentChanges) == 0 {
+						t.Fatal("acts[0].Edit.DocumentChanges is empty, want some")
+					}
 				} else {
-					require.Empty(t, acts[0].Edit.DocumentChanges)
+					if len(acts[0].Edit.DocumentChanges) != 0 {
+						t.Fatalf("acts[0].Edit.DocumentChanges = %+v, want empty", acts[0].Edit.DocumentChanges)
+					}
 				}
 				got := applyWorkspaceEdit(t, d.text, d.uri, d.version, acts[0].Edit)
-				require.Equal(t, string(want.Data), got)
+				if expected := string(want.Data); got != expected {
+					t.Fatalf("got %q, want %q", got, expected)
+				}
 
 				// The generic kinds admit it too (what codeActionsOnSave
 				// with "source.fixAll" and the Source Action menu ask for),
 				// a request without kinds (the light bulb's) does not.
-				require.Len(t, d.actions(protocol.Range{}, nil, "source.fixAll"), 1)
-				require.Len(t, d.actions(protocol.Range{}, nil, protocol.Source), 1)
+				if got := len(d.actions(protocol.Range{}, nil, "source.fixAll")); got != 1 {
+					t.Fatalf(`len(d.actions(protocol.Range{}, nil, "source.fixAll")) = %d, want %d`, got, 1)
+				}
+				if got := len(d.actions(protocol.Range{}, nil, protocol.Source)); got != 1 {
+					t.Fatalf("len(d.actions(protocol.Range{}, nil, protocol.Source)) = %d, want %d", got, 1)
+				}
 				for _, a := range d.actions(protocol.Range{}, nil) {
-					require.NotEqual(t, codeActionFixAll, a.Kind)
+					if a.Kind == codeActionFixAll {
+						t.Fatalf("a.Kind = %q, want anything else", a.Kind)
+					}
 				}
 
 				d.change(got)
 				for _, dg := range d.diagnostics() {
-					require.NotEqual(t, "safe", fixOf(t, dg).Fix, "a safe fix left after fix-all: %+v", dg)
+					if got := fixOf(t, dg).Fix; got == "safe" {
+						t.Fatalf("a safe fix left after fix-all: %+v: fixOf(t, dg).Fix = %q, want anything else", dg, got)
+					}
 				}
-				require.Len(t, d.diagnostics(), len(want.Report.Findings))
-				require.Empty(t, d.actions(protocol.Range{}, nil, codeActionFixAll), "nothing left to fix")
+				if got, want2 := len(d.diagnostics()), len(want.Report.Findings); got != want2 {
+					t.Fatalf("len(d.diagnostics()) = %d, want %d", got, want2)
+				}
+				if got := d.actions(protocol.Range{}, nil, codeActionFixAll); len(got) != 0 {
+					t.Fatalf("nothing left to fix: d.actions(protocol.Range{}, nil, codeActionFixAll) = %+v, want empty", got)
+				}
 				var lenses []protocol.CodeLens
 				h.call("textDocument/codeLens", textDoc(d.uri), &lenses)
-				require.NotEmpty(t, lenses)
+				if len(lenses) == 0 {
+					t.Fatal("lenses is empty, want some")
+				}
 			})
 		}
 	}
@@ -243,30 +311,53 @@ func TestQuickFixLinkage(t *testing.T) {
 	h := startHarness(t, harnessOptions{})
 	d := &fixDoc{h: h, uri: h.open("f.jsonl", "jsonl", text), text: text, version: 1}
 	diags := d.diagnostics()
-	require.Len(t, diags, 3)
-	require.Equal(t, diagnosticData{Fix: "safe", Version: 1}, fixOf(t, diags[0]))
-	require.Nil(t, diags[1].Data, "no fix, no data")
-	require.Equal(t, diagnosticData{Fix: "unsafe", Version: 1}, fixOf(t, diags[2]))
+	if len(diags) != 3 {
+		t.Fatalf("len(diags) = %d, want %d: %+v", len(diags), 3, diags)
+	}
+	if want, got := (diagnosticData{Fix: "safe", Version: 1}), fixOf(t, diags[0]); !reflect.DeepEqual(got, want) {
+		t.Fatalf("fixOf(t, diags[0]) = %+v, want %+v", got, want)
+	}
+	if diags[1].Data != nil {
+		t.Fatalf("no fix, no data: diags[1].Data = %+v, want nil", diags[1].Data)
+	}
+	if want, got := (diagnosticData{Fix: "unsafe", Version: 1}), fixOf(t, diags[2]); !reflect.DeepEqual(got, want) {
+		t.Fatalf("fixOf(t, diags[2]) = %+v, want %+v", got, want)
+	}
 
 	// Without context diagnostics: the fixable findings on the lines.
 	acts := d.actions(protocol.Range{End: protocol.Position{Line: 2}}, nil, protocol.QuickFix)
-	require.Len(t, acts, 2)
-	require.Equal(t, "Remove the trailing comma", acts[0].Title)
-	require.True(t, acts[0].IsPreferred)
-	require.Equal(t, "Delete the orphan tool result (its content is lost)", acts[1].Title)
-	require.False(t, acts[1].IsPreferred)
+	if len(acts) != 2 {
+		t.Fatalf("len(acts) = %d, want %d: %+v", len(acts), 2, acts)
+	}
+	if acts[0].Title != "Remove the trailing comma" {
+		t.Fatalf("acts[0].Title = %q, want %q", acts[0].Title, "Remove the trailing comma")
+	}
+	if !acts[0].IsPreferred {
+		t.Fatal("acts[0].IsPreferred is false, want true")
+	}
+	if acts[1].Title != "Delete the orphan tool result (its content is lost)" {
+		t.Fatalf("acts[1].Title = %q, want %q", acts[1].Title, "Delete the orphan tool result (its content is lost)")
+	}
+	if acts[1].IsPreferred {
+		t.Fatal("acts[1].IsPreferred is true, want false")
+	}
 	// The orphan is the last line, without a line break: only its text goes.
-	require.Equal(t, `{"role":"user","content":"x",}`+"\n"+`{"role":"system","content":"s"}`+"\n",
-		applyWorkspaceEdit(t, d.text, d.uri, 1, acts[1].Edit))
+	if want, got := `{"role":"user","content":"x",}`+"\n"+`{"role":"system","content":"s"}`+"\n", applyWorkspaceEdit(t, d.text, d.uri, 1, acts[1].Edit); got != want {
+		t.Fatalf("applyWorkspaceEdit(t, d.text, d.uri, 1, acts[1].Edit) = %q, want %q", got, want)
+	}
 
 	// A diagnostic of an older version is not fixed: its line may have moved.
 	d.change("\n" + text)
 	stale := diags[0]
-	require.Empty(t, d.actions(stale.Range, []protocol.Diagnostic{stale}, protocol.QuickFix))
+	if got := d.actions(stale.Range, []protocol.Diagnostic{stale}, protocol.QuickFix); len(got) != 0 {
+		t.Fatalf("d.actions(stale.Range, []protocol.Diagnostic{stale}, protocol.QuickFix) = %+v, want empty", got)
+	}
 	// Nor is one of another source or without data.
 	other := d.diagnostics()[0]
 	other.Source = "other"
-	require.Empty(t, d.actions(other.Range, []protocol.Diagnostic{other}, protocol.QuickFix))
+	if got := d.actions(other.Range, []protocol.Diagnostic{other}, protocol.QuickFix); len(got) != 0 {
+		t.Fatalf("d.actions(other.Range, []protocol.Diagnostic{other}, protocol.QuickFix) = %+v, want empty", got)
+	}
 
 	// The capabilities name the kinds.
 	var res struct {
@@ -277,7 +368,13 @@ func TestQuickFixLinkage(t *testing.T) {
 	h2 := startHarness(t, harnessOptions{noInitialize: true})
 	h2.call("initialize", map[string]any{"processId": nil, "rootUri": "file:///work", "capabilities": defaultCapabilities()}, &res)
 	kinds := res.Capabilities.CodeActionProvider.CodeActionKinds
-	require.True(t, slices.Contains(kinds, protocol.QuickFix), "%v", kinds)
-	require.True(t, slices.Contains(kinds, codeActionFixAll), "%v", kinds)
-	require.True(t, slices.Contains(kinds, protocol.RefactorRewrite), "%v", kinds)
+	if !slices.Contains(kinds, protocol.QuickFix) {
+		t.Fatalf("%v: slices.Contains(kinds, protocol.QuickFix) is false, want true", kinds)
+	}
+	if !slices.Contains(kinds, codeActionFixAll) {
+		t.Fatalf("%v: slices.Contains(kinds, codeActionFixAll) is false, want true", kinds)
+	}
+	if !slices.Contains(kinds, protocol.RefactorRewrite) {
+		t.Fatalf("%v: slices.Contains(kinds, protocol.RefactorRewrite) is false, want true", kinds)
+	}
 }
