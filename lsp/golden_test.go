@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
 	"golang.org/x/tools/txtar"
 )
 
@@ -56,8 +55,12 @@ func goldenRequests() []goldenRequest {
 
 func TestGolden(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join("testdata", "golden", "*.txtar"))
-	require.NoError(t, err)
-	require.NotEmpty(t, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) == 0 {
+		t.Fatal("paths is empty, want some")
+	}
 	for _, path := range paths {
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
 			runGolden(t, path)
@@ -67,17 +70,25 @@ func TestGolden(t *testing.T) {
 
 func runGolden(t *testing.T, path string) {
 	ar, err := txtar.ParseFile(path)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	files := map[string][]byte{}
 	for _, f := range ar.Files {
-		require.NotContains(t, files, f.Name, "%s: %s twice", path, f.Name)
+		if _, ok := files[f.Name]; ok {
+			t.Fatalf("%s: %s twice: files = %+v, want it without the key %q", path, f.Name, files, f.Name)
+		}
 		files[f.Name] = f.Data
 	}
 	session, ok := files["session.jsonl"]
-	require.True(t, ok, "%s has no session.jsonl", path)
+	if !ok {
+		t.Fatalf("%s has no session.jsonl: ok is false, want true", path)
+	}
 	var opts harnessOptions
 	if s, ok := files["settings.json"]; ok {
-		require.NoError(t, json.Unmarshal(s, &opts.initOptions), "%s: settings.json", path)
+		if err := json.Unmarshal(s, &opts.initOptions); err != nil {
+			t.Fatalf("%s: settings.json: json.Unmarshal(s, &opts.initOptions): %v", path, err)
+		}
 	}
 
 	h := startHarness(t, opts)
@@ -112,7 +123,9 @@ func runGolden(t *testing.T, path string) {
 			result = raw
 		}
 		b, err := json.MarshalIndent(result, "", "  ")
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		got[req.file] = append(b, '\n')
 	}
 
@@ -126,7 +139,9 @@ func runGolden(t *testing.T, path string) {
 		for _, req := range goldenRequests() {
 			out.Files = append(out.Files, txtar.File{Name: req.file, Data: got[req.file]})
 		}
-		require.NoError(t, os.WriteFile(path, txtar.Format(out), 0o644))
+		if err := os.WriteFile(path, txtar.Format(out), 0o644); err != nil {
+			t.Fatalf("os.WriteFile(path, txtar.Format(out), 0o644): %v", err)
+		}
 		return
 	}
 	for _, req := range goldenRequests() {
@@ -150,7 +165,9 @@ func sameJSON(t *testing.T, a, b []byte) bool {
 		t.Errorf("expected JSON: %v", err)
 		return false
 	}
-	require.NoError(t, json.Compact(&cb, b))
+	if err := json.Compact(&cb, b); err != nil {
+		t.Fatalf("json.Compact(&cb, b): %v", err)
+	}
 	return bytes.Equal(ca.Bytes(), cb.Bytes())
 }
 
