@@ -1,17 +1,24 @@
 package lsp
 
 import (
+	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 )
 
 func TestPreview(t *testing.T) {
-	require.Equal(t, "(empty)", preview(" \n\t", 40))
-	require.Equal(t, "a b c", preview("a\n b\t\tc", 40))
-	require.Equal(t, "🙏é…", preview("🙏éx", 2))
-	require.Equal(t, "abc", preview("abc", 3))
+	if got := preview(" \n\t", 40); got != "(empty)" {
+		t.Fatalf(`preview(" \n\t", 40) = %q, want %q`, got, "(empty)")
+	}
+	if got := preview("a\n b\t\tc", 40); got != "a b c" {
+		t.Fatalf(`preview("a\n b\t\tc", 40) = %q, want %q`, got, "a b c")
+	}
+	if got := preview("🙏éx", 2); got != "🙏é…" {
+		t.Fatalf(`preview("🙏éx", 2) = %q, want %q`, got, "🙏é…")
+	}
+	if got := preview("abc", 3); got != "abc" {
+		t.Fatalf(`preview("abc", 3) = %q, want %q`, got, "abc")
+	}
 }
 
 func TestGlob(t *testing.T) {
@@ -34,59 +41,111 @@ func TestGlob(t *testing.T) {
 		{"**/{a,b{c,d}}.x", "/work/bd.x", true},
 	}
 	for _, tt := range tests {
-		require.Equal(t, tt.want, matchGlob(tt.glob, tt.path, roots), "%s %s", tt.glob, tt.path)
+		if got := matchGlob(tt.glob, tt.path, roots); got != tt.want {
+			t.Fatalf("%s %s: matchGlob(tt.glob, tt.path, roots) = %v, want %v", tt.glob, tt.path, got, tt.want)
+		}
 	}
-	require.Error(t, checkGlob("["))
-	require.Error(t, checkGlob(" "))
-	require.NoError(t, checkGlob("**/*.{jsonl}"))
+	if err := checkGlob("["); err == nil {
+		t.Fatal(`checkGlob("[") = nil, want an error`)
+	}
+	if err := checkGlob(" "); err == nil {
+		t.Fatal(`checkGlob(" ") = nil, want an error`)
+	}
+	if err := checkGlob("**/*.{jsonl}"); err != nil {
+		t.Fatalf(`checkGlob("**/*.{jsonl}"): %v`, err)
+	}
 
 	// Exponential for the brace-expanding matcher this replaced (2^24
 	// patterns; ten "**" backtracking over a deep path): linear now, so
 	// these return at once (internal/glob counts the steps).
 	braces := "**/*" + strings.Repeat("{a,b}", 24)
-	require.True(t, matchGlob(braces, "/work/x/"+strings.Repeat("ab", 12), roots))
-	require.False(t, matchGlob(braces, "/work/x/"+strings.Repeat("ab", 12)+"c", roots))
-	require.False(t, matchGlob(strings.Repeat("**/", 10)+"x", "/"+strings.Repeat("d/", 300)+"y", nil))
+	if !matchGlob(braces, "/work/x/"+strings.Repeat("ab", 12), roots) {
+		t.Fatal(`matchGlob(braces, "/work/x/"+strings.Repeat("ab", 12), roots) is false, want true`)
+	}
+	if matchGlob(braces, "/work/x/"+strings.Repeat("ab", 12)+"c", roots) {
+		t.Fatal(`matchGlob(braces, "/work/x/"+strings.Repeat("ab", 12)+"c", roots) is true, want false`)
+	}
+	if matchGlob(strings.Repeat("**/", 10)+"x", "/"+strings.Repeat("d/", 300)+"y", nil) {
+		t.Fatal(`matchGlob(strings.Repeat("**/", 10)+"x", "/"+strings.Repeat("d/", 300)+"y", nil) is true, want false`)
+	}
 	// Past the bounds: refused with a reason, never matched slowly.
-	require.ErrorContains(t, checkGlob("**/*"+strings.Repeat("{a,b}", 33)), "more than 32")
-	require.ErrorContains(t, checkGlobs(make([]string, 129)), "at most 128")
+	if err := checkGlob("**/*" + strings.Repeat("{a,b}", 33)); err == nil || !strings.Contains(err.Error(), "more than 32") {
+		t.Fatalf(`checkGlob("**/*"+strings.Repeat("{a,b}", 33)) = %v, want an error containing %q`, err, "more than 32")
+	}
+	if err := checkGlobs(make([]string, 129)); err == nil || !strings.Contains(err.Error(), "at most 128") {
+		t.Fatalf("checkGlobs(make([]string, 129)) = %v, want an error containing %q", err, "at most 128")
+	}
 	_, errs := parseSettings(map[string]any{"files": []any{"**/*" + strings.Repeat("{a,b}", 40)}})
-	require.Len(t, errs, 1)
-	require.ErrorContains(t, errs[0], "sessionls.files: glob")
+	if len(errs) != 1 {
+		t.Fatalf("len(errs) = %d, want %d: %+v", len(errs), 1, errs)
+	}
+	if errs[0] == nil || !strings.Contains(errs[0].Error(), "sessionls.files: glob") {
+		t.Fatalf("errs[0] = %v, want an error containing %q", errs[0], "sessionls.files: glob")
+	}
 }
 
 func TestParseBudget(t *testing.T) {
 	ok := map[any]int64{float64(8000): 8000, "8000": 8000, "8,000": 8000, " 42 ": 42, float64(1e3): 1000}
 	for in, want := range ok {
 		got, err := parseBudget(in, false)
-		require.NoError(t, err, "%v", in)
-		require.Equal(t, want, got)
+		if err != nil {
+			t.Fatalf("%v: %v", in, err)
+		}
+		if got != want {
+			t.Fatalf("got %v, want %v", got, want)
+		}
 	}
 	for _, in := range []any{float64(0), float64(-1), 2.5, "x", "", nil, true, []any{1}, map[string]any{}, float64(1e300)} {
 		_, err := parseBudget(in, false)
-		require.Error(t, err, "%v", in)
+		if err == nil {
+			t.Fatalf("%v: err = nil, want an error", in)
+		}
 	}
 	got, err := parseBudget(float64(0), true)
-	require.NoError(t, err)
-	require.Zero(t, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != 0 {
+		t.Fatalf("got = %v, want 0", got)
+	}
 }
 
 func TestSettingsSection(t *testing.T) {
 	sec, ok := sessionlsSection(map[string]any{"sessionls": map[string]any{"budget": 5.0}})
-	require.True(t, ok)
-	require.Equal(t, 5.0, sec["budget"])
+	if !ok {
+		t.Fatal("ok is false, want true")
+	}
+	if !reflect.DeepEqual(sec["budget"], 5.0) {
+		t.Fatalf(`sec["budget"] = %+v, want %v`, sec["budget"], 5.0)
+	}
 	_, ok = sessionlsSection(nil)
-	require.False(t, ok)
+	if ok {
+		t.Fatal("ok is true, want false")
+	}
 	_, ok = sessionlsSection(map[string]any{"other": 1.0})
-	require.False(t, ok)
+	if ok {
+		t.Fatal("ok is true, want false")
+	}
 	_, ok = sessionlsSection(map[string]any{"budget": 1.0})
-	require.True(t, ok)
+	if !ok {
+		t.Fatal("ok is false, want true")
+	}
 
 	p, errs := parseSettings(map[string]any{"budget": 10.0, "checks": []any{"swept-message", "nope"}, "files": []any{"*.x"}})
-	require.Len(t, errs, 1)
-	require.Equal(t, int64(10), *p.budget)
-	require.Equal(t, map[string]bool{"swept-message": true}, p.disabled)
-	require.Equal(t, []string{"*.x"}, p.files)
+	if len(errs) != 1 {
+		t.Fatalf("len(errs) = %d, want %d: %+v", len(errs), 1, errs)
+	}
+	if want := int64(10); *p.budget != want {
+		t.Fatalf("*p.budget = %v, want %v", *p.budget, want)
+	}
+	if want := (map[string]bool{"swept-message": true}); !reflect.DeepEqual(p.disabled, want) {
+		t.Fatalf("p.disabled = %+v, want %+v", p.disabled, want)
+	}
+	if want := ([]string{"*.x"}); !reflect.DeepEqual(p.files, want) {
+		t.Fatalf("p.files = %+v, want %+v", p.files, want)
+	}
 	_, errs = parseSettings(map[string]any{"checks": "swept-message", "files": []any{"["}})
-	require.Len(t, errs, 2)
+	if len(errs) != 2 {
+		t.Fatalf("len(errs) = %d, want %d: %+v", len(errs), 2, errs)
+	}
 }
