@@ -2,10 +2,10 @@ package lsp
 
 import (
 	"context"
+	"reflect"
+	"strings"
 	"testing"
 	"time"
-
-	"github.com/stretchr/testify/require"
 )
 
 const (
@@ -25,46 +25,80 @@ func TestLifecycle(t *testing.T) {
 	hover := map[string]any{"textDocument": map[string]any{"uri": "file:///a.jsonl"}, "position": map[string]any{"line": 0, "character": 0}}
 
 	rc.send(1, "textDocument/hover", hover)
-	require.Equal(t, codeServerNotInitialized, errorCode(rc.response(1)), "request before initialize")
+	if got := errorCode(rc.response(1)); got != codeServerNotInitialized {
+		t.Fatalf("request before initialize: errorCode(rc.response(1)) = %v, want %v", got, codeServerNotInitialized)
+	}
 	rc.send(nil, "textDocument/didOpen", map[string]any{}) // dropped, no reply possible
 
 	rc.send(2, "initialize", initParams())
 	init := rc.response(2)
-	require.Zero(t, errorCode(init))
+	if got := errorCode(init); got != 0 {
+		t.Fatalf("errorCode(init) = %v, want 0", got)
+	}
 	caps := init["result"].(map[string]any)["capabilities"].(map[string]any)
-	require.Equal(t, "utf-16", caps["positionEncoding"])
-	require.Equal(t, float64(2), caps["textDocumentSync"].(map[string]any)["change"], "incremental sync")
-	require.Equal(t, []any{"sessionls.setBudget", "sessionls.removeDiskBOM"}, caps["executeCommandProvider"].(map[string]any)["commands"])
+	if !reflect.DeepEqual(caps["positionEncoding"], "utf-16") {
+		t.Fatalf(`caps["positionEncoding"] = %+v, want %q`, caps["positionEncoding"], "utf-16")
+	}
+	if want, got := float64(2), caps["textDocumentSync"].(map[string]any)["change"]; !reflect.DeepEqual(got, want) {
+		t.Fatalf(`incremental sync: caps["textDocumentSync"].(map[string]any)["change"] = %+v, want %v`, got, want)
+	}
+	if want, got := ([]any{"sessionls.setBudget", "sessionls.removeDiskBOM"}), caps["executeCommandProvider"].(map[string]any)["commands"]; !reflect.DeepEqual(got, want) {
+		t.Fatalf(`caps["executeCommandProvider"].(map[string]any)["commands"] = %+v, want %+v`, got, want)
+	}
 	for _, p := range []string{"codeLensProvider", "hoverProvider", "definitionProvider", "referencesProvider",
 		"documentSymbolProvider", "foldingRangeProvider", "codeActionProvider"} {
-		require.Contains(t, caps, p)
+		if _, ok := caps[p]; !ok {
+			t.Fatalf("caps = %+v, want it to hold the key %q", caps, p)
+		}
 	}
 	rc.send(nil, "initialized", map[string]any{})
 
 	rc.send(3, "initialize", initParams())
-	require.Equal(t, codeInvalidRequest, errorCode(rc.response(3)), "second initialize")
+	if got := errorCode(rc.response(3)); got != codeInvalidRequest {
+		t.Fatalf("second initialize: errorCode(rc.response(3)) = %v, want %v", got, codeInvalidRequest)
+	}
 	rc.send(4, "textDocument/completion", hover)
-	require.Equal(t, codeMethodNotFound, errorCode(rc.response(4)), "unimplemented method")
+	if got := errorCode(rc.response(4)); got != codeMethodNotFound {
+		t.Fatalf("unimplemented method: errorCode(rc.response(4)) = %v, want %v", got, codeMethodNotFound)
+	}
 	rc.send(5, "no/such/method", nil)
-	require.Equal(t, codeMethodNotFound, errorCode(rc.response(5)), "unknown method without params")
+	if got := errorCode(rc.response(5)); got != codeMethodNotFound {
+		t.Fatalf("unknown method without params: errorCode(rc.response(5)) = %v, want %v", got, codeMethodNotFound)
+	}
 	rc.send(6, "$/unknown", map[string]any{})
-	require.Equal(t, codeMethodNotFound, errorCode(rc.response(6)))
+	if got := errorCode(rc.response(6)); got != codeMethodNotFound {
+		t.Fatalf("errorCode(rc.response(6)) = %v, want %v", got, codeMethodNotFound)
+	}
 	rc.send(nil, "$/setTrace", map[string]any{"value": "off"})
 	rc.send(nil, "$/unknownNotification", nil)
 	rc.send(7, "textDocument/hover", hover)
 	res := rc.response(7)
-	require.Zero(t, errorCode(res), "hover on a document that is not open")
-	require.Nil(t, res["result"])
+	if got := errorCode(res); got != 0 {
+		t.Fatalf("hover on a document that is not open: errorCode(res) = %v, want 0", got)
+	}
+	if res["result"] != nil {
+		t.Fatalf(`res["result"] = %+v, want nil`, res["result"])
+	}
 
 	rc.send("s", "shutdown", map[string]any{}) // Emacs sends {} params
 	sd := rc.response("s")
-	require.Zero(t, errorCode(sd), "shutdown with {} params: %v", sd)
-	require.Contains(t, sd, "result")
-	require.Nil(t, sd["result"])
+	if got := errorCode(sd); got != 0 {
+		t.Fatalf("shutdown with {} params: %v: errorCode(sd) = %v, want 0", sd, got)
+	}
+	if _, ok := sd["result"]; !ok {
+		t.Fatalf("sd = %+v, want it to hold the key %q", sd, "result")
+	}
+	if sd["result"] != nil {
+		t.Fatalf(`sd["result"] = %+v, want nil`, sd["result"])
+	}
 	rc.send(8, "textDocument/hover", hover)
-	require.Equal(t, codeInvalidRequest, errorCode(rc.response(8)), "request after shutdown")
+	if got := errorCode(rc.response(8)); got != codeInvalidRequest {
+		t.Fatalf("request after shutdown: errorCode(rc.response(8)) = %v, want %v", got, codeInvalidRequest)
+	}
 	rc.send(nil, "exit", map[string]any{})
-	require.Equal(t, 0, rc.exitCode())
+	if got := rc.exitCode(); got != 0 {
+		t.Fatalf("rc.exitCode() = %v, want %v", got, 0)
+	}
 }
 
 func TestExitCodes(t *testing.T) {
@@ -83,18 +117,26 @@ func TestExitCodes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rc := startRaw(t, nil)
 			rc.send(1, "initialize", initParams())
-			require.Zero(t, errorCode(rc.response(1)))
+			if got := errorCode(rc.response(1)); got != 0 {
+				t.Fatalf("errorCode(rc.response(1)) = %v, want 0", got)
+			}
 			rc.send(nil, "initialized", map[string]any{})
 			if tt.shutdown {
 				rc.send(2, "shutdown", nil)
-				require.Zero(t, errorCode(rc.response(2)))
+				if got := errorCode(rc.response(2)); got != 0 {
+					t.Fatalf("errorCode(rc.response(2)) = %v, want 0", got)
+				}
 			}
 			if tt.exit {
 				rc.send(nil, "exit", nil)
 			} else {
-				require.NoError(t, rc.w.Close())
+				if err := rc.w.Close(); err != nil {
+					t.Fatalf("rc.w.Close(): %v", err)
+				}
 			}
-			require.Equal(t, tt.want, rc.exitCode())
+			if got := rc.exitCode(); got != tt.want {
+				t.Fatalf("rc.exitCode() = %v, want %v", got, tt.want)
+			}
 		})
 	}
 }
@@ -105,12 +147,18 @@ func TestExitRacesEOF(t *testing.T) {
 	for range 20 {
 		rc := startRaw(t, nil)
 		rc.send(1, "initialize", initParams())
-		require.Zero(t, errorCode(rc.response(1)))
+		if got := errorCode(rc.response(1)); got != 0 {
+			t.Fatalf("errorCode(rc.response(1)) = %v, want 0", got)
+		}
 		rc.send(2, "shutdown", nil)
-		require.Zero(t, errorCode(rc.response(2)))
+		if got := errorCode(rc.response(2)); got != 0 {
+			t.Fatalf("errorCode(rc.response(2)) = %v, want 0", got)
+		}
 		rc.send(nil, "exit", nil)
 		_ = rc.w.Close()
-		require.Equal(t, 0, rc.exitCode())
+		if got := rc.exitCode(); got != 0 {
+			t.Fatalf("rc.exitCode() = %v, want %v", got, 0)
+		}
 	}
 }
 
@@ -143,7 +191,9 @@ func TestCancel(t *testing.T) {
 			hook, holding := blockOn("textDocument/hover")
 			rc := startRaw(t, hook)
 			rc.send(1, "initialize", initParams())
-			require.Zero(t, errorCode(rc.response(1)))
+			if got := errorCode(rc.response(1)); got != 0 {
+				t.Fatalf("errorCode(rc.response(1)) = %v, want 0", got)
+			}
 			hover := map[string]any{"textDocument": map[string]any{"uri": "file:///a.jsonl"}, "position": map[string]any{"line": 0, "character": 0}}
 
 			rc.send(tt.id, "textDocument/hover", hover)
@@ -153,15 +203,23 @@ func TestCancel(t *testing.T) {
 			rc.send(nil, "$/cancelRequest", map[string]any{"id": 99})
 			rc.send(nil, "$/cancelRequest", map[string]any{"id": tt.id})
 			start := time.Now()
-			require.Equal(t, codeRequestCancelled, errorCode(rc.response(tt.id)))
-			require.Less(t, time.Since(start), wait/2, "the cancel did not reach the handler")
-			require.Equal(t, codeRequestCancelled, errorCode(rc.response(99)))
+			if got := errorCode(rc.response(tt.id)); got != codeRequestCancelled {
+				t.Fatalf("errorCode(rc.response(tt.id)) = %v, want %v", got, codeRequestCancelled)
+			}
+			if got, limit := time.Since(start), wait/2; got >= limit {
+				t.Fatalf("the cancel did not reach the handler: time.Since(start) = %v, want < %v", got, limit)
+			}
+			if got := errorCode(rc.response(99)); got != codeRequestCancelled {
+				t.Fatalf("errorCode(rc.response(99)) = %v, want %v", got, codeRequestCancelled)
+			}
 
 			// Cancelling an id that is not in flight changes nothing.
 			rc.send(nil, "$/cancelRequest", map[string]any{"id": 12345})
 			rc.send(nil, "$/cancelRequest", map[string]any{"id": "nope"})
 			rc.send(3, "textDocument/foldingRange", map[string]any{"textDocument": map[string]any{"uri": "file:///a.jsonl"}})
-			require.Zero(t, errorCode(rc.response(3)))
+			if got := errorCode(rc.response(3)); got != 0 {
+				t.Fatalf("errorCode(rc.response(3)) = %v, want 0", got)
+			}
 		})
 	}
 }
@@ -174,19 +232,31 @@ func TestPanicRecovered(t *testing.T) {
 	}
 	rc := startRaw(t, hook)
 	rc.send(1, "initialize", initParams())
-	require.Zero(t, errorCode(rc.response(1)))
+	if got := errorCode(rc.response(1)); got != 0 {
+		t.Fatalf("errorCode(rc.response(1)) = %v, want 0", got)
+	}
 	hover := map[string]any{"textDocument": map[string]any{"uri": "file:///a.jsonl"}, "position": map[string]any{"line": 0, "character": 0}}
 	rc.send(2, "textDocument/hover", hover)
 	res := rc.response(2)
-	require.Equal(t, codeInternalError, errorCode(res))
-	require.Contains(t, res["error"].(map[string]any)["message"], "injected failure")
+	if got := errorCode(res); got != codeInternalError {
+		t.Fatalf("errorCode(res) = %v, want %v", got, codeInternalError)
+	}
+	if got, ok := res["error"].(map[string]any)["message"].(string); !ok || !strings.Contains(got, "injected failure") {
+		t.Fatalf(`res["error"].(map[string]any)["message"] = %q, want a string containing %q`, got, "injected failure")
+	}
 	// Still serving.
 	rc.send(3, "textDocument/foldingRange", map[string]any{"textDocument": map[string]any{"uri": "file:///a.jsonl"}})
-	require.Zero(t, errorCode(rc.response(3)))
+	if got := errorCode(rc.response(3)); got != 0 {
+		t.Fatalf("errorCode(rc.response(3)) = %v, want 0", got)
+	}
 	rc.send(4, "shutdown", nil)
-	require.Zero(t, errorCode(rc.response(4)))
+	if got := errorCode(rc.response(4)); got != 0 {
+		t.Fatalf("errorCode(rc.response(4)) = %v, want 0", got)
+	}
 	rc.send(nil, "exit", nil)
-	require.Equal(t, 0, rc.exitCode())
+	if got := rc.exitCode(); got != 0 {
+		t.Fatalf("rc.exitCode() = %v, want %v", got, 0)
+	}
 }
 
 // TestMalformedMessageSkipped: a body that is not JSON-RPC is skipped, and
@@ -194,9 +264,13 @@ func TestPanicRecovered(t *testing.T) {
 func TestMalformedMessageSkipped(t *testing.T) {
 	rc := startRaw(t, nil)
 	_, err := rc.w.Write([]byte("Content-Length: 9\r\n\r\n{garbage}"))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	rc.send(1, "initialize", initParams())
-	require.Zero(t, errorCode(rc.response(1)))
+	if got := errorCode(rc.response(1)); got != 0 {
+		t.Fatalf("errorCode(rc.response(1)) = %v, want 0", got)
+	}
 }
 
 // TestExitDrainsQueue: a client that sends everything at once still gets
@@ -210,10 +284,20 @@ func TestExitDrainsQueue(t *testing.T) {
 	rc.send(2, "sessionls/status", map[string]any{"uri": "file:///a.jsonl"})
 	rc.send(3, "shutdown", nil)
 	rc.send(nil, "exit", nil)
-	require.Zero(t, errorCode(rc.response(1)))
+	if got := errorCode(rc.response(1)); got != 0 {
+		t.Fatalf("errorCode(rc.response(1)) = %v, want 0", got)
+	}
 	st := rc.response(2)
-	require.Zero(t, errorCode(st))
-	require.Equal(t, float64(1), st["result"].(map[string]any)["messages"])
-	require.Zero(t, errorCode(rc.response(3)))
-	require.Equal(t, 0, rc.exitCode())
+	if got := errorCode(st); got != 0 {
+		t.Fatalf("errorCode(st) = %v, want 0", got)
+	}
+	if want, got := float64(1), st["result"].(map[string]any)["messages"]; !reflect.DeepEqual(got, want) {
+		t.Fatalf(`st["result"].(map[string]any)["messages"] = %+v, want %v`, got, want)
+	}
+	if got := errorCode(rc.response(3)); got != 0 {
+		t.Fatalf("errorCode(rc.response(3)) = %v, want 0", got)
+	}
+	if got := rc.exitCode(); got != 0 {
+		t.Fatalf("rc.exitCode() = %v, want %v", got, 0)
+	}
 }
