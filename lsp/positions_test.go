@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -11,7 +12,6 @@ import (
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/line"
 	"github.com/sessionls/sessionls/internal/textfmt"
-	"github.com/stretchr/testify/require"
 	"go.lsp.dev/protocol"
 )
 
@@ -76,14 +76,26 @@ func clientRange(text string, line1 int, s line.Span) protocol.Range {
 // range in the client's numbering; messages keep the runtime's lines.
 func requireClientDiagnostics(t *testing.T, text string, rep *analysis.Report, got []protocol.Diagnostic) {
 	t.Helper()
-	require.NotNil(t, got)
-	require.Len(t, got, len(rep.Findings))
+	if got == nil {
+		t.Fatal("got is nil, want non-nil")
+	}
+	if want := len(rep.Findings); len(got) != want {
+		t.Fatalf("len(got) = %d, want %d: %+v", len(got), want, got)
+	}
 	for i, f := range rep.Findings {
-		require.Equal(t, f.Code, got[i].Code)
-		require.Equal(t, f.Message, got[i].Message)
-		require.Equal(t, clientRange(text, f.Line, f.Span), got[i].Range, "%s on runtime line %d", f.Code, f.Line)
+		if !reflect.DeepEqual(got[i].Code, f.Code) {
+			t.Fatalf("got[i].Code = %+v, want %q", got[i].Code, f.Code)
+		}
+		if got[i].Message != f.Message {
+			t.Fatalf("got[i].Message = %q, want %q", got[i].Message, f.Message)
+		}
+		if want := clientRange(text, f.Line, f.Span); !reflect.DeepEqual(got[i].Range, want) {
+			t.Fatalf("%s on runtime line %d: got[i].Range = %+v, want %+v", f.Code, f.Line, got[i].Range, want)
+		}
 		for k, r := range f.Related {
-			require.Equal(t, clientRange(text, r.Line, r.Span), got[i].RelatedInformation[k].Location.Range)
+			if want := clientRange(text, r.Line, r.Span); !reflect.DeepEqual(got[i].RelatedInformation[k].Location.Range, want) {
+				t.Fatalf("got[i].RelatedInformation[k].Location.Range = %+v, want %+v", got[i].RelatedInformation[k].Location.Range, want)
+			}
 		}
 	}
 }
@@ -104,7 +116,7 @@ func didChange(h *harness, uri protocol.DocumentURI, version int, changes ...any
 	h.notify("textDocument/didChange", map[string]any{
 		"textDocument": map[string]any{"uri": uri, "version": version}, "contentChanges": changes,
 	})
-	require.Eventually(h.t, func() bool { return h.client.publications(uri) > n }, wait, time.Millisecond, "no diagnostics after version %d", version)
+	eventually(h.t, func() bool { return h.client.publications(uri) > n }, wait, time.Millisecond, "no diagnostics after version %d: h.client.publications(uri) > n", version)
 }
 
 func rangeChange(sl, sc, el, ec int, text string) map[string]any {
@@ -131,8 +143,12 @@ func codeActionsAt(h *harness, uri protocol.DocumentURI, line int) []protocol.Co
 func TestLoneCR(t *testing.T) {
 	text := strings.Join(loneCRSession, "\n")
 	rep := analysis.Analyze([]byte(text), analysis.Options{})
-	require.True(t, rep.Loads(), "a lone CR between tokens is JSON whitespace")
-	require.Len(t, rep.Messages, 5)
+	if !rep.Loads() {
+		t.Fatal("a lone CR between tokens is JSON whitespace: rep.Loads() is false, want true")
+	}
+	if len(rep.Messages) != 5 {
+		t.Fatalf("len(rep.Messages) = %d, want %d: %+v", len(rep.Messages), 5, rep.Messages)
+	}
 	// A budget that keeps the last two units: the cutoff is runtime line 4,
 	// the client's line 6.
 	budget := rep.Units[len(rep.Units)-2].FromNewest
@@ -140,14 +156,22 @@ func TestLoneCR(t *testing.T) {
 	uri := h.open("lonecr.jsonl", "jsonl", text)
 	opts := analysis.Options{Budget: budget}
 	rep = analysis.Analyze([]byte(text), opts)
-	require.Equal(t, 4, rep.Cutoff.FirstKeptLine)
+	if rep.Cutoff.FirstKeptLine != 4 {
+		t.Fatalf("rep.Cutoff.FirstKeptLine = %v, want %v", rep.Cutoff.FirstKeptLine, 4)
+	}
 
 	t.Run("diagnostics", func(t *testing.T) {
 		pub := h.client.lastDiagnostics(uri)
 		requireClientDiagnostics(t, text, rep, pub.Diagnostics)
-		require.Equal(t, analysis.CodeBudgetCutoff, pub.Diagnostics[0].Code)
-		require.Equal(t, uint32(6), pub.Diagnostics[0].Range.Start.Line, "the cutoff's runtime line 4 is the client's line 6")
-		require.Contains(t, pub.Diagnostics[0].Message, "keeps lines 4–5", "messages name the runtime's lines")
+		if !reflect.DeepEqual(pub.Diagnostics[0].Code, analysis.CodeBudgetCutoff) {
+			t.Fatalf("pub.Diagnostics[0].Code = %+v, want %q", pub.Diagnostics[0].Code, analysis.CodeBudgetCutoff)
+		}
+		if want := uint32(6); pub.Diagnostics[0].Range.Start.Line != want {
+			t.Fatalf("the cutoff's runtime line 4 is the client's line 6: pub.Diagnostics[0].Range.Start.Line = %v, want %v", pub.Diagnostics[0].Range.Start.Line, want)
+		}
+		if !strings.Contains(pub.Diagnostics[0].Message, "keeps lines 4–5") {
+			t.Fatalf("messages name the runtime's lines: pub.Diagnostics[0].Message = %q, want it to contain %q", pub.Diagnostics[0].Message, "keeps lines 4–5")
+		}
 	})
 
 	t.Run("lenses", func(t *testing.T) {
@@ -158,46 +182,78 @@ func TestLoneCR(t *testing.T) {
 			want = append(want, fmt.Sprintf("%d: %s [sessionls.setBudget [%d]]", clientPos(text, runtimeOffset(text, u.StartLine, 0)).Line, unitTitle(u), u.FromNewest))
 		}
 		want = append(want, fmt.Sprintf("6: %s [sessionls.setBudget]", cutoffTitle(rep, rep.Cutoff, "")))
-		require.ElementsMatch(t, want, lensTitles(lenses))
-		require.Contains(t, lensTitles(lenses), fmt.Sprintf("2: %s [sessionls.setBudget [%d]]", unitTitle(rep.Units[1]), rep.Units[1].FromNewest), "the second unit starts on the client's line 2")
+		if got := lensTitles(lenses); !sameElements(want, got) {
+			t.Fatalf("lensTitles(lenses) = %q, want %q in any order", got, want)
+		}
+		if got, want := lensTitles(lenses), fmt.Sprintf("2: %s [sessionls.setBudget [%d]]", unitTitle(rep.Units[1]), rep.Units[1].FromNewest); !slices.Contains(got, want) {
+			t.Fatalf("the second unit starts on the client's line 2: lensTitles(lenses) = %+v, want it to contain %q", got, want)
+		}
 	})
 
 	t.Run("trim action", func(t *testing.T) {
 		// Client line 5 is the second part of runtime line 3, above the cut.
 		actions := codeActionsAt(h, uri, 5)
-		require.Len(t, actions, 1)
-		require.Equal(t, "Trim 3 lines above the budget cutoff", actions[0].Title, "the title counts runtime lines")
+		if len(actions) != 1 {
+			t.Fatalf("len(actions) = %d, want %d: %+v", len(actions), 1, actions)
+		}
+		if actions[0].Title != "Trim 3 lines above the budget cutoff" {
+			t.Fatalf("the title counts runtime lines: actions[0].Title = %q, want %q", actions[0].Title, "Trim 3 lines above the budget cutoff")
+		}
 		edits := actions[0].Edit.DocumentChanges[0].Edits
-		require.Equal(t, []protocol.TextEdit{{Range: protocol.Range{End: protocol.Position{Line: 6}}, NewText: ""}}, edits)
+		if want := ([]protocol.TextEdit{{Range: protocol.Range{End: protocol.Position{Line: 6}}, NewText: ""}}); !reflect.DeepEqual(edits, want) {
+			t.Fatalf("edits = %+v, want %+v", edits, want)
+		}
 		// Applied as a client applies it, the edit leaves the kept lines.
 		end := clientOffset(t, text, edits[0].Range.End)
-		require.Equal(t, strings.Join(loneCRSession[3:], "\n"), text[end:])
-		require.Empty(t, codeActionsAt(h, uri, 7), "below the cutoff")
-		require.Len(t, codeActionsAt(h, uri, 6), 1, "on the cutoff line")
+		if want, got := strings.Join(loneCRSession[3:], "\n"), text[end:]; got != want {
+			t.Fatalf("text[end:] = %q, want %q", got, want)
+		}
+		if got := codeActionsAt(h, uri, 7); len(got) != 0 {
+			t.Fatalf("below the cutoff: codeActionsAt(h, uri, 7) = %+v, want empty", got)
+		}
+		if got := len(codeActionsAt(h, uri, 6)); got != 1 {
+			t.Fatalf("on the cutoff line: len(codeActionsAt(h, uri, 6)) = %d, want %d", got, 1)
+		}
 	})
 
 	t.Run("navigation", func(t *testing.T) {
 		var hv protocol.Hover
 		h.call("textDocument/hover", at(uri, 5, 3), &hv)
-		require.Contains(t, hv.Contents.Value, "**tool** message · line 3")
-		require.Equal(t, protocol.Range{Start: protocol.Position{Line: 4}, End: protocol.Position{Line: 5, Character: uint32(len(`"content":"ok"}`))}}, *hv.Range)
+		if !strings.Contains(hv.Contents.Value, "**tool** message · line 3") {
+			t.Fatalf("hv.Contents.Value = %q, want it to contain %q", hv.Contents.Value, "**tool** message · line 3")
+		}
+		if want := (protocol.Range{Start: protocol.Position{Line: 4}, End: protocol.Position{Line: 5, Character: uint32(len(`"content":"ok"}`))}}); !reflect.DeepEqual(*hv.Range, want) {
+			t.Fatalf("*hv.Range = %+v, want %+v", *hv.Range, want)
+		}
 
 		// From the result's toolCallId (client line 4, before its lone CR)
 		// to the call's id (client line 3, after the call's lone CR).
 		idCol := strings.Index(loneCRSession[2], `"c1"`) + 1
 		var locs []protocol.Location
 		h.call("textDocument/definition", at(uri, 4, idCol), &locs)
-		require.Len(t, locs, 1)
+		if len(locs) != 1 {
+			t.Fatalf("len(locs) = %d, want %d: %+v", len(locs), 1, locs)
+		}
 		declared := strings.Index(text, `"c1"`)
-		require.Equal(t, protocol.Range{Start: clientPos(text, declared), End: clientPos(text, declared+4)}, locs[0].Range)
-		require.Equal(t, uint32(3), locs[0].Range.Start.Line)
+		if want := (protocol.Range{Start: clientPos(text, declared), End: clientPos(text, declared+4)}); !reflect.DeepEqual(locs[0].Range, want) {
+			t.Fatalf("locs[0].Range = %+v, want %+v", locs[0].Range, want)
+		}
+		if want := uint32(3); locs[0].Range.Start.Line != want {
+			t.Fatalf("locs[0].Range.Start.Line = %v, want %v", locs[0].Range.Start.Line, want)
+		}
 
 		p := at(uri, 3, int(locs[0].Range.Start.Character)+1)
 		p["context"] = map[string]any{"includeDeclaration": true}
 		h.call("textDocument/references", p, &locs)
-		require.Len(t, locs, 2)
-		require.Equal(t, uint32(3), locs[0].Range.Start.Line)
-		require.Equal(t, protocol.Position{Line: 4, Character: uint32(idCol - 1)}, locs[1].Range.Start)
+		if len(locs) != 2 {
+			t.Fatalf("len(locs) = %d, want %d: %+v", len(locs), 2, locs)
+		}
+		if want := uint32(3); locs[0].Range.Start.Line != want {
+			t.Fatalf("locs[0].Range.Start.Line = %v, want %v", locs[0].Range.Start.Line, want)
+		}
+		if want := (protocol.Position{Line: 4, Character: uint32(idCol - 1)}); !reflect.DeepEqual(locs[1].Range.Start, want) {
+			t.Fatalf("locs[1].Range.Start = %+v, want %+v", locs[1].Range.Start, want)
+		}
 
 		var folds []protocol.FoldingRange
 		h.call("textDocument/foldingRange", textDoc(uri), &folds)
@@ -205,14 +261,24 @@ func TestLoneCR(t *testing.T) {
 		for _, f := range folds {
 			got = append(got, [2]uint32{f.StartLine, f.EndLine})
 		}
-		require.Equal(t, [][2]uint32{{0, 1}, {2, 5}}, got, "units on the client's lines")
+		if want := ([][2]uint32{{0, 1}, {2, 5}}); !reflect.DeepEqual(got, want) {
+			t.Fatalf("units on the client's lines: got %+v, want %+v", got, want)
+		}
 
 		var syms []protocol.DocumentSymbol
 		h.call("textDocument/documentSymbol", textDoc(uri), &syms)
-		require.Equal(t, "lines 2–3 · "+textfmt.Thousands(rep.Units[1].Chars)+" chars", syms[1].Name, "names keep the runtime's lines")
-		require.Equal(t, uint32(2), syms[1].Range.Start.Line)
-		require.Equal(t, uint32(5), syms[1].Range.End.Line)
-		require.Equal(t, uint32(4), syms[1].Children[1].Range.Start.Line)
+		if want := "lines 2–3 · " + textfmt.Thousands(rep.Units[1].Chars) + " chars"; syms[1].Name != want {
+			t.Fatalf("names keep the runtime's lines: syms[1].Name = %q, want %q", syms[1].Name, want)
+		}
+		if want := uint32(2); syms[1].Range.Start.Line != want {
+			t.Fatalf("syms[1].Range.Start.Line = %v, want %v", syms[1].Range.Start.Line, want)
+		}
+		if want := uint32(5); syms[1].Range.End.Line != want {
+			t.Fatalf("syms[1].Range.End.Line = %v, want %v", syms[1].Range.End.Line, want)
+		}
+		if want := uint32(4); syms[1].Children[1].Range.Start.Line != want {
+			t.Fatalf("syms[1].Children[1].Range.Start.Line = %v, want %v", syms[1].Children[1].Range.Start.Line, want)
+		}
 	})
 
 	t.Run("ranged edits after a lone CR", func(t *testing.T) {
@@ -221,8 +287,12 @@ func TestLoneCR(t *testing.T) {
 		text = strings.Replace(text, `"content":"ok"}`, `"content":"okay"}`, 1)
 		rep = analysis.Analyze([]byte(text), opts)
 		requireClientDiagnostics(t, text, rep, h.client.lastDiagnostics(uri).Diagnostics)
-		require.Equal(t, float64(rep.TotalChars), statusOf(h, uri)["totalChars"])
-		require.Empty(t, h.client.shownMessages())
+		if want, got := float64(rep.TotalChars), statusOf(h, uri)["totalChars"]; !reflect.DeepEqual(got, want) {
+			t.Fatalf(`statusOf(h, uri)["totalChars"] = %+v, want %v`, got, want)
+		}
+		if got := h.client.shownMessages(); len(got) != 0 {
+			t.Fatalf("h.client.shownMessages() = %+v, want empty", got)
+		}
 
 		// Break the JSON after the lone CR: the diagnostic is on line 5.
 		didChange(h, uri, 3, rangeChange(5, 16, 5, 16, ","))
@@ -236,9 +306,15 @@ func TestLoneCR(t *testing.T) {
 				invalid = &pub.Diagnostics[i]
 			}
 		}
-		require.NotNil(t, invalid)
-		require.Equal(t, uint32(5), invalid.Range.Start.Line)
-		require.Contains(t, invalid.Message, "line 3")
+		if invalid == nil {
+			t.Fatal("invalid is nil, want non-nil")
+		}
+		if want := uint32(5); invalid.Range.Start.Line != want {
+			t.Fatalf("invalid.Range.Start.Line = %v, want %v", invalid.Range.Start.Line, want)
+		}
+		if !strings.Contains(invalid.Message, "line 3") {
+			t.Fatalf("invalid.Message = %q, want it to contain %q", invalid.Message, "line 3")
+		}
 
 		// Join the first two client lines by deleting the lone CR, and
 		// split the last runtime line with one.
@@ -247,8 +323,12 @@ func TestLoneCR(t *testing.T) {
 		text = strings.Replace(text, `{"role":"user","content":"second"}`, `{"role":"user",`+"\r"+`"content":"second"}`, 1)
 		rep = analysis.Analyze([]byte(text), opts)
 		requireClientDiagnostics(t, text, rep, h.client.lastDiagnostics(uri).Diagnostics)
-		require.Equal(t, float64(rep.TotalChars), statusOf(h, uri)["totalChars"])
-		require.Empty(t, h.client.shownMessages())
+		if want, got := float64(rep.TotalChars), statusOf(h, uri)["totalChars"]; !reflect.DeepEqual(got, want) {
+			t.Fatalf(`statusOf(h, uri)["totalChars"] = %+v, want %v`, got, want)
+		}
+		if got := h.client.shownMessages(); len(got) != 0 {
+			t.Fatalf("h.client.shownMessages() = %+v, want empty", got)
+		}
 	})
 }
 
@@ -266,15 +346,27 @@ func TestLoneCRFaded(t *testing.T) {
 			faded = append(faded, d)
 		}
 	}
-	require.Len(t, faded, 1)
-	end := clientPos(text, runtimeOffset(text, 3, utf16Len(loneCRSession[2])))
-	require.Equal(t, protocol.Position{Line: 5, Character: uint32(len(`"content":"ok"}`))}, end)
-	require.Equal(t, protocol.Range{End: end}, faded[0].Range)
-	require.Contains(t, faded[0].Message, "lines 1–3")
-	for l := range 6 {
-		require.Len(t, codeActionsAt(h, uri, l), 1, "client line %d is trimmed", l)
+	if len(faded) != 1 {
+		t.Fatalf("len(faded) = %d, want %d: %+v", len(faded), 1, faded)
 	}
-	require.Empty(t, codeActionsAt(h, uri, 6), "the cutoff line, faded client")
+	end := clientPos(text, runtimeOffset(text, 3, utf16Len(loneCRSession[2])))
+	if want := (protocol.Position{Line: 5, Character: uint32(len(`"content":"ok"}`))}); !reflect.DeepEqual(end, want) {
+		t.Fatalf("end = %+v, want %+v", end, want)
+	}
+	if want := (protocol.Range{End: end}); !reflect.DeepEqual(faded[0].Range, want) {
+		t.Fatalf("faded[0].Range = %+v, want %+v", faded[0].Range, want)
+	}
+	if !strings.Contains(faded[0].Message, "lines 1–3") {
+		t.Fatalf("faded[0].Message = %q, want it to contain %q", faded[0].Message, "lines 1–3")
+	}
+	for l := range 6 {
+		if got := len(codeActionsAt(h, uri, l)); got != 1 {
+			t.Fatalf("client line %d is trimmed: len(codeActionsAt(h, uri, l)) = %d, want %d", l, got, 1)
+		}
+	}
+	if got := codeActionsAt(h, uri, 6); len(got) != 0 {
+		t.Fatalf("the cutoff line, faded client: codeActionsAt(h, uri, 6) = %+v, want empty", got)
+	}
 }
 
 // TestCRLFRanges: a "\r\n" is one line end; the server's ranges end after
@@ -289,18 +381,26 @@ func TestCRLFRanges(t *testing.T) {
 	requireClientDiagnostics(t, text, rep, h.client.lastDiagnostics(uri).Diagnostics)
 	var hv protocol.Hover
 	h.call("textDocument/hover", at(uri, 0, 0), &hv)
-	require.Equal(t, uint32(30), hv.Range.End.Character, "29 characters and the '\\r'")
+	if want := uint32(30); hv.Range.End.Character != want {
+		t.Fatalf(`29 characters and the '\r': hv.Range.End.Character = %v, want %v`, hv.Range.End.Character, want)
+	}
 
 	// Past the end of line 0: before its "\r\n".
 	didChange(h, uri, 2, rangeChange(0, 40, 0, 40, " "))
 	text = strings.Replace(text, "}\r\n", "} \r\n", 1)
-	require.Equal(t, float64(analysis.Analyze([]byte(text), analysis.Options{}).TotalChars), statusOf(h, uri)["totalChars"])
+	if want, got := float64(analysis.Analyze([]byte(text), analysis.Options{}).TotalChars), statusOf(h, uri)["totalChars"]; !reflect.DeepEqual(got, want) {
+		t.Fatalf(`statusOf(h, uri)["totalChars"] = %+v, want %v`, got, want)
+	}
 	didChange(h, uri, 3, rangeChange(0, 29, 1, 99, ""))
 	text = `{"role":"user","content":"a"}` + "\r\n"
 	rep = analysis.Analyze([]byte(text), analysis.Options{})
 	requireClientDiagnostics(t, text, rep, h.client.lastDiagnostics(uri).Diagnostics)
-	require.Empty(t, rep.Findings)
-	require.Empty(t, h.client.shownMessages())
+	if len(rep.Findings) != 0 {
+		t.Fatalf("rep.Findings = %+v, want empty", rep.Findings)
+	}
+	if got := h.client.shownMessages(); len(got) != 0 {
+		t.Fatalf("h.client.shownMessages() = %+v, want empty", got)
+	}
 }
 
 // TestPastEndCharacter: as the LSP specification says, a character past
@@ -316,9 +416,13 @@ func TestPastEndCharacter(t *testing.T) {
 	didChange(h, uri, 2, rangeChange(0, 500, 0, 900, "x"))
 	text := strings.Replace(clean, "\n", "x\n", 1)
 	pub := h.client.lastDiagnostics(uri)
-	require.Equal(t, uint32(2), pub.Version)
+	if want := uint32(2); pub.Version != want {
+		t.Fatalf("pub.Version = %v, want %v", pub.Version, want)
+	}
 	requireDiagnosticsMatch(t, uri, text, analysis.Analyze([]byte(text), opts), pub.Diagnostics)
-	require.Equal(t, analysis.CodeInvalidJSON, pub.Diagnostics[0].Code)
+	if !reflect.DeepEqual(pub.Diagnostics[0].Code, analysis.CodeInvalidJSON) {
+		t.Fatalf("pub.Diagnostics[0].Code = %+v, want %q", pub.Diagnostics[0].Code, analysis.CodeInvalidJSON)
+	}
 	// And deleted again, from the line's end to past it.
 	didChange(h, uri, 3, rangeChange(0, utf16Len(lines[0]), 0, 1000, ""))
 	requireDiagnosticsMatch(t, uri, clean, analysis.Analyze([]byte(clean), opts), h.client.lastDiagnostics(uri).Diagnostics)
@@ -326,8 +430,12 @@ func TestPastEndCharacter(t *testing.T) {
 	didChange(h, uri, 4, rangeChange(6, 99, 6, 99, "\n"+lines[6]))
 	text = strings.Join(slices.Insert(lines, 7, lines[6]), "\n")
 	requireDiagnosticsMatch(t, uri, text, analysis.Analyze([]byte(text), opts), h.client.lastDiagnostics(uri).Diagnostics)
-	require.Empty(t, h.client.shownMessages(), "a character past the end is not an error")
-	require.Len(t, codeActionsAt(h, uri, 0), 1)
+	if got := h.client.shownMessages(); len(got) != 0 {
+		t.Fatalf("a character past the end is not an error: h.client.shownMessages() = %+v, want empty", got)
+	}
+	if got := len(codeActionsAt(h, uri, 0)); got != 1 {
+		t.Fatalf("len(codeActionsAt(h, uri, 0)) = %d, want %d", got, 1)
+	}
 }
 
 // TestOutOfSync: an edit that cannot apply puts the document out of sync,
@@ -349,37 +457,65 @@ func TestOutOfSync(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := startHarness(t, harnessOptions{initOptions: map[string]any{"budget": 300}})
 			uri := h.open("clean.jsonl", "jsonl", clean)
-			require.Len(t, codeActionsAt(h, uri, 0), 1, "the trim action before any edit")
+			if got := len(codeActionsAt(h, uri, 0)); got != 1 {
+				t.Fatalf("the trim action before any edit: len(codeActionsAt(h, uri, 0)) = %d, want %d", got, 1)
+			}
 
 			// The edit that cannot apply.
 			n := h.client.publications(uri)
 			h.notify("textDocument/didChange", map[string]any{
 				"textDocument": map[string]any{"uri": uri, "version": 4}, "contentChanges": []any{tt.change},
 			})
-			require.Eventually(t, func() bool { return len(h.client.shownMessages()) > 0 }, wait, time.Millisecond)
+			eventually(t, func() bool { return len(h.client.shownMessages()) > 0 }, wait, time.Millisecond, "len(h.client.shownMessages()) > 0")
 			h.sync()
-			require.Equal(t, n+1, h.client.publications(uri), "the out-of-sync diagnostic is published")
+			if want, got := n+1, h.client.publications(uri); got != want {
+				t.Fatalf("the out-of-sync diagnostic is published: h.client.publications(uri) = %v, want %v", got, want)
+			}
 			pub := h.client.lastDiagnostics(uri)
-			require.Equal(t, uint32(4), pub.Version)
-			require.Len(t, pub.Diagnostics, 1, "only the out-of-sync diagnostic: the findings describe a text the client does not have")
+			if want := uint32(4); pub.Version != want {
+				t.Fatalf("pub.Version = %v, want %v", pub.Version, want)
+			}
+			if len(pub.Diagnostics) != 1 {
+				t.Fatalf("only the out-of-sync diagnostic: the findings describe a text the client does not have: len(pub.Diagnostics) = %d, want %d: %+v", len(pub.Diagnostics), 1, pub.Diagnostics)
+			}
 			d := pub.Diagnostics[0]
-			require.Equal(t, codeOutOfSync, d.Code)
-			require.Equal(t, protocol.DiagnosticSeverityError, d.Severity)
-			require.Equal(t, protocol.Range{}, d.Range, "on line 1")
-			require.Contains(t, d.Message, "reopen the file")
+			if !reflect.DeepEqual(d.Code, codeOutOfSync) {
+				t.Fatalf("d.Code = %+v, want %q", d.Code, codeOutOfSync)
+			}
+			if d.Severity != protocol.DiagnosticSeverityError {
+				t.Fatalf("d.Severity = %v, want %v", d.Severity, protocol.DiagnosticSeverityError)
+			}
+			if want := (protocol.Range{}); !reflect.DeepEqual(d.Range, want) {
+				t.Fatalf("on line 1: d.Range = %+v, want %+v", d.Range, want)
+			}
+			if !strings.Contains(d.Message, "reopen the file") {
+				t.Fatalf("d.Message = %q, want it to contain %q", d.Message, "reopen the file")
+			}
 
 			// No code action, no lens, however the client asks.
 			for l := range 7 {
-				require.Empty(t, codeActionsAt(h, uri, l), "line %d", l)
+				if got := codeActionsAt(h, uri, l); len(got) != 0 {
+					t.Fatalf("line %d: codeActionsAt(h, uri, l) = %+v, want empty", l, got)
+				}
 			}
 			var lenses []protocol.CodeLens
 			h.call("textDocument/codeLens", textDoc(uri), &lenses)
-			require.NotNil(t, lenses)
-			require.Empty(t, lenses)
-			require.Len(t, h.client.shownMessages(), 1)
+			if lenses == nil {
+				t.Fatal("lenses is nil, want non-nil")
+			}
+			if len(lenses) != 0 {
+				t.Fatalf("lenses = %+v, want empty", lenses)
+			}
+			if got := len(h.client.shownMessages()); got != 1 {
+				t.Fatalf("len(h.client.shownMessages()) = %d, want %d", got, 1)
+			}
 			msg := h.client.shownMessages()[0]
-			require.Equal(t, protocol.MessageTypeError, msg.Type)
-			require.Contains(t, msg.Message, "out of sync")
+			if msg.Type != protocol.MessageTypeError {
+				t.Fatalf("msg.Type = %v, want %v", msg.Type, protocol.MessageTypeError)
+			}
+			if !strings.Contains(msg.Message, "out of sync") {
+				t.Fatalf("msg.Message = %q, want it to contain %q", msg.Message, "out of sync")
+			}
 
 			// Later ranged edits are ignored without a word; a settings
 			// change publishes the out-of-sync diagnostic again.
@@ -391,33 +527,59 @@ func TestOutOfSync(t *testing.T) {
 				"textDocument": map[string]any{"uri": uri, "version": 6}, "contentChanges": []any{tt.change},
 			})
 			h.sync()
-			require.Equal(t, n, h.client.publications(uri))
-			require.Len(t, h.client.shownMessages(), 1, "said once")
+			if got := h.client.publications(uri); got != n {
+				t.Fatalf("h.client.publications(uri) = %v, want %v", got, n)
+			}
+			if got := len(h.client.shownMessages()); got != 1 {
+				t.Fatalf("said once: len(h.client.shownMessages()) = %d, want %d", got, 1)
+			}
 			h.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sessionls": map[string]any{"budget": 250}}})
 			h.sync()
 			pub = h.client.lastDiagnostics(uri)
-			require.Len(t, pub.Diagnostics, 1)
-			require.Equal(t, codeOutOfSync, pub.Diagnostics[0].Code)
-			require.Empty(t, codeActionsAt(h, uri, 0))
+			if len(pub.Diagnostics) != 1 {
+				t.Fatalf("len(pub.Diagnostics) = %d, want %d: %+v", len(pub.Diagnostics), 1, pub.Diagnostics)
+			}
+			if !reflect.DeepEqual(pub.Diagnostics[0].Code, codeOutOfSync) {
+				t.Fatalf("pub.Diagnostics[0].Code = %+v, want %q", pub.Diagnostics[0].Code, codeOutOfSync)
+			}
+			if got := codeActionsAt(h, uri, 0); len(got) != 0 {
+				t.Fatalf("codeActionsAt(h, uri, 0) = %+v, want empty", got)
+			}
 
 			// A full-text change brings it back.
 			didChange(h, uri, 7, map[string]any{"text": clean})
 			pub = h.client.lastDiagnostics(uri)
-			require.Equal(t, uint32(7), pub.Version)
+			if want := uint32(7); pub.Version != want {
+				t.Fatalf("pub.Version = %v, want %v", pub.Version, want)
+			}
 			requireDiagnosticsMatch(t, uri, clean, analysis.Analyze([]byte(clean), analysis.Options{Budget: 250}), pub.Diagnostics)
 			actions := codeActionsAt(h, uri, 0)
-			require.Len(t, actions, 1)
-			require.Equal(t, int32(7), *actions[0].Edit.DocumentChanges[0].TextDocument.Version)
+			if len(actions) != 1 {
+				t.Fatalf("len(actions) = %d, want %d: %+v", len(actions), 1, actions)
+			}
+			if want := int32(7); *actions[0].Edit.DocumentChanges[0].TextDocument.Version != want {
+				t.Fatalf("*actions[0].Edit.DocumentChanges[0].TextDocument.Version = %v, want %v", *actions[0].Edit.DocumentChanges[0].TextDocument.Version, want)
+			}
 			h.call("textDocument/codeLens", textDoc(uri), &lenses)
-			require.NotEmpty(t, lenses)
+			if len(lenses) == 0 {
+				t.Fatal("lenses is empty, want some")
+			}
 
 			// Out of sync again, then a reopen brings it back too.
 			didChange(h, uri, 8, tt.change)
-			require.Len(t, h.client.shownMessages(), 2)
-			require.Empty(t, codeActionsAt(h, uri, 0))
+			if got := len(h.client.shownMessages()); got != 2 {
+				t.Fatalf("len(h.client.shownMessages()) = %d, want %d", got, 2)
+			}
+			if got := codeActionsAt(h, uri, 0); len(got) != 0 {
+				t.Fatalf("codeActionsAt(h, uri, 0) = %+v, want empty", got)
+			}
 			h.open("clean.jsonl", "jsonl", clean)
-			require.Len(t, codeActionsAt(h, uri, 0), 1)
-			require.NotEqual(t, codeOutOfSync, h.client.lastDiagnostics(uri).Diagnostics[0].Code)
+			if got := len(codeActionsAt(h, uri, 0)); got != 1 {
+				t.Fatalf("len(codeActionsAt(h, uri, 0)) = %d, want %d", got, 1)
+			}
+			if got := h.client.lastDiagnostics(uri).Diagnostics[0].Code; reflect.DeepEqual(got, codeOutOfSync) {
+				t.Fatalf("h.client.lastDiagnostics(uri).Diagnostics[0].Code = %+v, want anything else", got)
+			}
 		})
 	}
 }
