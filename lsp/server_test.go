@@ -2,6 +2,8 @@ package lsp
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,7 +12,6 @@ import (
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/line"
 	"github.com/sessionls/sessionls/internal/textfmt"
-	"github.com/stretchr/testify/require"
 	"go.lsp.dev/protocol"
 )
 
@@ -31,32 +32,60 @@ func at(uri protocol.DocumentURI, line, char int) map[string]any {
 func requireDiagnosticsMatch(t *testing.T, uri protocol.DocumentURI, text string, rep *analysis.Report, got []protocol.Diagnostic) {
 	t.Helper()
 	lines := strings.Split(text, "\n")
-	require.NotNil(t, got, "diagnostics must be [], never null")
-	require.Len(t, got, len(rep.Findings))
+	if got == nil {
+		t.Fatal("diagnostics must be [], never null: got is nil, want non-nil")
+	}
+	if want := len(rep.Findings); len(got) != want {
+		t.Fatalf("len(got) = %d, want %d: %+v", len(got), want, got)
+	}
 	for i, f := range rep.Findings {
 		d := got[i]
-		require.Equal(t, f.Code, d.Code, "finding %d", i)
-		require.Equal(t, "sessionls", d.Source)
-		require.Equal(t, f.Message, d.Message)
-		require.Equal(t, uint32(f.Line-1), d.Range.Start.Line, f.Code)
-		require.Equal(t, uint32(f.Line-1), d.Range.End.Line, f.Code)
-		require.Equal(t, uint32(f.Span.StartCol), d.Range.Start.Character, f.Code)
+		if !reflect.DeepEqual(d.Code, f.Code) {
+			t.Fatalf("finding %d: d.Code = %+v, want %q", i, d.Code, f.Code)
+		}
+		if d.Source != "sessionls" {
+			t.Fatalf("d.Source = %q, want %q", d.Source, "sessionls")
+		}
+		if d.Message != f.Message {
+			t.Fatalf("d.Message = %q, want %q", d.Message, f.Message)
+		}
+		if want := uint32(f.Line - 1); d.Range.Start.Line != want {
+			t.Fatalf("%v: d.Range.Start.Line = %v, want %v", f.Code, d.Range.Start.Line, want)
+		}
+		if want := uint32(f.Line - 1); d.Range.End.Line != want {
+			t.Fatalf("%v: d.Range.End.Line = %v, want %v", f.Code, d.Range.End.Line, want)
+		}
+		if want := uint32(f.Span.StartCol); d.Range.Start.Character != want {
+			t.Fatalf("%v: d.Range.Start.Character = %v, want %v", f.Code, d.Range.Start.Character, want)
+		}
 		wantEnd := f.Span.EndCol
 		if f.Span == (line.Span{}) {
 			wantEnd = len(utf16.Encode([]rune(strings.TrimSuffix(lines[f.Line-1], "\r"))))
 		}
-		require.Equal(t, uint32(wantEnd), d.Range.End.Character, f.Code)
+		if want := uint32(wantEnd); d.Range.End.Character != want {
+			t.Fatalf("%v: d.Range.End.Character = %v, want %v", f.Code, d.Range.End.Character, want)
+		}
 		wantSev := map[analysis.Severity]protocol.DiagnosticSeverity{
 			analysis.SeverityError:   protocol.DiagnosticSeverityError,
 			analysis.SeverityWarning: protocol.DiagnosticSeverityWarning,
 			analysis.SeverityInfo:    protocol.DiagnosticSeverityInformation,
 		}[f.Severity]
-		require.Equal(t, wantSev, d.Severity, f.Code)
-		require.Len(t, d.RelatedInformation, len(f.Related), f.Code)
+		if d.Severity != wantSev {
+			t.Fatalf("%v: d.Severity = %v, want %v", f.Code, d.Severity, wantSev)
+		}
+		if want := len(f.Related); len(d.RelatedInformation) != want {
+			t.Fatalf("%v: len(d.RelatedInformation) = %d, want %d: %+v", f.Code, len(d.RelatedInformation), want, d.RelatedInformation)
+		}
 		for k, r := range f.Related {
-			require.Equal(t, uri, d.RelatedInformation[k].Location.URI)
-			require.Equal(t, uint32(r.Line-1), d.RelatedInformation[k].Location.Range.Start.Line)
-			require.Equal(t, r.Message, d.RelatedInformation[k].Message)
+			if d.RelatedInformation[k].Location.URI != uri {
+				t.Fatalf("d.RelatedInformation[k].Location.URI = %q, want %q", d.RelatedInformation[k].Location.URI, uri)
+			}
+			if want := uint32(r.Line - 1); d.RelatedInformation[k].Location.Range.Start.Line != want {
+				t.Fatalf("d.RelatedInformation[k].Location.Range.Start.Line = %v, want %v", d.RelatedInformation[k].Location.Range.Start.Line, want)
+			}
+			if d.RelatedInformation[k].Message != r.Message {
+				t.Fatalf("d.RelatedInformation[k].Message = %q, want %q", d.RelatedInformation[k].Message, r.Message)
+			}
 		}
 	}
 }
@@ -66,9 +95,13 @@ func TestDiagnostics(t *testing.T) {
 	demo := readSession(t, "demo.jsonl")
 	uri := h.open("demo.jsonl", "jsonl", demo)
 	pub := h.client.lastDiagnostics(uri)
-	require.Equal(t, uint32(1), pub.Version)
+	if want := uint32(1); pub.Version != want {
+		t.Fatalf("pub.Version = %v, want %v", pub.Version, want)
+	}
 	rep := analysis.Analyze([]byte(demo), analysis.Options{})
-	require.NotEmpty(t, rep.Findings, "the demo session has problems to report")
+	if len(rep.Findings) == 0 {
+		t.Fatal("the demo session has problems to report: rep.Findings is empty, want some")
+	}
 	requireDiagnosticsMatch(t, uri, demo, rep, pub.Diagnostics)
 
 	// Fix line 8 (the unterminated object) with an incremental edit.
@@ -76,7 +109,9 @@ func TestDiagnostics(t *testing.T) {
 	end := utf16Len(lines[7])
 	h.insert(uri, 2, 7, end, "}")
 	pub = h.client.lastDiagnostics(uri)
-	require.Equal(t, uint32(2), pub.Version)
+	if want := uint32(2); pub.Version != want {
+		t.Fatalf("pub.Version = %v, want %v", pub.Version, want)
+	}
 	lines[7] += "}"
 	requireDiagnosticsMatch(t, uri, strings.Join(lines, "\n"), analysis.Analyze([]byte(strings.Join(lines, "\n")), analysis.Options{}), pub.Diagnostics)
 
@@ -87,24 +122,38 @@ func TestDiagnostics(t *testing.T) {
 		"textDocument":   map[string]any{"uri": uri, "version": 3},
 		"contentChanges": []any{map[string]any{"text": clean}},
 	})
-	require.Eventually(t, func() bool { return h.client.publications(uri) > n }, wait, time.Millisecond)
+	eventually(t, func() bool { return h.client.publications(uri) > n }, wait, time.Millisecond, "h.client.publications(uri) > n")
 	pub = h.client.lastDiagnostics(uri)
-	require.Equal(t, uint32(3), pub.Version)
-	require.NotNil(t, pub.Diagnostics)
-	require.Empty(t, pub.Diagnostics)
+	if want := uint32(3); pub.Version != want {
+		t.Fatalf("pub.Version = %v, want %v", pub.Version, want)
+	}
+	if pub.Diagnostics == nil {
+		t.Fatal("pub.Diagnostics is nil, want non-nil")
+	}
+	if len(pub.Diagnostics) != 0 {
+		t.Fatalf("pub.Diagnostics = %+v, want empty", pub.Diagnostics)
+	}
 
 	// Closing clears the diagnostics with [].
 	h.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
 		"uri": docURI("notes.txt"), "languageId": "plaintext", "version": 1, "text": "{"}})
 	n = h.client.publications(uri)
 	h.notify("textDocument/didClose", textDoc(uri))
-	require.Eventually(t, func() bool { return h.client.publications(uri) > n }, wait, time.Millisecond)
+	eventually(t, func() bool { return h.client.publications(uri) > n }, wait, time.Millisecond, "h.client.publications(uri) > n")
 	pub = h.client.lastDiagnostics(uri)
-	require.NotNil(t, pub.Diagnostics)
-	require.Empty(t, pub.Diagnostics)
+	if pub.Diagnostics == nil {
+		t.Fatal("pub.Diagnostics is nil, want non-nil")
+	}
+	if len(pub.Diagnostics) != 0 {
+		t.Fatalf("pub.Diagnostics = %+v, want empty", pub.Diagnostics)
+	}
 	h.sync()
-	require.Zero(t, h.client.publications(docURI("notes.txt")), "a plain-text document is not analysed")
-	require.Empty(t, h.client.shownMessages())
+	if got := h.client.publications(docURI("notes.txt")); got != 0 {
+		t.Fatalf(`a plain-text document is not analysed: h.client.publications(docURI("notes.txt")) = %v, want 0`, got)
+	}
+	if got := h.client.shownMessages(); len(got) != 0 {
+		t.Fatalf("h.client.shownMessages() = %+v, want empty", got)
+	}
 }
 
 func lensTitles(lenses []protocol.CodeLens) []string {
@@ -189,14 +238,20 @@ func TestCodeLenses(t *testing.T) {
 			got := lensTitles(lenses)
 			// The lenses are sorted by line for comparison; the server
 			// sends the budget lens first.
-			require.ElementsMatch(t, tt.want, got)
+			if !sameElements(tt.want, got) {
+				t.Fatalf("lensTitles(lenses) = %q, want %q in any order", got, tt.want)
+			}
 
 			// Unit lenses carry exactly the engine's unit costs.
 			b, _ := tt.budget.(int)
 			rep := analysis.Analyze([]byte(tt.text), analysis.Options{Budget: int64(b)})
 			for _, u := range rep.Units {
-				require.Contains(t, got, fmt.Sprintf("%d: %s [sessionls.setBudget [%d]]", u.StartLine-1, unitTitle(u), u.FromNewest))
-				require.Contains(t, unitTitle(u), textfmt.Thousands(u.Chars)+" chars")
+				if want := fmt.Sprintf("%d: %s [sessionls.setBudget [%d]]", u.StartLine-1, unitTitle(u), u.FromNewest); !slices.Contains(got, want) {
+					t.Fatalf("got = %+v, want it to contain %q", got, want)
+				}
+				if got, want := unitTitle(u), textfmt.Thousands(u.Chars)+" chars"; !strings.Contains(got, want) {
+					t.Fatalf("unitTitle(u) = %q, want it to contain %q", got, want)
+				}
 			}
 		})
 	}
@@ -220,14 +275,24 @@ func TestUnitLensBudgetToHere(t *testing.T) {
 					continue // the Σ lens: the client prompts
 				}
 				ran++
-				require.Equal(t, commandSetBudget, l.Command.Command)
+				if l.Command.Command != commandSetBudget {
+					t.Fatalf("l.Command.Command = %q, want %q", l.Command.Command, commandSetBudget)
+				}
 				h.call("workspace/executeCommand", map[string]any{"command": l.Command.Command, "arguments": l.Command.Arguments}, nil)
 				st := statusOf(h, uri)
-				require.Equal(t, l.Command.Arguments[0], st["budget"])
-				require.Equal(t, float64(l.Range.Start.Line+1), st["firstKeptLine"], "%s: the cut lands on the lens's unit", l.Command.Title)
-				require.Equal(t, st["budget"], st["keptChars"], "the unit and every newer one fill the budget exactly")
+				if !reflect.DeepEqual(st["budget"], l.Command.Arguments[0]) {
+					t.Fatalf(`st["budget"] = %+v, want %+v`, st["budget"], l.Command.Arguments[0])
+				}
+				if want := float64(l.Range.Start.Line + 1); !reflect.DeepEqual(st["firstKeptLine"], want) {
+					t.Fatalf(`%s: the cut lands on the lens's unit: st["firstKeptLine"] = %+v, want %v`, l.Command.Title, st["firstKeptLine"], want)
+				}
+				if !reflect.DeepEqual(st["keptChars"], st["budget"]) {
+					t.Fatalf(`the unit and every newer one fill the budget exactly: st["keptChars"] = %+v, want %+v`, st["keptChars"], st["budget"])
+				}
 			}
-			require.Equal(t, len(units), ran, "one budget-to-here lens per unit")
+			if want := len(units); ran != want {
+				t.Fatalf("one budget-to-here lens per unit: ran = %v, want %v", ran, want)
+			}
 		})
 	}
 }
@@ -245,44 +310,64 @@ func TestBudgetRoutes(t *testing.T) {
 	uri := h.open("clean.jsonl", "jsonl", clean)
 
 	st := statusOf(h, uri)
-	require.Equal(t, map[string]any{
+	if want := (map[string]any{
 		"budget": float64(300), "totalChars": float64(719), "keptChars": float64(181), "firstKeptLine": float64(6),
 		"messages": float64(7), "loads": true, "error": nil, "minBudget": float64(43),
 		"budgetSource": "editor setting sessionls.budget",
 		"dialect":      "seed", "dialectWhy": "auto (default), detected: line 1, the first line JSON.parse accepts, is a seed record",
-	}, st, "initializationOptions.budget")
+	}); !reflect.DeepEqual(st, want) {
+		t.Fatalf("initializationOptions.budget: st = %+v, want %+v", st, want)
+	}
 	requireDiagnosticsMatch(t, uri, clean, analysis.Analyze([]byte(clean), analysis.Options{Budget: 300}), h.client.lastDiagnostics(uri).Diagnostics)
 
 	// workspace/didChangeConfiguration with settings.sessionls.budget.
 	n, r := h.client.publications(uri), h.client.refreshCount()
 	h.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sessionls": map[string]any{"budget": 100}}})
-	require.Eventually(t, func() bool { return h.client.publications(uri) > n }, wait, time.Millisecond)
-	require.Equal(t, float64(100), statusOf(h, uri)["budget"])
+	eventually(t, func() bool { return h.client.publications(uri) > n }, wait, time.Millisecond, "h.client.publications(uri) > n")
+	if want, got := float64(100), statusOf(h, uri)["budget"]; !reflect.DeepEqual(got, want) {
+		t.Fatalf(`statusOf(h, uri)["budget"] = %+v, want %v`, got, want)
+	}
 	requireDiagnosticsMatch(t, uri, clean, analysis.Analyze([]byte(clean), analysis.Options{Budget: 100}), h.client.lastDiagnostics(uri).Diagnostics)
-	require.Eventually(t, func() bool { return h.client.refreshCount() > r }, wait, time.Millisecond, "codeLens refresh")
+	eventually(t, func() bool { return h.client.refreshCount() > r }, wait, time.Millisecond, "codeLens refresh: h.client.refreshCount() > r")
 
 	// null: no budget.
 	h.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sessionls": map[string]any{"budget": nil}}})
 	st = statusOf(h, uri)
-	require.Nil(t, st["budget"])
-	require.Nil(t, st["keptChars"])
-	require.Nil(t, st["firstKeptLine"])
+	if st["budget"] != nil {
+		t.Fatalf(`st["budget"] = %+v, want nil`, st["budget"])
+	}
+	if st["keptChars"] != nil {
+		t.Fatalf(`st["keptChars"] = %+v, want nil`, st["keptChars"])
+	}
+	if st["firstKeptLine"] != nil {
+		t.Fatalf(`st["firstKeptLine"] = %+v, want nil`, st["firstKeptLine"])
+	}
 
 	// workspace/executeCommand, a number and a numeric string.
 	for _, arg := range []any{250, "42"} {
 		n, r = h.client.publications(uri), h.client.refreshCount()
 		h.call("workspace/executeCommand", map[string]any{"command": "sessionls.setBudget", "arguments": []any{arg}}, nil)
-		require.Eventually(t, func() bool { return h.client.publications(uri) > n }, wait, time.Millisecond)
-		require.Eventually(t, func() bool { return h.client.refreshCount() > r }, wait, time.Millisecond)
+		eventually(t, func() bool { return h.client.publications(uri) > n }, wait, time.Millisecond, "h.client.publications(uri) > n")
+		eventually(t, func() bool { return h.client.refreshCount() > r }, wait, time.Millisecond, "h.client.refreshCount() > r")
 	}
 	st = statusOf(h, uri)
-	require.Equal(t, float64(42), st["budget"])
-	require.Equal(t, "context budget cannot contain the smallest consistent message unit", st["error"], "the runtime's words")
-	require.Equal(t, float64(43), st["minBudget"], "the least budget that works: the newest unit's cost")
-	require.Nil(t, st["keptChars"])
+	if want := float64(42); !reflect.DeepEqual(st["budget"], want) {
+		t.Fatalf(`st["budget"] = %+v, want %v`, st["budget"], want)
+	}
+	if !reflect.DeepEqual(st["error"], "context budget cannot contain the smallest consistent message unit") {
+		t.Fatalf(`the runtime's words: st["error"] = %+v, want %q`, st["error"], "context budget cannot contain the smallest consistent message unit")
+	}
+	if want := float64(43); !reflect.DeepEqual(st["minBudget"], want) {
+		t.Fatalf(`the least budget that works: the newest unit's cost: st["minBudget"] = %+v, want %v`, st["minBudget"], want)
+	}
+	if st["keptChars"] != nil {
+		t.Fatalf(`st["keptChars"] = %+v, want nil`, st["keptChars"])
+	}
 	rep := analysis.Analyze([]byte(clean), analysis.Options{Budget: 42})
 	requireDiagnosticsMatch(t, uri, clean, rep, h.client.lastDiagnostics(uri).Diagnostics)
-	require.Equal(t, analysis.CodeBudgetExceeded, rep.Findings[len(rep.Findings)-1].Code)
+	if got := rep.Findings[len(rep.Findings)-1].Code; got != analysis.CodeBudgetExceeded {
+		t.Fatalf("rep.Findings[len(rep.Findings)-1].Code = %q, want %q", got, analysis.CodeBudgetExceeded)
+	}
 
 	// Bad budgets: an error message, and the budget stays.
 	bad := []struct {
@@ -302,28 +387,42 @@ func TestBudgetRoutes(t *testing.T) {
 			params["arguments"] = b.args
 		}
 		err := h.callErr("workspace/executeCommand", params, nil)
-		require.Error(t, err, "%v", b.args)
-		require.Eventually(t, func() bool { return len(h.client.shownMessages()) == before+1 }, wait, time.Millisecond, "%v", b.args)
+		if err == nil {
+			t.Fatalf("%v: err = nil, want an error", b.args)
+		}
+		eventually(t, func() bool { return len(h.client.shownMessages()) == before+1 }, wait, time.Millisecond, "%v: len(h.client.shownMessages()) == before+1", b.args)
 		msgs := h.client.shownMessages()
-		require.Equal(t, protocol.MessageTypeError, msgs[before].Type)
-		require.Equal(t, `sessionls.setBudget needs a positive whole number of characters (or null, 0 or "off" to clear the budget), `+b.got, msgs[before].Message)
+		if msgs[before].Type != protocol.MessageTypeError {
+			t.Fatalf("msgs[before].Type = %v, want %v", msgs[before].Type, protocol.MessageTypeError)
+		}
+		if want := `sessionls.setBudget needs a positive whole number of characters (or null, 0 or "off" to clear the budget), ` + b.got; msgs[before].Message != want {
+			t.Fatalf("msgs[before].Message = %q, want %q", msgs[before].Message, want)
+		}
 	}
-	require.Equal(t, float64(42), statusOf(h, uri)["budget"])
+	if want, got := float64(42), statusOf(h, uri)["budget"]; !reflect.DeepEqual(got, want) {
+		t.Fatalf(`statusOf(h, uri)["budget"] = %+v, want %v`, got, want)
+	}
 
 	// null, 0, "off" and "" clear the budget: the Σ lens is back.
 	for _, clear := range []any{nil, 0, "off", ""} {
 		h.call("workspace/executeCommand", map[string]any{"command": "sessionls.setBudget", "arguments": []any{42}}, nil)
-		require.Equal(t, float64(42), statusOf(h, uri)["budget"])
+		if want, got := float64(42), statusOf(h, uri)["budget"]; !reflect.DeepEqual(got, want) {
+			t.Fatalf(`statusOf(h, uri)["budget"] = %+v, want %v`, got, want)
+		}
 		h.call("workspace/executeCommand", map[string]any{"command": "sessionls.setBudget", "arguments": []any{clear}}, nil)
-		require.Nil(t, statusOf(h, uri)["budget"], "after setBudget(%#v)", clear)
+		if got := statusOf(h, uri)["budget"]; got != nil {
+			t.Fatalf(`after setBudget(%#v): statusOf(h, uri)["budget"] = %+v, want nil`, clear, got)
+		}
 	}
 	h.call("workspace/executeCommand", map[string]any{"command": "sessionls.setBudget", "arguments": []any{42}}, nil)
 
 	// A bad budget in configuration is reported too, and ignored.
 	before := len(h.client.shownMessages())
 	h.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sessionls": map[string]any{"budget": "lots"}}})
-	require.Equal(t, float64(42), statusOf(h, uri)["budget"])
-	require.Eventually(t, func() bool { return len(h.client.shownMessages()) == before+1 }, wait, time.Millisecond)
+	if want, got := float64(42), statusOf(h, uri)["budget"]; !reflect.DeepEqual(got, want) {
+		t.Fatalf(`statusOf(h, uri)["budget"] = %+v, want %v`, got, want)
+	}
+	eventually(t, func() bool { return len(h.client.shownMessages()) == before+1 }, wait, time.Millisecond, "len(h.client.shownMessages()) == before+1")
 }
 
 // TestConfigurationPull: a didChangeConfiguration without a sessionls
@@ -332,18 +431,28 @@ func TestConfigurationPull(t *testing.T) {
 	clean := readSession(t, "clean.jsonl")
 	h := startHarness(t, harnessOptions{})
 	uri := h.open("clean.jsonl", "jsonl", clean)
-	require.Nil(t, statusOf(h, uri)["budget"])
+	if got := statusOf(h, uri)["budget"]; got != nil {
+		t.Fatalf(`statusOf(h, uri)["budget"] = %+v, want nil`, got)
+	}
 	h.client.mu.Lock()
 	h.client.config = map[string]any{"budget": 300, "checks": []any{"budget-cutoff"}}
 	h.client.mu.Unlock()
 	h.notify("workspace/didChangeConfiguration", map[string]any{"settings": nil})
 	st := statusOf(h, uri)
-	require.Equal(t, float64(300), st["budget"])
-	require.Equal(t, float64(6), st["firstKeptLine"])
+	if want := float64(300); !reflect.DeepEqual(st["budget"], want) {
+		t.Fatalf(`st["budget"] = %+v, want %v`, st["budget"], want)
+	}
+	if want := float64(6); !reflect.DeepEqual(st["firstKeptLine"], want) {
+		t.Fatalf(`st["firstKeptLine"] = %+v, want %v`, st["firstKeptLine"], want)
+	}
 	// budget-cutoff is turned off.
 	pub := h.client.lastDiagnostics(uri)
-	require.NotNil(t, pub.Diagnostics)
-	require.Empty(t, pub.Diagnostics)
+	if pub.Diagnostics == nil {
+		t.Fatal("pub.Diagnostics is nil, want non-nil")
+	}
+	if len(pub.Diagnostics) != 0 {
+		t.Fatalf("pub.Diagnostics = %+v, want empty", pub.Diagnostics)
+	}
 }
 
 func TestNavigation(t *testing.T) {
@@ -353,43 +462,81 @@ func TestNavigation(t *testing.T) {
 	lines := strings.Split(demo, "\n")
 	col := func(line int, s string) int {
 		i := strings.Index(lines[line], s)
-		require.GreaterOrEqual(t, i, 0, s)
+		if i < 0 {
+			t.Fatalf("%v: i = %v, want >= %v", s, i, 0)
+		}
 		return utf16Len(lines[line][:i])
 	}
 
 	t.Run("hover", func(t *testing.T) {
 		var hv protocol.Hover
 		h.call("textDocument/hover", at(uri, 2, 5), &hv)
-		require.Equal(t, protocol.Markdown, hv.Contents.Kind)
+		if hv.Contents.Kind != protocol.Markdown {
+			t.Fatalf("hv.Contents.Kind = %q, want %q", hv.Contents.Kind, protocol.Markdown)
+		}
 		v := hv.Contents.Value
-		require.Contains(t, v, "**tool** message · line 3")
-		require.Contains(t, v, "result of `call_1`, declared on line 2")
-		require.Contains(t, v, "unit lines 2–4 · 3 messages · 590 chars · 1,256 chars from the newest")
-		require.Contains(t, v, "The file does not load")
-		require.Equal(t, uint32(2), hv.Range.Start.Line)
+		if !strings.Contains(v, "**tool** message · line 3") {
+			t.Fatalf("v = %q, want it to contain %q", v, "**tool** message · line 3")
+		}
+		if !strings.Contains(v, "result of `call_1`, declared on line 2") {
+			t.Fatalf("v = %q, want it to contain %q", v, "result of `call_1`, declared on line 2")
+		}
+		if !strings.Contains(v, "unit lines 2–4 · 3 messages · 590 chars · 1,256 chars from the newest") {
+			t.Fatalf("v = %q, want it to contain %q", v, "unit lines 2–4 · 3 messages · 590 chars · 1,256 chars from the newest")
+		}
+		if !strings.Contains(v, "The file does not load") {
+			t.Fatalf("v = %q, want it to contain %q", v, "The file does not load")
+		}
+		if want := uint32(2); hv.Range.Start.Line != want {
+			t.Fatalf("hv.Range.Start.Line = %v, want %v", hv.Range.Start.Line, want)
+		}
 
 		h.call("textDocument/hover", at(uri, 6, 0), &hv)
-		require.Contains(t, hv.Contents.Value, "**invalid-record** · line 7")
-		require.Contains(t, hv.Contents.Value, `unknown role "system"`)
-		require.Contains(t, hv.Contents.Value, "first invalid line")
+		if !strings.Contains(hv.Contents.Value, "**invalid-record** · line 7") {
+			t.Fatalf("hv.Contents.Value = %q, want it to contain %q", hv.Contents.Value, "**invalid-record** · line 7")
+		}
+		if !strings.Contains(hv.Contents.Value, `unknown role "system"`) {
+			t.Fatalf("hv.Contents.Value = %q, want it to contain %q", hv.Contents.Value, `unknown role "system"`)
+		}
+		if !strings.Contains(hv.Contents.Value, "first invalid line") {
+			t.Fatalf("hv.Contents.Value = %q, want it to contain %q", hv.Contents.Value, "first invalid line")
+		}
 		h.call("textDocument/hover", at(uri, 7, 0), &hv)
-		require.Contains(t, hv.Contents.Value, "**invalid-json** · line 8")
-		require.Contains(t, hv.Contents.Value, "already refuses the file at line 7")
+		if !strings.Contains(hv.Contents.Value, "**invalid-json** · line 8") {
+			t.Fatalf("hv.Contents.Value = %q, want it to contain %q", hv.Contents.Value, "**invalid-json** · line 8")
+		}
+		if !strings.Contains(hv.Contents.Value, "already refuses the file at line 7") {
+			t.Fatalf("hv.Contents.Value = %q, want it to contain %q", hv.Contents.Value, "already refuses the file at line 7")
+		}
 	})
 
 	t.Run("definition", func(t *testing.T) {
 		var locs []protocol.Location
 		h.call("textDocument/definition", at(uri, 3, col(3, `"call_2"`)+2), &locs)
-		require.Len(t, locs, 1)
-		require.Equal(t, uri, locs[0].URI)
-		require.Equal(t, uint32(1), locs[0].Range.Start.Line)
-		require.Equal(t, uint32(col(1, `"call_2"`)), locs[0].Range.Start.Character)
-		require.Equal(t, uint32(col(1, `"call_2"`)+len(`"call_2"`)), locs[0].Range.End.Character)
+		if len(locs) != 1 {
+			t.Fatalf("len(locs) = %d, want %d: %+v", len(locs), 1, locs)
+		}
+		if locs[0].URI != uri {
+			t.Fatalf("locs[0].URI = %q, want %q", locs[0].URI, uri)
+		}
+		if want := uint32(1); locs[0].Range.Start.Line != want {
+			t.Fatalf("locs[0].Range.Start.Line = %v, want %v", locs[0].Range.Start.Line, want)
+		}
+		if want := uint32(col(1, `"call_2"`)); locs[0].Range.Start.Character != want {
+			t.Fatalf("locs[0].Range.Start.Character = %v, want %v", locs[0].Range.Start.Character, want)
+		}
+		if want := uint32(col(1, `"call_2"`) + len(`"call_2"`)); locs[0].Range.End.Character != want {
+			t.Fatalf("locs[0].Range.End.Character = %v, want %v", locs[0].Range.End.Character, want)
+		}
 		// The orphan result has no declaration; a position off the id has none.
 		h.call("textDocument/definition", at(uri, 10, col(10, `"call_9"`)+1), &locs)
-		require.Empty(t, locs)
+		if len(locs) != 0 {
+			t.Fatalf("locs = %+v, want empty", locs)
+		}
 		h.call("textDocument/definition", at(uri, 3, 0), &locs)
-		require.Empty(t, locs)
+		if len(locs) != 0 {
+			t.Fatalf("locs = %+v, want empty", locs)
+		}
 	})
 
 	t.Run("references", func(t *testing.T) {
@@ -397,14 +544,26 @@ func TestNavigation(t *testing.T) {
 		params := at(uri, 1, col(1, `"call_1"`)+3)
 		params["context"] = map[string]any{"includeDeclaration": false}
 		h.call("textDocument/references", params, &locs)
-		require.Len(t, locs, 1)
-		require.Equal(t, uint32(2), locs[0].Range.Start.Line)
-		require.Equal(t, uint32(col(2, `"call_1"`)), locs[0].Range.Start.Character)
+		if len(locs) != 1 {
+			t.Fatalf("len(locs) = %d, want %d: %+v", len(locs), 1, locs)
+		}
+		if want := uint32(2); locs[0].Range.Start.Line != want {
+			t.Fatalf("locs[0].Range.Start.Line = %v, want %v", locs[0].Range.Start.Line, want)
+		}
+		if want := uint32(col(2, `"call_1"`)); locs[0].Range.Start.Character != want {
+			t.Fatalf("locs[0].Range.Start.Character = %v, want %v", locs[0].Range.Start.Character, want)
+		}
 		params["context"] = map[string]any{"includeDeclaration": true}
 		h.call("textDocument/references", params, &locs)
-		require.Len(t, locs, 2)
-		require.Equal(t, uint32(1), locs[0].Range.Start.Line)
-		require.Equal(t, uint32(2), locs[1].Range.Start.Line)
+		if len(locs) != 2 {
+			t.Fatalf("len(locs) = %d, want %d: %+v", len(locs), 2, locs)
+		}
+		if want := uint32(1); locs[0].Range.Start.Line != want {
+			t.Fatalf("locs[0].Range.Start.Line = %v, want %v", locs[0].Range.Start.Line, want)
+		}
+		if want := uint32(2); locs[1].Range.Start.Line != want {
+			t.Fatalf("locs[1].Range.Start.Line = %v, want %v", locs[1].Range.Start.Line, want)
+		}
 	})
 
 	t.Run("symbols", func(t *testing.T) {
@@ -413,21 +572,35 @@ func TestNavigation(t *testing.T) {
 		names := make([]string, len(syms))
 		for i, s := range syms {
 			names[i] = s.Name
-			require.Equal(t, protocol.SymbolKindNamespace, s.Kind)
+			if s.Kind != protocol.SymbolKindNamespace {
+				t.Fatalf("s.Kind = %v, want %v", s.Kind, protocol.SymbolKindNamespace)
+			}
 		}
-		require.Equal(t, []string{
+		if want := ([]string{
 			"line 1 · 95 chars", "lines 2–4 · 590 chars", "lines 5–6 · 283 chars",
 			"lines 9–10 · 234 chars", "line 11 · 79 chars", "line 12 · 70 chars",
-		}, names)
+		}); !reflect.DeepEqual(names, want) {
+			t.Fatalf("names = %+v, want %+v", names, want)
+		}
 		var kids []string
 		for _, c := range syms[1].Children {
 			kids = append(kids, c.Name)
 		}
-		require.Equal(t, []string{"assistant: read_file, run", "tool call_1", "tool call_2 (error)"}, kids)
-		require.Equal(t, "user: Fix the failing test in parser.go — it s…", syms[0].Children[0].Name)
-		require.Equal(t, "assistant: All tests pass now. ✅", syms[5].Children[0].Name)
-		require.Equal(t, uint32(1), syms[1].Range.Start.Line)
-		require.Equal(t, uint32(3), syms[1].Range.End.Line)
+		if want := ([]string{"assistant: read_file, run", "tool call_1", "tool call_2 (error)"}); !reflect.DeepEqual(kids, want) {
+			t.Fatalf("kids = %+v, want %+v", kids, want)
+		}
+		if syms[0].Children[0].Name != "user: Fix the failing test in parser.go — it s…" {
+			t.Fatalf("syms[0].Children[0].Name = %q, want %q", syms[0].Children[0].Name, "user: Fix the failing test in parser.go — it s…")
+		}
+		if syms[5].Children[0].Name != "assistant: All tests pass now. ✅" {
+			t.Fatalf("syms[5].Children[0].Name = %q, want %q", syms[5].Children[0].Name, "assistant: All tests pass now. ✅")
+		}
+		if want := uint32(1); syms[1].Range.Start.Line != want {
+			t.Fatalf("syms[1].Range.Start.Line = %v, want %v", syms[1].Range.Start.Line, want)
+		}
+		if want := uint32(3); syms[1].Range.End.Line != want {
+			t.Fatalf("syms[1].Range.End.Line = %v, want %v", syms[1].Range.End.Line, want)
+		}
 	})
 
 	t.Run("folding", func(t *testing.T) {
@@ -437,7 +610,9 @@ func TestNavigation(t *testing.T) {
 		for _, f := range folds {
 			got = append(got, [2]uint32{f.StartLine, f.EndLine})
 		}
-		require.Equal(t, [][2]uint32{{1, 3}, {4, 5}, {8, 9}}, got)
+		if want := ([][2]uint32{{1, 3}, {4, 5}, {8, 9}}); !reflect.DeepEqual(got, want) {
+			t.Fatalf("got %+v, want %+v", got, want)
+		}
 	})
 }
 
@@ -453,38 +628,66 @@ func TestCodeAction(t *testing.T) {
 	h.call("textDocument/codeAction", map[string]any{
 		"textDocument": map[string]any{"uri": uri}, "range": rangeAt(5), "context": map[string]any{"diagnostics": []any{}},
 	}, &actions)
-	require.Len(t, actions, 1)
+	if len(actions) != 1 {
+		t.Fatalf("len(actions) = %d, want %d: %+v", len(actions), 1, actions)
+	}
 	a := actions[0]
-	require.Equal(t, "Trim 5 lines above the budget cutoff", a.Title)
-	require.Equal(t, protocol.RefactorRewrite, a.Kind)
-	require.Len(t, a.Edit.DocumentChanges, 1)
+	if a.Title != "Trim 5 lines above the budget cutoff" {
+		t.Fatalf("a.Title = %q, want %q", a.Title, "Trim 5 lines above the budget cutoff")
+	}
+	if a.Kind != protocol.RefactorRewrite {
+		t.Fatalf("a.Kind = %q, want %q", a.Kind, protocol.RefactorRewrite)
+	}
+	if len(a.Edit.DocumentChanges) != 1 {
+		t.Fatalf("len(a.Edit.DocumentChanges) = %d, want %d: %+v", len(a.Edit.DocumentChanges), 1, a.Edit.DocumentChanges)
+	}
 	dc := a.Edit.DocumentChanges[0]
-	require.Equal(t, uri, dc.TextDocument.URI)
-	require.NotNil(t, dc.TextDocument.Version)
-	require.Equal(t, int32(1), *dc.TextDocument.Version)
-	require.Equal(t, []protocol.TextEdit{{Range: protocol.Range{End: protocol.Position{Line: 5}}, NewText: ""}}, dc.Edits)
-	require.Len(t, a.Diagnostics, 1)
-	require.Equal(t, analysis.CodeBudgetCutoff, a.Diagnostics[0].Code)
+	if dc.TextDocument.URI != uri {
+		t.Fatalf("dc.TextDocument.URI = %q, want %q", dc.TextDocument.URI, uri)
+	}
+	if dc.TextDocument.Version == nil {
+		t.Fatal("dc.TextDocument.Version is nil, want non-nil")
+	}
+	if want := int32(1); *dc.TextDocument.Version != want {
+		t.Fatalf("*dc.TextDocument.Version = %v, want %v", *dc.TextDocument.Version, want)
+	}
+	if want := ([]protocol.TextEdit{{Range: protocol.Range{End: protocol.Position{Line: 5}}, NewText: ""}}); !reflect.DeepEqual(dc.Edits, want) {
+		t.Fatalf("dc.Edits = %+v, want %+v", dc.Edits, want)
+	}
+	if len(a.Diagnostics) != 1 {
+		t.Fatalf("len(a.Diagnostics) = %d, want %d: %+v", len(a.Diagnostics), 1, a.Diagnostics)
+	}
+	if !reflect.DeepEqual(a.Diagnostics[0].Code, analysis.CodeBudgetCutoff) {
+		t.Fatalf("a.Diagnostics[0].Code = %+v, want %q", a.Diagnostics[0].Code, analysis.CodeBudgetCutoff)
+	}
 
 	// Applying the edit leaves exactly what the budget keeps.
 	lines := strings.Split(clean, "\n")
 	kept := strings.Join(lines[5:], "\n")
 	rep := analysis.Analyze([]byte(kept), analysis.Options{Budget: 300})
-	require.Equal(t, rep.TotalChars, rep.Cutoff.KeptChars)
+	if rep.Cutoff.KeptChars != rep.TotalChars {
+		t.Fatalf("rep.Cutoff.KeptChars = %v, want %v", rep.Cutoff.KeptChars, rep.TotalChars)
+	}
 
 	// Below the cutoff, or with a filter for other kinds: nothing.
 	h.call("textDocument/codeAction", map[string]any{
 		"textDocument": map[string]any{"uri": uri}, "range": rangeAt(6), "context": map[string]any{"diagnostics": []any{}},
 	}, &actions)
-	require.Empty(t, actions)
+	if len(actions) != 0 {
+		t.Fatalf("actions = %+v, want empty", actions)
+	}
 	h.call("textDocument/codeAction", map[string]any{
 		"textDocument": map[string]any{"uri": uri}, "range": rangeAt(0), "context": map[string]any{"diagnostics": []any{}, "only": []any{"quickfix"}},
 	}, &actions)
-	require.Empty(t, actions)
+	if len(actions) != 0 {
+		t.Fatalf("actions = %+v, want empty", actions)
+	}
 	h.call("textDocument/codeAction", map[string]any{
 		"textDocument": map[string]any{"uri": uri}, "range": rangeAt(0), "context": map[string]any{"diagnostics": []any{}, "only": []any{"refactor"}},
 	}, &actions)
-	require.Len(t, actions, 1)
+	if len(actions) != 1 {
+		t.Fatalf("len(actions) = %d, want %d: %+v", len(actions), 1, actions)
+	}
 }
 
 // TestAstralEdit edits after non-ASCII and astral characters: positions
@@ -494,20 +697,30 @@ func TestAstralEdit(t *testing.T) {
 	prefix := `{"role":"user","content":"é🙏`
 	text := prefix + `"}` + "\n" + `{"role":"user","content":"ok"}`
 	uri := h.open("astral.jsonl", "jsonl", text)
-	require.Empty(t, h.client.lastDiagnostics(uri).Diagnostics[:0])
+	if got := h.client.lastDiagnostics(uri).Diagnostics[:0]; len(got) != 0 {
+		t.Fatalf("h.client.lastDiagnostics(uri).Diagnostics[:0] = %+v, want empty", got)
+	}
 
 	// Insert "ß🎉" just before the closing quote: UTF-16 column 26+1+2.
 	c := utf16Len(prefix)
-	require.Equal(t, 29, c)
+	if c != 29 {
+		t.Fatalf("c = %v, want %v", c, 29)
+	}
 	h.insert(uri, 2, 0, c, "ß🎉")
 	want := prefix + `ß🎉"}` + "\n" + `{"role":"user","content":"ok"}`
 	rep := analysis.Analyze([]byte(want), analysis.Options{Budget: 10000})
-	require.True(t, rep.Loads())
+	if !rep.Loads() {
+		t.Fatal("rep.Loads() is false, want true")
+	}
 	requireDiagnosticsMatch(t, uri, want, rep, h.client.lastDiagnostics(uri).Diagnostics)
 	var lenses []protocol.CodeLens
 	h.call("textDocument/codeLens", textDoc(uri), &lenses)
-	require.Contains(t, lensTitles(lenses), fmt.Sprintf("0: %s [sessionls.setBudget [%d]]", unitTitle(rep.Units[0]), rep.Units[0].FromNewest))
-	require.Equal(t, float64(rep.TotalChars), statusOf(h, uri)["totalChars"])
+	if got, want := lensTitles(lenses), fmt.Sprintf("0: %s [sessionls.setBudget [%d]]", unitTitle(rep.Units[0]), rep.Units[0].FromNewest); !slices.Contains(got, want) {
+		t.Fatalf("lensTitles(lenses) = %+v, want it to contain %q", got, want)
+	}
+	if want, got := float64(rep.TotalChars), statusOf(h, uri)["totalChars"]; !reflect.DeepEqual(got, want) {
+		t.Fatalf(`statusOf(h, uri)["totalChars"] = %+v, want %v`, got, want)
+	}
 }
 
 // TestBadEdits: an edit to a document that is not open is reported; one
@@ -527,30 +740,48 @@ func TestBadEdits(t *testing.T) {
 		})
 	}
 	change(docURI("never-opened.jsonl"), 2, 0, 0, "x")
-	require.Eventually(t, func() bool { return len(h.client.shownMessages()) == 1 }, wait, time.Millisecond)
-	require.Contains(t, h.client.shownMessages()[0].Message, "never-opened.jsonl")
+	eventually(t, func() bool { return len(h.client.shownMessages()) == 1 }, wait, time.Millisecond, "len(h.client.shownMessages()) == 1")
+	if got := h.client.shownMessages()[0].Message; !strings.Contains(got, "never-opened.jsonl") {
+		t.Fatalf("h.client.shownMessages()[0].Message = %q, want it to contain %q", got, "never-opened.jsonl")
+	}
 
 	n := h.client.publications(uri)
 	change(uri, 2, 100, 0, "x") // no line 100
-	require.Eventually(t, func() bool { return len(h.client.shownMessages()) == 2 }, wait, time.Millisecond)
-	require.Equal(t, protocol.MessageTypeError, h.client.shownMessages()[1].Type)
+	eventually(t, func() bool { return len(h.client.shownMessages()) == 2 }, wait, time.Millisecond, "len(h.client.shownMessages()) == 2")
+	if got := h.client.shownMessages()[1].Type; got != protocol.MessageTypeError {
+		t.Fatalf("h.client.shownMessages()[1].Type = %v, want %v", got, protocol.MessageTypeError)
+	}
 	change(uri, 3, 0, 0, "garbage") // ignored: the document is out of step
 	h.sync()
-	require.Equal(t, n+1, h.client.publications(uri), "one publication, the out-of-sync diagnostic, for the failure")
-	require.Equal(t, codeOutOfSync, h.client.lastDiagnostics(uri).Diagnostics[0].Code)
-	require.Equal(t, float64(719), statusOf(h, uri)["totalChars"], "the last good text is kept")
-	require.Len(t, h.client.shownMessages(), 2, "one message per failure, not per ignored edit")
+	if want, got := n+1, h.client.publications(uri); got != want {
+		t.Fatalf("one publication, the out-of-sync diagnostic, for the failure: h.client.publications(uri) = %v, want %v", got, want)
+	}
+	if got := h.client.lastDiagnostics(uri).Diagnostics[0].Code; !reflect.DeepEqual(got, codeOutOfSync) {
+		t.Fatalf("h.client.lastDiagnostics(uri).Diagnostics[0].Code = %+v, want %q", got, codeOutOfSync)
+	}
+	if want, got := float64(719), statusOf(h, uri)["totalChars"]; !reflect.DeepEqual(got, want) {
+		t.Fatalf(`the last good text is kept: statusOf(h, uri)["totalChars"] = %+v, want %v`, got, want)
+	}
+	if got := len(h.client.shownMessages()); got != 2 {
+		t.Fatalf("one message per failure, not per ignored edit: len(h.client.shownMessages()) = %d, want %d", got, 2)
+	}
 
 	n = h.client.publications(uri)
 	h.notify("textDocument/didChange", map[string]any{
 		"textDocument":   map[string]any{"uri": uri, "version": 4},
 		"contentChanges": []any{map[string]any{"text": "{"}},
 	})
-	require.Eventually(t, func() bool { return h.client.publications(uri) > n }, wait, time.Millisecond)
+	eventually(t, func() bool { return h.client.publications(uri) > n }, wait, time.Millisecond, "h.client.publications(uri) > n")
 	pub := h.client.lastDiagnostics(uri)
-	require.Equal(t, uint32(4), pub.Version)
-	require.Len(t, pub.Diagnostics, 1)
-	require.Equal(t, analysis.CodeTruncatedRecord, pub.Diagnostics[0].Code, "a lone { is a record cut short")
+	if want := uint32(4); pub.Version != want {
+		t.Fatalf("pub.Version = %v, want %v", pub.Version, want)
+	}
+	if len(pub.Diagnostics) != 1 {
+		t.Fatalf("len(pub.Diagnostics) = %d, want %d: %+v", len(pub.Diagnostics), 1, pub.Diagnostics)
+	}
+	if !reflect.DeepEqual(pub.Diagnostics[0].Code, analysis.CodeTruncatedRecord) {
+		t.Fatalf("a lone { is a record cut short: pub.Diagnostics[0].Code = %+v, want %q", pub.Diagnostics[0].Code, analysis.CodeTruncatedRecord)
+	}
 }
 
 // TestFileSelection: language id, .jsonl and the configurable globs.
@@ -567,15 +798,23 @@ func TestFileSelection(t *testing.T) {
 	open("e.log", "jsonl")
 	h.sync()
 	for name, want := range map[string]bool{"a.session": true, "logs/b.txt": true, "c.txt": false, "d.JSONL": true, "e.log": true} {
-		require.Equal(t, want, h.client.publications(docURI(name)) > 0, name)
+		if got := h.client.publications(docURI(name)) > 0; got != want {
+			t.Fatalf("%v: h.client.publications(docURI(name)) > 0 = %v, want %v", name, got, want)
+		}
 	}
 	// Narrowing the globs drops a.session (its diagnostics are cleared).
 	h.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sessionls": map[string]any{"files": []any{"logs/*.txt"}}}})
 	h.sync()
 	pub := h.client.lastDiagnostics(docURI("a.session"))
-	require.Empty(t, pub.Diagnostics)
-	require.Error(t, h.callErr("sessionls/status", map[string]any{"uri": docURI("a.session")}, nil))
-	require.Equal(t, 2, h.client.publications(docURI("logs/b.txt")), "still analysed, published again")
+	if len(pub.Diagnostics) != 0 {
+		t.Fatalf("pub.Diagnostics = %+v, want empty", pub.Diagnostics)
+	}
+	if err := h.callErr("sessionls/status", map[string]any{"uri": docURI("a.session")}, nil); err == nil {
+		t.Fatal(`h.callErr("sessionls/status", map[string]any{"uri": docURI("a.session")}, nil) = nil, want an error`)
+	}
+	if got := h.client.publications(docURI("logs/b.txt")); got != 2 {
+		t.Fatalf(`still analysed, published again: h.client.publications(docURI("logs/b.txt")) = %v, want %v`, got, 2)
+	}
 }
 
 // TestRedeclaredCallID: results link to the nearest earlier declaration,
@@ -600,15 +839,25 @@ func TestRedeclaredCallID(t *testing.T) {
 		}
 		return lines
 	}
-	require.Equal(t, []uint32{1}, refs(0, idCol))
-	require.Equal(t, []uint32{3, 4}, refs(2, idCol))
-	require.Equal(t, []uint32{3, 4}, refs(4, resCol), "from a result: the results of its call")
+	if want, got := ([]uint32{1}), refs(0, idCol); !reflect.DeepEqual(got, want) {
+		t.Fatalf("refs(0, idCol) = %+v, want %+v", got, want)
+	}
+	if want, got := ([]uint32{3, 4}), refs(2, idCol); !reflect.DeepEqual(got, want) {
+		t.Fatalf("refs(2, idCol) = %+v, want %+v", got, want)
+	}
+	if want, got := ([]uint32{3, 4}), refs(4, resCol); !reflect.DeepEqual(got, want) {
+		t.Fatalf("from a result: the results of its call: refs(4, resCol) = %+v, want %+v", got, want)
+	}
 
 	for line, want := range map[int]uint32{1: 0, 3: 2, 4: 2} {
 		var locs []protocol.Location
 		h.call("textDocument/definition", at(uri, line, resCol), &locs)
-		require.Len(t, locs, 1)
-		require.Equal(t, want, locs[0].Range.Start.Line, "definition from line %d", line)
+		if len(locs) != 1 {
+			t.Fatalf("len(locs) = %d, want %d: %+v", len(locs), 1, locs)
+		}
+		if locs[0].Range.Start.Line != want {
+			t.Fatalf("definition from line %d: locs[0].Range.Start.Line = %v, want %v", line, locs[0].Range.Start.Line, want)
+		}
 	}
 }
 
@@ -641,13 +890,17 @@ func TestTrimmedRegionFaded(t *testing.T) {
 		t.Run(fmt.Sprintf("%s %d", tt.session, tt.budget), func(t *testing.T) {
 			text := readSession(t, tt.session)
 			rep := analysis.Analyze([]byte(text), analysis.Options{Budget: tt.budget})
-			require.NotNil(t, rep.Cutoff)
+			if rep.Cutoff == nil {
+				t.Fatal("rep.Cutoff is nil, want non-nil")
+			}
 			if tt.message == "" && rep.Cutoff.FirstKeptLine > 1 {
 				tt.last = rep.Cutoff.FirstKeptLine - 1
 				tt.message = fmt.Sprintf("trimmed by budget %s: the model will not see %s (%s)", textfmt.Thousands(tt.budget),
 					textfmt.LineRange(1, tt.last), textfmt.Plural(len(rep.Messages)-rep.Cutoff.KeptMessages, "message", "messages"))
 			}
-			require.Equal(t, rep.Cutoff.FirstKeptLine-1, tt.last)
+			if want := rep.Cutoff.FirstKeptLine - 1; tt.last != want {
+				t.Fatalf("tt.last = %v, want %v", tt.last, want)
+			}
 
 			h := startHarness(t, harnessOptions{initOptions: map[string]any{"budget": tt.budget}, capabilities: withDiagnosticTags(map[string]any{"valueSet": []any{1, 2}})})
 			uri := h.open(tt.session, "jsonl", text)
@@ -669,19 +922,32 @@ func TestTrimmedRegionFaded(t *testing.T) {
 			}
 			requireDiagnosticsMatch(t, uri, text, &analysis.Report{Findings: otherFindings}, append([]protocol.Diagnostic{}, others...))
 			if tt.last == 0 {
-				require.Empty(t, faded, "no line is trimmed, nothing is faded")
+				if len(faded) != 0 {
+					t.Fatalf("no line is trimmed, nothing is faded: faded = %+v, want empty", faded)
+				}
 				return
 			}
-			require.Len(t, faded, 1)
+			if len(faded) != 1 {
+				t.Fatalf("len(faded) = %d, want %d: %+v", len(faded), 1, faded)
+			}
 			d := faded[0]
 			lines := strings.Split(text, "\n")
 			lastWidth := len(utf16.Encode([]rune(strings.TrimSuffix(lines[tt.last-1], "\r"))))
-			require.Equal(t, protocol.Range{End: protocol.Position{Line: uint32(tt.last - 1), Character: uint32(lastWidth)}}, d.Range,
-				"from line 1 to the end of the line before the first kept line")
-			require.Equal(t, protocol.DiagnosticSeverityHint, d.Severity)
-			require.Equal(t, []protocol.DiagnosticTag{protocol.DiagnosticTagUnnecessary}, d.Tags)
-			require.Equal(t, "sessionls", d.Source)
-			require.Equal(t, tt.message, d.Message)
+			if want := (protocol.Range{End: protocol.Position{Line: uint32(tt.last - 1), Character: uint32(lastWidth)}}); !reflect.DeepEqual(d.Range, want) {
+				t.Fatalf("from line 1 to the end of the line before the first kept line: d.Range = %+v, want %+v", d.Range, want)
+			}
+			if d.Severity != protocol.DiagnosticSeverityHint {
+				t.Fatalf("d.Severity = %v, want %v", d.Severity, protocol.DiagnosticSeverityHint)
+			}
+			if want := ([]protocol.DiagnosticTag{protocol.DiagnosticTagUnnecessary}); !reflect.DeepEqual(d.Tags, want) {
+				t.Fatalf("d.Tags = %+v, want %+v", d.Tags, want)
+			}
+			if d.Source != "sessionls" {
+				t.Fatalf("d.Source = %q, want %q", d.Source, "sessionls")
+			}
+			if d.Message != tt.message {
+				t.Fatalf("d.Message = %q, want %q", d.Message, tt.message)
+			}
 
 			// The trim action resolves the faded diagnostic.
 			var actions []protocol.CodeAction
@@ -689,8 +955,12 @@ func TestTrimmedRegionFaded(t *testing.T) {
 			h.call("textDocument/codeAction", map[string]any{
 				"textDocument": map[string]any{"uri": uri}, "range": map[string]any{"start": p, "end": p}, "context": map[string]any{"diagnostics": []any{}},
 			}, &actions)
-			require.Len(t, actions, 1)
-			require.Equal(t, []protocol.Diagnostic{d}, actions[0].Diagnostics)
+			if len(actions) != 1 {
+				t.Fatalf("len(actions) = %d, want %d: %+v", len(actions), 1, actions)
+			}
+			if want := ([]protocol.Diagnostic{d}); !reflect.DeepEqual(actions[0].Diagnostics, want) {
+				t.Fatalf("actions[0].Diagnostics = %+v, want %+v", actions[0].Diagnostics, want)
+			}
 
 			// Offered on every faded line, not on the first kept line (no
 			// lightbulb there: its diagnostic is gone).
@@ -705,7 +975,9 @@ func TestTrimmedRegionFaded(t *testing.T) {
 						trims++
 					}
 				}
-				require.Equal(t, map[bool]int{true: 1, false: 0}[l < tt.last], trims, "trim actions on 0-based line %d", l)
+				if want := (map[bool]int{true: 1, false: 0}[l < tt.last]); trims != want {
+					t.Fatalf("trim actions on 0-based line %d: trims = %v, want %v", l, trims, want)
+				}
 			}
 		})
 	}
