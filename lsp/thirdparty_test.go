@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/sessionls/sessionls/analysis"
-	"github.com/stretchr/testify/require"
 )
 
 // inCI reports whether the tests run in CI, where everything a test needs
@@ -56,9 +55,13 @@ func thirdPartyDir() (string, error) {
 func needThirdPartyClient(t *testing.T, src string) string {
 	t.Helper()
 	dir, err := thirdPartyDir()
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	lock, err := os.ReadFile(filepath.Join(src, "package-lock.json"))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	sum := sha256.Sum256(lock)
 	marker, _ := os.ReadFile(filepath.Join(dir, ".complete"))
 	_, modErr := os.Stat(filepath.Join(dir, "node_modules", "vscode-languageserver-protocol", "package.json"))
@@ -88,7 +91,9 @@ func TestThirdPartyClient(t *testing.T) {
 	}
 	node := needTool(t, "node")
 	src, err := filepath.Abs(filepath.Join("testdata", "thirdparty"))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	installed := needThirdPartyClient(t, src)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -96,13 +101,17 @@ func TestThirdPartyClient(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "sessionls")
 	build := exec.CommandContext(ctx, "go", "build", "-o", bin, "../cmd/sessionls")
 	out, err := build.CombinedOutput()
-	require.NoError(t, err, "building sessionls:\n%s", out)
+	if err != nil {
+		t.Fatalf("building sessionls:\n%s: %v", out, err)
+	}
 
 	// The expected diagnostics, by the server's own rules: its document,
 	// its range rule (findingRange) and its severities.
 	session := testdataPath(t, "demo.jsonl")
 	data, err := os.ReadFile(session)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	doc := analysis.NewDocument(string(data), analysis.Options{})
 	type diag struct {
 		Code           string `json:"code"`
@@ -119,15 +128,23 @@ func TestThirdPartyClient(t *testing.T) {
 		want = append(want, diag{f.Code, int(r.Start.Line), int(r.Start.Character), int(r.End.Character),
 			int(toSeverity(f.Severity)), f.Message, diagnosticSource})
 	}
-	require.NotEmpty(t, want)
+	if len(want) == 0 {
+		t.Fatal("want is empty, want some")
+	}
 	expected := filepath.Join(t.TempDir(), "expected.json")
 	b, err := json.Marshal(want)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(expected, b, 0o644))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(expected, b, 0o644); err != nil {
+		t.Fatalf("os.WriteFile(expected, b, 0o644): %v", err)
+	}
 
 	cmd := exec.CommandContext(ctx, node, "client.mjs", bin, session, expected, installed)
 	cmd.Dir = src
 	out, err = cmd.CombinedOutput()
 	t.Logf("%s", out)
-	require.NoError(t, err, "the third-party client failed")
+	if err != nil {
+		t.Fatalf("the third-party client failed: %v", err)
+	}
 }
