@@ -2,11 +2,12 @@ package lsp
 
 import (
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
 	"go.lsp.dev/protocol"
 
 	"github.com/sessionls/sessionls/analysis"
@@ -18,12 +19,16 @@ import (
 func wantUnitTokens(t *testing.T, enc tokens.Encoding, text string, rep *analysis.Report, u analysis.Unit) int64 {
 	t.Helper()
 	c, err := tokens.New(enc)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	lines := strings.Split(text, "\n")
 	var sum int64
 	for _, m := range rep.Messages[u.First : u.Last+1] {
 		n, err := c.Message([]byte(lines[m.Line-1]))
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		sum += int64(n)
 	}
 	return sum
@@ -43,10 +48,14 @@ func TestTokenLenses(t *testing.T) {
 
 			var lenses []protocol.CodeLens
 			h.call("textDocument/codeLens", textDoc(uri), &lenses)
-			require.Len(t, lenses, len(rep.Units)+1)
+			if want := len(rep.Units) + 1; len(lenses) != want {
+				t.Fatalf("len(lenses) = %d, want %d: %+v", len(lenses), want, lenses)
+			}
 			unresolved := 0
 			for _, l := range lenses {
-				require.Nil(t, l.Command, "every lens comes unresolved")
+				if l.Command != nil {
+					t.Fatalf("every lens comes unresolved: l.Command = %+v, want nil", l.Command)
+				}
 				var got protocol.CodeLens
 				h.call("codeLens/resolve", l, &got)
 				if strings.HasPrefix(got.Command.Title, "✂") {
@@ -60,38 +69,66 @@ func TestTokenLenses(t *testing.T) {
 						u = cand
 					}
 				}
-				require.Equal(t, line, u.StartLine, "a lens on line %d, where no unit starts", line)
+				if u.StartLine != line {
+					t.Fatalf("a lens on line %d, where no unit starts: u.StartLine = %v, want %v", line, u.StartLine, line)
+				}
 				want := fmt.Sprintf("%s chars · ≈ %s tokens · %s · %s from newest", textfmt.Thousands(u.Chars),
 					textfmt.Thousands(wantUnitTokens(t, enc, text, rep, u)), textfmt.Plural(int64(u.Len()), "message", "messages"),
 					textfmt.Thousands(u.FromNewest))
-				require.NotNil(t, got.Command)
-				require.Equal(t, want, got.Command.Title)
-				require.Equal(t, commandSetBudget, got.Command.Command, "the unit lens's command, budget to here")
-				require.Equal(t, []any{float64(u.FromNewest)}, got.Command.Arguments)
-				require.True(t, strings.HasPrefix(got.Command.Title, textfmt.Thousands(u.Chars)+" chars · "), "the chars part comes first, as without tokens")
-				require.Equal(t, l.Range, got.Range)
+				if got.Command == nil {
+					t.Fatal("got.Command is nil, want non-nil")
+				}
+				if got.Command.Title != want {
+					t.Fatalf("got.Command.Title = %q, want %q", got.Command.Title, want)
+				}
+				if got.Command.Command != commandSetBudget {
+					t.Fatalf("the unit lens's command, budget to here: got.Command.Command = %q, want %q", got.Command.Command, commandSetBudget)
+				}
+				if want := ([]any{float64(u.FromNewest)}); !reflect.DeepEqual(got.Command.Arguments, want) {
+					t.Fatalf("got.Command.Arguments = %+v, want %+v", got.Command.Arguments, want)
+				}
+				if !strings.HasPrefix(got.Command.Title, textfmt.Thousands(u.Chars)+" chars · ") {
+					t.Fatal(`the chars part comes first, as without tokens: strings.HasPrefix(got.Command.Title, textfmt.Thousands(u.Chars)+" chars · ") is false, want true`)
+				}
+				if !reflect.DeepEqual(got.Range, l.Range) {
+					t.Fatalf("got.Range = %+v, want %+v", got.Range, l.Range)
+				}
 			}
-			require.Equal(t, len(rep.Units), unresolved)
+			if want := len(rep.Units); unresolved != want {
+				t.Fatalf("unresolved = %v, want %v", unresolved, want)
+			}
 
 			// A lens whose unit has gone (the text changed) resolves to an
 			// empty title, not an error.
 			stale := protocol.CodeLens{Data: map[string]any{"uri": uri, "line": 9999}}
 			var got protocol.CodeLens
 			h.call("codeLens/resolve", stale, &got)
-			require.NotNil(t, got.Command)
-			require.Equal(t, "", got.Command.Title)
+			if got.Command == nil {
+				t.Fatal("got.Command is nil, want non-nil")
+			}
+			if got.Command.Title != "" {
+				t.Fatalf("got.Command.Title = %q, want %q", got.Command.Title, "")
+			}
 			h.call("codeLens/resolve", protocol.CodeLens{Data: "nonsense"}, &got)
-			require.Equal(t, "", got.Command.Title)
+			if got.Command.Title != "" {
+				t.Fatalf("got.Command.Title = %q, want %q", got.Command.Title, "")
+			}
 
 			// The hover of line 1 (a user message) gives its tokens.
 			var hover protocol.Hover
 			h.call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": 0, "character": 0}}, &hover)
 			c, err := tokens.New(enc)
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			n, err := c.Message([]byte(strings.Split(text, "\n")[0]))
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			ratio := float64(rep.Messages[0].Cost) / float64(n)
-			require.Contains(t, hover.Contents.Value, fmt.Sprintf("chars · ≈ %d tokens · %.1f chars per token (%s)", n, ratio, enc))
+			if want := fmt.Sprintf("chars · ≈ %d tokens · %.1f chars per token (%s)", n, ratio, enc); !strings.Contains(hover.Contents.Value, want) {
+				t.Fatalf("hover.Contents.Value = %q, want it to contain %q", hover.Contents.Value, want)
+			}
 		})
 	}
 }
@@ -102,7 +139,9 @@ func TestTokenLenses(t *testing.T) {
 func tokenReport(t *testing.T, text string, budget int64, enc tokens.Encoding) *analysis.Report {
 	t.Helper()
 	c, err := tokens.New(enc)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return analysis.Analyze([]byte(text), analysis.Options{Budget: budget, Tokens: c})
 }
 
@@ -152,50 +191,99 @@ func TestBudgetLensTokens(t *testing.T) {
 
 			// No budget: the Σ lens and the status give the file's tokens.
 			rep := tokenReport(t, text, 0, enc)
-			require.Positive(t, rep.TotalTokens)
+			if rep.TotalTokens <= 0 {
+				t.Fatalf("rep.TotalTokens = %v, want > 0", rep.TotalTokens)
+			}
 			sent, got := budgetLens()
-			require.Nil(t, sent.Command, "sent unresolved")
-			require.Equal(t, fmt.Sprintf("Σ %s chars · ≈ %s tokens · %s · set a context budget",
-				textfmt.Thousands(rep.TotalChars), textfmt.Thousands(rep.TotalTokens), textfmt.Plural(int64(rep.MessageCount()), "message", "messages")),
-				got.Command.Title)
-			require.Equal(t, commandSetBudget, got.Command.Command)
-			require.Empty(t, got.Command.Arguments, "the budget lens prompts for a budget")
-			require.Equal(t, sent.Range, got.Range)
+			if sent.Command != nil {
+				t.Fatalf("sent unresolved: sent.Command = %+v, want nil", sent.Command)
+			}
+			if want := fmt.Sprintf("Σ %s chars · ≈ %s tokens · %s · set a context budget",
+				textfmt.Thousands(rep.TotalChars), textfmt.Thousands(rep.TotalTokens), textfmt.Plural(int64(rep.MessageCount()), "message", "messages")); got.Command.Title != want {
+				t.Fatalf("got.Command.Title = %q, want %q", got.Command.Title, want)
+			}
+			if got.Command.Command != commandSetBudget {
+				t.Fatalf("got.Command.Command = %q, want %q", got.Command.Command, commandSetBudget)
+			}
+			if len(got.Command.Arguments) != 0 {
+				t.Fatalf("the budget lens prompts for a budget: got.Command.Arguments = %+v, want empty", got.Command.Arguments)
+			}
+			if !reflect.DeepEqual(got.Range, sent.Range) {
+				t.Fatalf("got.Range = %+v, want %+v", got.Range, sent.Range)
+			}
 			s := st()
-			require.Equal(t, string(enc), *s.Tokenizer)
-			require.Equal(t, rep.TotalTokens, *s.TotalTokens)
-			require.Nil(t, s.KeptTokens, "no cutoff")
-			require.Nil(t, s.TokensError)
+			if want := string(enc); *s.Tokenizer != want {
+				t.Fatalf("*s.Tokenizer = %q, want %q", *s.Tokenizer, want)
+			}
+			if *s.TotalTokens != rep.TotalTokens {
+				t.Fatalf("*s.TotalTokens = %v, want %v", *s.TotalTokens, rep.TotalTokens)
+			}
+			if s.KeptTokens != nil {
+				t.Fatalf("no cutoff: s.KeptTokens = %+v, want nil", s.KeptTokens)
+			}
+			if s.TokensError != nil {
+				t.Fatalf("s.TokensError = %+v, want nil", s.TokensError)
+			}
 
 			// A budget: the ✂ lens and the status give the kept units' tokens.
 			h.call("workspace/executeCommand", map[string]any{"command": commandSetBudget, "arguments": []any{500}}, nil)
 			rep = tokenReport(t, text, 500, enc)
-			require.NotNil(t, rep.Cutoff)
-			require.Positive(t, rep.Cutoff.KeptTokens)
-			require.Less(t, rep.Cutoff.KeptTokens, rep.TotalTokens, "the cutoff trims something")
+			if rep.Cutoff == nil {
+				t.Fatal("rep.Cutoff is nil, want non-nil")
+			}
+			if rep.Cutoff.KeptTokens <= 0 {
+				t.Fatalf("rep.Cutoff.KeptTokens = %v, want > 0", rep.Cutoff.KeptTokens)
+			}
+			if rep.Cutoff.KeptTokens >= rep.TotalTokens {
+				t.Fatalf("the cutoff trims something: rep.Cutoff.KeptTokens = %v, want < %v", rep.Cutoff.KeptTokens, rep.TotalTokens)
+			}
 			sent, got = budgetLens()
-			require.Nil(t, sent.Command, "sent unresolved")
-			require.Equal(t, cutoffTitle(rep, rep.Cutoff, " · ≈ "+textfmt.Thousands(rep.Cutoff.KeptTokens)+" tokens"), got.Command.Title)
-			require.Contains(t, got.Command.Title, textfmt.Thousands(rep.Cutoff.KeptChars)+" chars · ≈ ")
-			require.Equal(t, int(sent.Range.Start.Line)+1, rep.Cutoff.FirstKeptLine)
+			if sent.Command != nil {
+				t.Fatalf("sent unresolved: sent.Command = %+v, want nil", sent.Command)
+			}
+			if want := cutoffTitle(rep, rep.Cutoff, " · ≈ "+textfmt.Thousands(rep.Cutoff.KeptTokens)+" tokens"); got.Command.Title != want {
+				t.Fatalf("got.Command.Title = %q, want %q", got.Command.Title, want)
+			}
+			if want := textfmt.Thousands(rep.Cutoff.KeptChars) + " chars · ≈ "; !strings.Contains(got.Command.Title, want) {
+				t.Fatalf("got.Command.Title = %q, want it to contain %q", got.Command.Title, want)
+			}
+			if want := int(sent.Range.Start.Line) + 1; rep.Cutoff.FirstKeptLine != want {
+				t.Fatalf("rep.Cutoff.FirstKeptLine = %v, want %v", rep.Cutoff.FirstKeptLine, want)
+			}
 			s = st()
-			require.Equal(t, rep.TotalTokens, *s.TotalTokens)
-			require.Equal(t, rep.Cutoff.KeptTokens, *s.KeptTokens)
-			require.Equal(t, rep.Cutoff.KeptChars, *s.KeptChars)
+			if *s.TotalTokens != rep.TotalTokens {
+				t.Fatalf("*s.TotalTokens = %v, want %v", *s.TotalTokens, rep.TotalTokens)
+			}
+			if *s.KeptTokens != rep.Cutoff.KeptTokens {
+				t.Fatalf("*s.KeptTokens = %v, want %v", *s.KeptTokens, rep.Cutoff.KeptTokens)
+			}
+			if *s.KeptChars != rep.Cutoff.KeptChars {
+				t.Fatalf("*s.KeptChars = %v, want %v", *s.KeptChars, rep.Cutoff.KeptChars)
+			}
 
 			// The lens of an older text resolves to an empty title.
 			var stale protocol.CodeLens
 			h.call("codeLens/resolve", map[string]any{"data": map[string]any{"uri": uri, "line": rep.Cutoff.FirstKeptLine + 1, "budget": true}}, &stale)
-			require.Equal(t, "", stale.Command.Title)
+			if stale.Command.Title != "" {
+				t.Fatalf("stale.Command.Title = %q, want %q", stale.Command.Title, "")
+			}
 
 			// Too small a budget: the runtime's error, resolved, no tokens.
 			h.call("workspace/executeCommand", map[string]any{"command": commandSetBudget, "arguments": []any{5}}, nil)
 			sent, got = budgetLens()
-			require.NotNil(t, sent.Command, "nothing to count: sent resolved")
-			require.NotContains(t, got.Command.Title, "tokens")
+			if sent.Command == nil {
+				t.Fatal("nothing to count: sent resolved: sent.Command is nil, want non-nil")
+			}
+			if strings.Contains(got.Command.Title, "tokens") {
+				t.Fatalf("got.Command.Title = %q, want it not to contain %q", got.Command.Title, "tokens")
+			}
 			s = st()
-			require.Nil(t, s.KeptTokens)
-			require.Equal(t, rep.TotalTokens, *s.TotalTokens)
+			if s.KeptTokens != nil {
+				t.Fatalf("s.KeptTokens = %+v, want nil", s.KeptTokens)
+			}
+			if *s.TotalTokens != rep.TotalTokens {
+				t.Fatalf("*s.TotalTokens = %v, want %v", *s.TotalTokens, rep.TotalTokens)
+			}
 		})
 	}
 }
@@ -211,12 +299,20 @@ func TestBudgetTokensBounded(t *testing.T) {
 	h.call("textDocument/codeLens", textDoc(uri), &lenses)
 	var got protocol.CodeLens
 	h.call("codeLens/resolve", lenses[0], &got)
-	require.True(t, strings.HasPrefix(got.Command.Title, "Σ "), got.Command.Title)
-	require.NotContains(t, got.Command.Title, "tokens")
+	if !strings.HasPrefix(got.Command.Title, "Σ ") {
+		t.Fatalf(`%v: strings.HasPrefix(got.Command.Title, "Σ ") is false, want true`, got.Command.Title)
+	}
+	if strings.Contains(got.Command.Title, "tokens") {
+		t.Fatalf("got.Command.Title = %q, want it not to contain %q", got.Command.Title, "tokens")
+	}
 	var s map[string]any
 	h.call("sessionls/status", map[string]any{"uri": uri}, &s)
-	require.NotContains(t, s, "totalTokens")
-	require.Contains(t, s["tokensError"], "more than the 33,554,432 the server counts while the editor waits")
+	if _, ok := s["totalTokens"]; ok {
+		t.Fatalf("s = %+v, want it without the key %q", s, "totalTokens")
+	}
+	if got, ok := s["tokensError"].(string); !ok || !strings.Contains(got, "more than the 33,554,432 the server counts while the editor waits") {
+		t.Fatalf(`s["tokensError"] = %q, want a string containing %q`, got, "more than the 33,554,432 the server counts while the editor waits")
+	}
 }
 
 // TestTokenLensesOff: by default unit lenses come resolved, with the title
@@ -229,14 +325,20 @@ func TestTokenLensesOff(t *testing.T) {
 	var lenses []protocol.CodeLens
 	h.call("textDocument/codeLens", textDoc(uri), &lenses)
 	for _, l := range lenses {
-		require.NotNil(t, l.Command)
-		require.Nil(t, l.Data)
+		if l.Command == nil {
+			t.Fatal("l.Command is nil, want non-nil")
+		}
+		if l.Data != nil {
+			t.Fatalf("l.Data = %+v, want nil", l.Data)
+		}
 	}
-	require.Contains(t, lensTitles(lenses), fmt.Sprintf("0: %s [%s [%d]]", unitTitle(rep.Units[0]), commandSetBudget, rep.Units[0].FromNewest))
+	if got, want := lensTitles(lenses), fmt.Sprintf("0: %s [%s [%d]]", unitTitle(rep.Units[0]), commandSetBudget, rep.Units[0].FromNewest); !slices.Contains(got, want) {
+		t.Fatalf("lensTitles(lenses) = %+v, want it to contain %q", got, want)
+	}
 
 	r := h.client.refreshCount()
 	h.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sessionls": map[string]any{"tokens": true}}})
-	require.Eventually(t, func() bool { return h.client.refreshCount() > r }, wait, time.Millisecond, "codeLens refresh")
+	eventually(t, func() bool { return h.client.refreshCount() > r }, wait, time.Millisecond, "codeLens refresh: h.client.refreshCount() > r")
 	var after []protocol.CodeLens
 	h.call("textDocument/codeLens", textDoc(uri), &after)
 	unresolved := 0
@@ -245,7 +347,9 @@ func TestTokenLensesOff(t *testing.T) {
 			unresolved++
 		}
 	}
-	require.Equal(t, len(rep.Units)+1, unresolved, "the units' and the Σ lens")
+	if want := len(rep.Units) + 1; unresolved != want {
+		t.Fatalf("the units' and the Σ lens: unresolved = %v, want %v", unresolved, want)
+	}
 }
 
 func TestTokenSettingsErrors(t *testing.T) {
@@ -258,18 +362,36 @@ func TestTokenSettingsErrors(t *testing.T) {
 		{map[string]any{"tokenizer": 5}, `sessionls.tokenizer: unknown tokenizer ""`},
 	} {
 		p, errs := parseSettings(tc.v)
-		require.Len(t, errs, 1, "%v", tc.v)
-		require.Contains(t, errs[0].Error(), tc.want)
-		require.Nil(t, p.tokens)
-		require.Equal(t, tokens.Encoding(""), p.tokenizer)
+		if len(errs) != 1 {
+			t.Fatalf("%v: len(errs) = %d, want %d: %+v", tc.v, len(errs), 1, errs)
+		}
+		if got := errs[0].Error(); !strings.Contains(got, tc.want) {
+			t.Fatalf("errs[0].Error() = %q, want it to contain %q", got, tc.want)
+		}
+		if p.tokens != nil {
+			t.Fatalf("p.tokens = %+v, want nil", p.tokens)
+		}
+		if want := tokens.Encoding(""); p.tokenizer != want {
+			t.Fatalf("p.tokenizer = %q, want %q", p.tokenizer, want)
+		}
 	}
 	p, errs := parseSettings(map[string]any{"tokens": true, "tokenizer": "cl100k_base"})
-	require.Empty(t, errs)
+	if len(errs) != 0 {
+		t.Fatalf("errs = %+v, want empty", errs)
+	}
 	s := p.apply(defaultSettings())
-	require.True(t, s.tokens)
-	require.Equal(t, tokens.Cl100kBase, s.tokenizer)
-	require.Equal(t, tokens.Encoding(""), defaultSettings().tokenizer, "unset: the configuration file's applies")
-	require.False(t, defaultSettings().tokens)
+	if !s.tokens {
+		t.Fatal("s.tokens is false, want true")
+	}
+	if s.tokenizer != tokens.Cl100kBase {
+		t.Fatalf("s.tokenizer = %q, want %q", s.tokenizer, tokens.Cl100kBase)
+	}
+	if want, got := tokens.Encoding(""), defaultSettings().tokenizer; got != want {
+		t.Fatalf("unset: the configuration file's applies: defaultSettings().tokenizer = %q, want %q", got, want)
+	}
+	if defaultSettings().tokens {
+		t.Fatal("defaultSettings().tokens is true, want false")
+	}
 }
 
 // TestTokenizerFromConfigFile: with no editor setting, a document's
@@ -286,11 +408,17 @@ func TestTokenizerFromConfigFile(t *testing.T) {
 		h.call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": 0, "character": 0}}, &hv)
 		return hv.Contents.Value
 	}
-	require.Contains(t, hover(cl), "(cl100k_base)")
-	require.Contains(t, hover(plain), "(o200k_base)")
+	if got := hover(cl); !strings.Contains(got, "(cl100k_base)") {
+		t.Fatalf("hover(cl) = %q, want it to contain %q", got, "(cl100k_base)")
+	}
+	if got := hover(plain); !strings.Contains(got, "(o200k_base)") {
+		t.Fatalf("hover(plain) = %q, want it to contain %q", got, "(o200k_base)")
+	}
 	h.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sessionls": map[string]any{"tokenizer": "o200k_base"}}})
 	h.sync()
-	require.Contains(t, hover(cl), "(o200k_base)", "the editor's setting wins")
+	if got := hover(cl); !strings.Contains(got, "(o200k_base)") {
+		t.Fatalf("the editor's setting wins: hover(cl) = %q, want it to contain %q", got, "(o200k_base)")
+	}
 }
 
 // TestTokenLensesBounded: a unit or a hovered message too long to count
@@ -312,9 +440,15 @@ func TestTokenLensesBounded(t *testing.T) {
 		h.call("codeLens/resolve", l, &got)
 		titles[int(l.Range.Start.Line)] = got.Command.Title
 	}
-	require.Equal(t, unitTitle(rep.Units[0]), titles[0], "the big unit: no tokens")
-	require.Contains(t, titles[1], " tokens · ", "the small unit is counted")
+	if want := unitTitle(rep.Units[0]); titles[0] != want {
+		t.Fatalf("the big unit: no tokens: titles[0] = %q, want %q", titles[0], want)
+	}
+	if !strings.Contains(titles[1], " tokens · ") {
+		t.Fatalf("the small unit is counted: titles[1] = %q, want it to contain %q", titles[1], " tokens · ")
+	}
 	var hover protocol.Hover
 	h.call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": map[string]any{"line": 0, "character": 0}}, &hover)
-	require.NotContains(t, hover.Contents.Value, "tokens")
+	if strings.Contains(hover.Contents.Value, "tokens") {
+		t.Fatalf("hover.Contents.Value = %q, want it not to contain %q", hover.Contents.Value, "tokens")
+	}
 }
