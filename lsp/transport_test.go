@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest"
@@ -34,7 +34,9 @@ func startRawWith(t *testing.T, opts serveOptions) (*rawClient, *observer.Observ
 func (rc *rawClient) sendRaw(body string) {
 	rc.t.Helper()
 	_, err := fmt.Fprintf(rc.w, "Content-Length: %d\r\n\r\n%s", len(body), body)
-	require.NoError(rc.t, err)
+	if err != nil {
+		rc.t.Fatal(err)
+	}
 }
 
 // serverRequest waits for the server's request of method and returns it.
@@ -52,7 +54,9 @@ func (rc *rawClient) serverRequest(method string) map[string]any {
 func initialize(t *testing.T, rc *rawClient, caps map[string]any) {
 	t.Helper()
 	rc.send("init", "initialize", map[string]any{"processId": nil, "rootUri": nil, "capabilities": caps})
-	require.Zero(t, errorCode(rc.response("init")))
+	if got := errorCode(rc.response("init")); got != 0 {
+		t.Fatalf(`errorCode(rc.response("init")) = %v, want 0`, got)
+	}
 }
 
 func hoverParams() map[string]any {
@@ -84,7 +88,9 @@ func TestRepeatedResponse(t *testing.T) {
 	rc.send(nil, "initialized", map[string]any{})
 	req := rc.serverRequest("workspace/configuration")
 	b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": req["id"], "result": []any{nil}})
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	frame := fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(b), b)
 	// Responses to ids that were never used, of both kinds, and a request.
 	// Written from another goroutine: a server that stops reading blocks
@@ -97,13 +103,25 @@ func TestRepeatedResponse(t *testing.T) {
 			frameOf(`{"jsonrpc":"2.0","id":2,"method":"textDocument/hover","params":{"textDocument":{"uri":"file:///a.jsonl"},"position":{"line":0,"character":0}}}`))
 		wrote <- err
 	}()
-	require.Zero(t, errorCode(rc.response(2)), "the server must keep serving")
-	require.NoError(t, <-wrote)
-	require.True(t, hasLog(logs, "dropping a response to no outstanding request"))
+	if got := errorCode(rc.response(2)); got != 0 {
+		t.Fatalf("the server must keep serving: errorCode(rc.response(2)) = %v, want 0", got)
+	}
+	if err := <-wrote; err != nil {
+		t.Fatalf("<-wrote: %v", err)
+	}
+	if !hasLog(logs, "dropping a response to no outstanding request") {
+		t.Fatal(`hasLog(logs, "dropping a response to no outstanding request") is false, want true`)
+	}
 	rc.send(3, "shutdown", nil)
-	require.Zero(t, errorCode(rc.response(3)))
-	require.NoError(t, rc.w.Close())
-	require.Equal(t, 0, rc.exitCode(), "EOF after shutdown")
+	if got := errorCode(rc.response(3)); got != 0 {
+		t.Fatalf("errorCode(rc.response(3)) = %v, want 0", got)
+	}
+	if err := rc.w.Close(); err != nil {
+		t.Fatalf("rc.w.Close(): %v", err)
+	}
+	if got := rc.exitCode(); got != 0 {
+		t.Fatalf("EOF after shutdown: rc.exitCode() = %v, want %v", got, 0)
+	}
 }
 
 func frameOf(body string) string {
@@ -116,9 +134,15 @@ func TestFramingErrorEndsConnection(t *testing.T) {
 	rc, logs := startRawWith(t, serveOptions{})
 	initialize(t, rc, map[string]any{})
 	_, err := io.WriteString(rc.w, "Content-Type: application/vscode-jsonrpc\r\n\r\n{}")
-	require.NoError(t, err)
-	require.Equal(t, 1, rc.exitCode())
-	require.True(t, hasLog(logs, "header block without Content-Length"), "log: %v", logs.All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rc.exitCode(); got != 1 {
+		t.Fatalf("rc.exitCode() = %v, want %v", got, 1)
+	}
+	if !hasLog(logs, "header block without Content-Length") {
+		t.Fatalf(`log: %v: hasLog(logs, "header block without Content-Length") is false, want true`, logs.All())
+	}
 }
 
 // TestErrorCodes (issue 8.4).
@@ -130,12 +154,20 @@ func TestErrorCodes(t *testing.T) {
 		rc.t = t
 		rc.send(1, "textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": "file:///a.jsonl"}, "position": "start"})
 		res := rc.response(1)
-		require.Equal(t, codeInvalidParams, errorCode(res), "%v", res)
+		if got := errorCode(res); got != codeInvalidParams {
+			t.Fatalf("%v: errorCode(res) = %v, want %v", res, got, codeInvalidParams)
+		}
 		msg := res["error"].(map[string]any)["message"].(string)
-		require.Contains(t, msg, "textDocument/hover: invalid params")
-		require.Contains(t, msg, "position")
+		if !strings.Contains(msg, "textDocument/hover: invalid params") {
+			t.Fatalf("msg = %q, want it to contain %q", msg, "textDocument/hover: invalid params")
+		}
+		if !strings.Contains(msg, "position") {
+			t.Fatalf("msg = %q, want it to contain %q", msg, "position")
+		}
 		rc.send(2, "textDocument/codeLens", []any{1})
-		require.Equal(t, codeInvalidParams, errorCode(rc.response(2)))
+		if got := errorCode(rc.response(2)); got != codeInvalidParams {
+			t.Fatalf("errorCode(rc.response(2)) = %v, want %v", got, codeInvalidParams)
+		}
 	})
 
 	t.Run("string ids the id type cannot carry", func(t *testing.T) {
@@ -143,13 +175,19 @@ func TestErrorCodes(t *testing.T) {
 		for _, id := range []string{"", "\x00sessionls-id-1", "\x00sessionls-id-"} {
 			rc.send(id, "textDocument/foldingRange", map[string]any{"textDocument": map[string]any{"uri": "file:///a.jsonl"}})
 			res := rc.response(id)
-			require.Zero(t, errorCode(res), "%v", res)
+			if got := errorCode(res); got != 0 {
+				t.Fatalf("%v: errorCode(res) = %v, want 0", res, got)
+			}
 		}
 		// 0 and "" are different requests.
 		rc.send(0, "textDocument/foldingRange", map[string]any{"textDocument": map[string]any{"uri": "file:///a.jsonl"}})
 		rc.send("", "textDocument/hover", map[string]any{"position": 1})
-		require.Zero(t, errorCode(rc.response(0)))
-		require.Equal(t, codeInvalidParams, errorCode(rc.response("")))
+		if got := errorCode(rc.response(0)); got != 0 {
+			t.Fatalf("errorCode(rc.response(0)) = %v, want 0", got)
+		}
+		if got := errorCode(rc.response("")); got != codeInvalidParams {
+			t.Fatalf(`errorCode(rc.response("")) = %v, want %v`, got, codeInvalidParams)
+		}
 	})
 
 	t.Run("invalid messages get id null", func(t *testing.T) {
@@ -173,15 +211,23 @@ func TestErrorCodes(t *testing.T) {
 		} {
 			rc.sendRaw(tt.body)
 			res := rc.response(nil)
-			require.Equal(t, tt.code, errorCode(res), "%s: %v", tt.body, res)
-			require.Contains(t, res, "id")
-			require.Contains(t, res["error"].(map[string]any)["message"], tt.msg, tt.body)
+			if got := errorCode(res); got != tt.code {
+				t.Fatalf("%s: %v: errorCode(res) = %v, want %v", tt.body, res, got, tt.code)
+			}
+			if _, ok := res["id"]; !ok {
+				t.Fatalf("res = %+v, want it to hold the key %q", res, "id")
+			}
+			if got, ok := res["error"].(map[string]any)["message"].(string); !ok || !strings.Contains(got, tt.msg) {
+				t.Fatalf(`%v: res["error"].(map[string]any)["message"] = %q, want a string containing %q`, tt.body, got, tt.msg)
+			}
 		}
 		// A malformed response is not answered: the next reply is to 9.
 		rc.sendRaw(`{"jsonrpc":"1.0","id":1,"result":null}`)
 		rc.send(9, "textDocument/hover", hoverParams())
 		for msg := range rc.msgs {
-			require.Equal(t, float64(9), msg["id"], "%v", msg)
+			if want := float64(9); !reflect.DeepEqual(msg["id"], want) {
+				t.Fatalf(`%v: msg["id"] = %+v, want %v`, msg, msg["id"], want)
+			}
 			break
 		}
 	})
@@ -191,19 +237,29 @@ func TestErrorCodes(t *testing.T) {
 		for i, method := range []string{"textDocument/didOpen", "initialized", "exit", "textDocument/didChange", "$/cancelRequest"} {
 			rc.send(100+i, method, map[string]any{})
 			res := rc.response(100 + i)
-			require.Equal(t, codeInvalidRequest, errorCode(res), "%s: %v", method, res)
-			require.Contains(t, res["error"].(map[string]any)["message"], "is a notification")
+			if got := errorCode(res); got != codeInvalidRequest {
+				t.Fatalf("%s: %v: errorCode(res) = %v, want %v", method, res, got, codeInvalidRequest)
+			}
+			if got, ok := res["error"].(map[string]any)["message"].(string); !ok || !strings.Contains(got, "is a notification") {
+				t.Fatalf(`res["error"].(map[string]any)["message"] = %q, want a string containing %q`, got, "is a notification")
+			}
 		}
 		// exit with an id did not stop the server.
 		rc.send(200, "textDocument/hover", hoverParams())
-		require.Zero(t, errorCode(rc.response(200)))
+		if got := errorCode(rc.response(200)); got != 0 {
+			t.Fatalf("errorCode(rc.response(200)) = %v, want 0", got)
+		}
 	})
 
 	rc.t = t
 	rc.send(300, "shutdown", nil)
-	require.Zero(t, errorCode(rc.response(300)))
+	if got := errorCode(rc.response(300)); got != 0 {
+		t.Fatalf("errorCode(rc.response(300)) = %v, want 0", got)
+	}
 	rc.send(nil, "exit", nil)
-	require.Equal(t, 0, rc.exitCode())
+	if got := rc.exitCode(); got != 0 {
+		t.Fatalf("rc.exitCode() = %v, want %v", got, 0)
+	}
 }
 
 // TestCancelEmptyStringID: $/cancelRequest finds a request whose id is "",
@@ -216,8 +272,12 @@ func TestCancelEmptyStringID(t *testing.T) {
 	<-holding
 	rc.send(0, "textDocument/foldingRange", map[string]any{"textDocument": map[string]any{"uri": "file:///a.jsonl"}})
 	rc.send(nil, "$/cancelRequest", map[string]any{"id": ""})
-	require.Equal(t, codeRequestCancelled, errorCode(rc.response("")))
-	require.Zero(t, errorCode(rc.response(0)))
+	if got := errorCode(rc.response("")); got != codeRequestCancelled {
+		t.Fatalf(`errorCode(rc.response("")) = %v, want %v`, got, codeRequestCancelled)
+	}
+	if got := errorCode(rc.response(0)); got != 0 {
+		t.Fatalf("errorCode(rc.response(0)) = %v, want 0", got)
+	}
 }
 
 // TestEOFAnswersPendingCalls: when the input ends, a server call still
@@ -228,7 +288,13 @@ func TestEOFAnswersPendingCalls(t *testing.T) {
 	initialize(t, rc, map[string]any{"workspace": map[string]any{"configuration": true}})
 	rc.send(nil, "initialized", map[string]any{})
 	rc.serverRequest("workspace/configuration")
-	require.NoError(t, rc.w.Close())
-	require.Equal(t, 1, rc.exitCode())
-	require.True(t, hasLog(logs, "the connection ended before the client answered"), "log: %v", logs.All())
+	if err := rc.w.Close(); err != nil {
+		t.Fatalf("rc.w.Close(): %v", err)
+	}
+	if got := rc.exitCode(); got != 1 {
+		t.Fatalf("rc.exitCode() = %v, want %v", got, 1)
+	}
+	if !hasLog(logs, "the connection ended before the client answered") {
+		t.Fatalf(`log: %v: hasLog(logs, "the connection ended before the client answered") is false, want true`, logs.All())
+	}
 }
