@@ -6,7 +6,6 @@ import (
 
 	"github.com/sessionls/sessionls/internal/allocs"
 
-	"github.com/stretchr/testify/require"
 	"go.lsp.dev/jsonrpc2"
 )
 
@@ -25,9 +24,13 @@ func TestUnparsable(t *testing.T) {
 	} {
 		got := unparsable([]byte(tt.body))
 		if tt.want == "" {
-			require.Empty(t, got, tt.body)
+			if got != "" {
+				t.Fatalf("%v: got = %q, want empty", tt.body, got)
+			}
 		} else {
-			require.Contains(t, got, tt.want, tt.body)
+			if !strings.Contains(got, tt.want) {
+				t.Fatalf("%v: got = %q, want it to contain %q", tt.body, got, tt.want)
+			}
 		}
 	}
 }
@@ -46,8 +49,14 @@ func TestDidOpenExtraFieldInPlace(t *testing.T) {
 		b := make([]byte, len(body))
 		allocated := allocs.Least(func() { msg = decodeFast(b) }, func() { copy(b, body) })
 		o, ok := msg.(*Open)
-		require.True(t, ok, "decoded the general way: %T", msg)
-		require.Equal(t, len(text)-200_000*9, len(o.DidOpen.TextDocument.Text), "unescaped")
-		require.Less(t, allocated, uint64(64<<10), "bytes allocated decoding a %d-byte didOpen", len(b))
+		if !ok {
+			t.Fatalf("decoded the general way: %T: ok is false, want true", msg)
+		}
+		if want, got := len(text)-200_000*9, len(o.DidOpen.TextDocument.Text); got != want {
+			t.Fatalf("unescaped: len(o.DidOpen.TextDocument.Text) = %v, want %v", got, want)
+		}
+		if limit := uint64(64 << 10); allocated >= limit {
+			t.Fatalf("bytes allocated decoding a %d-byte didOpen: allocated = %v, want < %v", len(b), allocated, limit)
+		}
 	}
 }
