@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/sessionls/sessionls/internal/transcript"
 
-	"github.com/stretchr/testify/require"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 )
@@ -53,7 +53,9 @@ func checkFastOpen(t *testing.T, body []byte) bool {
 	accepted := checkFast(t, body, protocol.MethodTextDocumentDidOpen, generalOpen(t, bytes.Clone(body)),
 		func(p protocol.DidOpenTextDocumentParams) int { return len(p.TextDocument.Text) })
 	if accepted {
-		require.Empty(t, unparsable(orig), "the fast path accepted a body the stream answers -32700: %q", orig)
+		if got := unparsable(orig); got != "" {
+			t.Fatalf("the fast path accepted a body the stream answers -32700: %q: unparsable(orig) = %q, want empty", orig, got)
+		}
 	}
 	return accepted
 }
@@ -67,7 +69,9 @@ func checkFast[P any](t *testing.T, body []byte, method string, want *P, textLen
 	orig := bytes.Clone(body)
 	msg := decodeFast(body)
 	if msg == nil {
-		require.Equal(t, orig, body, "a body the fast path refused was modified")
+		if !bytes.Equal(body, orig) {
+			t.Fatalf("a body the fast path refused was modified: body = %+v, want %+v", body, orig)
+		}
 		return false
 	}
 	var got any
@@ -78,11 +82,21 @@ func checkFast[P any](t *testing.T, body []byte, method string, want *P, textLen
 		got = m.DidChange
 	}
 	req, ok := msg.(jsonrpc2.Request)
-	require.True(t, ok && got != nil, "decodeFast returned a %T", msg)
-	require.Equal(t, method, req.Method())
-	require.NotNil(t, want, "the fast path accepted a body the general path refuses: %q", orig)
-	require.Equal(t, *want, got, "decoding %q", orig)
-	require.Equal(t, textLen(*want), paramsSize(req), "the router's load counts the text")
+	if !(ok && got != nil) {
+		t.Fatalf("decodeFast returned a %T: ok && got != nil is false, want true", msg)
+	}
+	if got := req.Method(); got != method {
+		t.Fatalf("req.Method() = %q, want %q", got, method)
+	}
+	if want == nil {
+		t.Fatalf("the fast path accepted a body the general path refuses: %q: want is nil, want non-nil", orig)
+	}
+	if !reflect.DeepEqual(got, *want) {
+		t.Fatalf("decoding %q: got %+v, want %+v", orig, got, *want)
+	}
+	if expected, got := textLen(*want), paramsSize(req); got != expected {
+		t.Fatalf("the router's load counts the text: paramsSize(req) = %v, want %v", got, expected)
+	}
 	return true
 }
 
@@ -150,7 +164,9 @@ func TestDecodeFastOpen(t *testing.T) {
 		{"params an array", `{"jsonrpc":"2.0","method":"textDocument/didOpen","params":[1]}`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			require.Equal(t, tc.fast, checkFastOpen(t, []byte(tc.body)))
+			if got := checkFastOpen(t, []byte(tc.body)); got != tc.fast {
+				t.Fatalf("checkFastOpen(t, []byte(tc.body)) = %v, want %v", got, tc.fast)
+			}
 		})
 	}
 }
@@ -168,7 +184,9 @@ func TestDecodeFastOpenLarge(t *testing.T) {
 		}
 		text.WriteByte('"')
 		body := openBody(`{"uri":"file:///big.jsonl","languageId":"jsonl","version":3,"text":` + text.String() + `}`)
-		require.True(t, checkFastOpen(t, []byte(body)), "with %q", odd)
+		if !checkFastOpen(t, []byte(body)) {
+			t.Fatalf("with %q: checkFastOpen(t, []byte(body)) is false, want true", odd)
+		}
 	}
 }
 
@@ -233,7 +251,9 @@ func TestDecodeFastChange(t *testing.T) {
 		{"bad escape", changeBody(`{` + doc + `,"contentChanges":[{"text":"\x"}]}`), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			require.Equal(t, tc.fast, checkFastChange(t, []byte(tc.body)))
+			if got := checkFastChange(t, []byte(tc.body)); got != tc.fast {
+				t.Fatalf("checkFastChange(t, []byte(tc.body)) = %v, want %v", got, tc.fast)
+			}
 		})
 	}
 }
@@ -254,9 +274,13 @@ func FuzzDecodeFastChange(f *testing.F) {
 func BenchmarkDecodeFastOpen(b *testing.B) {
 	var text bytes.Buffer
 	_, err := transcript.Write(&text, 8<<20, 1)
-	require.NoError(b, err)
+	if err != nil {
+		b.Fatal(err)
+	}
 	quoted, err := json.Marshal(text.String())
-	require.NoError(b, err)
+	if err != nil {
+		b.Fatal(err)
+	}
 	body := []byte(openBody(`{"uri":"file:///s.jsonl","languageId":"jsonl","version":1,"text":` + string(quoted) + `}`))
 	work := make([]byte, len(body))
 	b.SetBytes(int64(len(body)))
