@@ -3,9 +3,9 @@ package transport
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
 
-	"github.com/stretchr/testify/require"
 	"go.lsp.dev/jsonrpc2"
 )
 
@@ -27,15 +27,27 @@ func TestMarshalResponse(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := jsonrpc2.NewResponse(tc.id, tc.result, tc.err)
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			want, err := r.MarshalJSON()
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			got, err := marshalResponse(r)
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			var w, g any
-			require.NoError(t, json.Unmarshal(want, &w))
-			require.NoError(t, json.Unmarshal(got, &g), "%s", got)
-			require.Equal(t, w, g)
+			if err := json.Unmarshal(want, &w); err != nil {
+				t.Fatalf("json.Unmarshal(want, &w): %v", err)
+			}
+			if err := json.Unmarshal(got, &g); err != nil {
+				t.Fatalf("%s: json.Unmarshal(got, &g): %v", got, err)
+			}
+			if !reflect.DeepEqual(g, w) {
+				t.Fatalf("g = %+v, want %+v", g, w)
+			}
 		})
 	}
 }
