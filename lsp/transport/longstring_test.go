@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 )
 
 // checkSplit checks that scanning and unescaping the contents of the
@@ -16,13 +14,21 @@ func checkSplit(t *testing.T, content, tail string) {
 	want := scanStr(b, 1, len(b))
 	for n := 2; n <= 7; n++ {
 		got := scanSplit(b, 1, n)
-		require.Equal(t, want.bad, got.bad, "bad, %d runs: %q", n, content)
-		require.Equal(t, want.quote, got.quote, "closing quote, %d runs: %q", n, content)
+		if got.bad != want.bad {
+			t.Fatalf("bad, %d runs: %q: got.bad = %v, want %v", n, content, got.bad, want.bad)
+		}
+		if got.quote != want.quote {
+			t.Fatalf("closing quote, %d runs: %q: got.quote = %v, want %v", n, content, got.quote, want.quote)
+		}
 		if want.bad || want.quote < 0 {
 			continue
 		}
-		require.Equal(t, want.escaped, got.escaped, "escaped, %d runs: %q", n, content)
-		require.Equal(t, want.grow, got.grow, "grow, %d runs: %q", n, content)
+		if got.escaped != want.escaped {
+			t.Fatalf("escaped, %d runs: %q: got.escaped = %v, want %v", n, content, got.escaped, want.escaped)
+		}
+		if got.grow != want.grow {
+			t.Fatalf("grow, %d runs: %q: got.grow = %v, want %v", n, content, got.grow, want.grow)
+		}
 		if want.grow > 0 {
 			continue // unescaped into new memory, in one run
 		}
@@ -31,7 +37,9 @@ func checkSplit(t *testing.T, content, tail string) {
 		one = one[:unquoteOver(one)]
 		split := bytes.Clone(lit)
 		split = split[:unquoteSplit(split, n)]
-		require.Equal(t, string(one), string(split), "unescaped, %d runs: %q", n, content)
+		if want, got := string(one), string(split); got != want {
+			t.Fatalf("unescaped, %d runs: %q: string(split) = %q, want %q", n, content, got, want)
+		}
 	}
 }
 
@@ -77,5 +85,7 @@ func TestDecodeFastOpenSplit(t *testing.T) {
 		text.WriteString([]string{`\"`, `\\`, `\n`, `é`, `\u00e9`, `\ud83d\ude00`, `\\\\`, `\/\t`}[i%8])
 	}
 	body := openBody(`{"uri":"file:///big.jsonl","languageId":"jsonl","version":3,"text":"` + text.String() + `"}`)
-	require.True(t, checkFastOpen(t, []byte(body)))
+	if !checkFastOpen(t, []byte(body)) {
+		t.Fatal("checkFastOpen(t, []byte(body)) is false, want true")
+	}
 }
