@@ -3,8 +3,6 @@ package transport
 import (
 	"runtime/debug"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 )
 
 func TestNextBodyCap(t *testing.T) {
@@ -19,7 +17,9 @@ func TestNextBodyCap(t *testing.T) {
 		{64 << 10, 64 << 10, 100 << 10, 100 << 10},
 		{32 * mib, 32 * mib, 40 * mib, 40 * mib},
 	} {
-		require.Equal(t, tc.want, nextBodyCap(tc.got, tc.capacity, tc.length), "%+v", tc)
+		if actual := nextBodyCap(tc.got, tc.capacity, tc.length); actual != tc.want {
+			t.Fatalf("%+v: nextBodyCap(tc.got, tc.capacity, tc.length) = %v, want %v", tc, actual, tc.want)
+		}
 	}
 }
 
@@ -30,12 +30,18 @@ func TestTuneGC(t *testing.T) {
 
 	t.Setenv("GOGC", "")
 	restore := TuneGC()
-	require.Equal(t, gcPercent, debug.SetGCPercent(gcPercent), "GOGC unset: TuneGC sets gcPercent")
+	if got := debug.SetGCPercent(gcPercent); got != gcPercent {
+		t.Fatalf("GOGC unset: TuneGC sets gcPercent: debug.SetGCPercent(gcPercent) = %v, want %v", got, gcPercent)
+	}
 	restore()
-	require.Equal(t, 100, debug.SetGCPercent(100), "restore puts the previous value back")
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Fatalf("restore puts the previous value back: debug.SetGCPercent(100) = %v, want %v", got, 100)
+	}
 
 	t.Setenv("GOGC", "200")
 	restore = TuneGC()
-	require.Equal(t, 100, debug.SetGCPercent(100), "GOGC set: TuneGC leaves the collector alone")
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Fatalf("GOGC set: TuneGC leaves the collector alone: debug.SetGCPercent(100) = %v, want %v", got, 100)
+	}
 	restore()
 }
