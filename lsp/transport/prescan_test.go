@@ -3,11 +3,12 @@ package transport
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/require"
 	"go.uber.org/zap"
 )
 
@@ -33,8 +34,12 @@ func readPrescanned(t *testing.T, body string) ([]byte, *prescanned) {
 	t.Helper()
 	s := newStream(readOnly{&chunkReader{b: []byte(frameOf(body)), n: 60 << 10}}, zap.NewNop())
 	got, _, err := s.readFrame()
-	require.NoError(t, err)
-	require.Equal(t, body, string(got))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if actual := string(got); actual != body {
+		t.Fatalf("string(got) = %q, want %q", actual, body)
+	}
 	return got, s.prescanned
 }
 
@@ -69,21 +74,33 @@ func TestPrescan(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			body, pre := readPrescanned(t, tt.body)
-			require.NotNil(t, pre, "the text was not checked while it arrived")
+			if pre == nil {
+				t.Fatal("the text was not checked while it arrived: pre is nil, want non-nil")
+			}
 			// What it found is what a check of the whole body finds.
 			want := scanStr(body, pre.start, len(body))
-			require.Equal(t, want, pre.run)
+			if !reflect.DeepEqual(pre.run, want) {
+				t.Fatalf("pre.run = %+v, want %+v", pre.run, want)
+			}
 
 			general := bytes.Clone(body)
 			wantMsg := decodeFast(general)
 			gotMsg := decodeFastScanned(body, pre)
-			require.Equal(t, tt.accepted, gotMsg != nil)
+			if got := gotMsg != nil; got != tt.accepted {
+				t.Fatalf("gotMsg != nil = %v, want %v", got, tt.accepted)
+			}
 			if gotMsg == nil {
-				require.Nil(t, wantMsg)
-				require.Equal(t, tt.body, string(body), "a body the fast path refused was modified")
+				if wantMsg != nil {
+					t.Fatalf("wantMsg = %+v, want nil", wantMsg)
+				}
+				if got := string(body); got != tt.body {
+					t.Fatalf("a body the fast path refused was modified: string(body) = %q, want %q", got, tt.body)
+				}
 				return
 			}
-			require.Equal(t, wantMsg, gotMsg)
+			if !reflect.DeepEqual(gotMsg, wantMsg) {
+				t.Fatalf("gotMsg = %+v, want %+v", gotMsg, wantMsg)
+			}
 		})
 	}
 }
@@ -93,13 +110,21 @@ func TestPrescan(t *testing.T) {
 // check with the reading.
 func TestPrescanBounds(t *testing.T) {
 	_, pre := readPrescanned(t, openBody(`{"uri":"u","languageId":"l","version":1,"text":"`+strings.Repeat("a", 1<<20)+`"}`))
-	require.Nil(t, pre, "a 1 MiB body")
+	if pre != nil {
+		t.Fatalf("a 1 MiB body: pre = %+v, want nil", pre)
+	}
 	_, pre = readPrescanned(t, `{"jsonrpc":"2.0","method":"x/y","params":{"pad":"`+strings.Repeat("a", prescanLead)+`","text":"`+strings.Repeat("a", prescanMin)+`"}}`)
-	require.Nil(t, pre, "a text key past the first 64 KiB")
+	if pre != nil {
+		t.Fatalf("a text key past the first 64 KiB: pre = %+v, want nil", pre)
+	}
 
 	body := openBody(`{"uri":"u","languageId":"l","version":1,"text":"` + strings.Repeat(`a\"`, prescanMin) + `"}`)
 	s := newStream(readOnly{&chunkReader{b: []byte(frameOf(body)[:len(body)/2]), n: 60 << 10}}, zap.NewNop())
 	_, _, err := s.Read(context.Background())
-	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
-	require.Nil(t, s.prescanned)
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("err = %v, want an error that is %v", err, io.ErrUnexpectedEOF)
+	}
+	if s.prescanned != nil {
+		t.Fatalf("s.prescanned = %+v, want nil", s.prescanned)
+	}
 }
