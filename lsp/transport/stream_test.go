@@ -3,15 +3,16 @@ package transport
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/require"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
@@ -25,10 +26,18 @@ func TestPendingCallsBound(t *testing.T) {
 	for i := range maxPendingCalls + 10 {
 		p.add(jsonrpc2.NewNumberID(int32(i + 1)))
 	}
-	require.Len(t, p.ids, maxPendingCalls)
-	require.False(t, p.settle(jsonrpc2.NewNumberID(1)), "the oldest is forgotten")
-	require.True(t, p.settle(jsonrpc2.NewNumberID(maxPendingCalls+10)))
-	require.False(t, p.settle(jsonrpc2.NewNumberID(maxPendingCalls+10)), "answered once only")
+	if len(p.ids) != maxPendingCalls {
+		t.Fatalf("len(p.ids) = %d, want %d: %+v", len(p.ids), maxPendingCalls, p.ids)
+	}
+	if p.settle(jsonrpc2.NewNumberID(1)) {
+		t.Fatal("the oldest is forgotten: p.settle(jsonrpc2.NewNumberID(1)) is true, want false")
+	}
+	if !p.settle(jsonrpc2.NewNumberID(maxPendingCalls + 10)) {
+		t.Fatal("p.settle(jsonrpc2.NewNumberID(maxPendingCalls+10)) is false, want true")
+	}
+	if p.settle(jsonrpc2.NewNumberID(maxPendingCalls + 10)) {
+		t.Fatal("answered once only: p.settle(jsonrpc2.NewNumberID(maxPendingCalls+10)) is true, want false")
+	}
 }
 
 // countingReader counts the bytes read from it.
@@ -80,21 +89,33 @@ func TestFraming(t *testing.T) {
 				if err != nil {
 					break
 				}
-				require.NotNil(t, msg)
+				if msg == nil {
+					t.Fatal("msg is nil, want non-nil")
+				}
 				got++
 			}
-			require.Equal(t, tt.want, got, "messages before the end (%v)", err)
+			if got != tt.want {
+				t.Fatalf("messages before the end (%v): got %v, want %v", err, got, tt.want)
+			}
 			if tt.wantErr == "" {
-				require.ErrorIs(t, err, io.EOF)
+				if !errors.Is(err, io.EOF) {
+					t.Fatalf("err = %v, want an error that is %v", err, io.EOF)
+				}
 				return
 			}
-			require.ErrorContains(t, err, tt.wantErr)
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("err = %v, want an error containing %q", err, tt.wantErr)
+			}
 			if !strings.Contains(tt.wantErr, "EOF") {
-				require.ErrorIs(t, err, errFraming)
+				if !errors.Is(err, errFraming) {
+					t.Fatalf("err = %v, want an error that is %v", err, errFraming)
+				}
 			}
 			// A bound stops the reading: the stream does not consume a
 			// megabyte of header to find out.
-			require.Less(t, in.n, int64(256<<10), "bytes read")
+			if limit := int64(256 << 10); in.n >= limit {
+				t.Fatalf("bytes read: in.n = %v, want < %v", in.n, limit)
+			}
 		})
 	}
 }
@@ -107,8 +128,12 @@ func TestBodyMemory(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	_, _, err := s.Read(context.Background())
 	runtime.ReadMemStats(&after)
-	require.ErrorIs(t, err, io.ErrUnexpectedEOF)
-	require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(16<<20), "bytes allocated")
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("err = %v, want an error that is %v", err, io.ErrUnexpectedEOF)
+	}
+	if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(16<<20); got >= limit {
+		t.Fatalf("bytes allocated: after.TotalAlloc-before.TotalAlloc = %v, want < %v", got, limit)
+	}
 }
 
 // TestBackpressure (issue 8.5): a client that sends requests and reads no
@@ -147,19 +172,29 @@ func TestBackpressure(t *testing.T) {
 	readResponse := func() *jsonrpc2.Response {
 		t.Helper()
 		msg, _, err := in.Read(context.Background())
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		res, ok := msg.(*jsonrpc2.Response)
-		require.True(t, ok, "a %T", msg)
+		if !ok {
+			t.Fatalf("a %T: ok is false, want true", msg)
+		}
 		return res
 	}
 	frame := func(id any, method string, params any) []byte {
 		b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		return []byte(frameOf(string(b)))
 	}
 	_, err := clientSide.Write(frame(0, "initialize", map[string]any{"processId": nil, "rootUri": nil, "capabilities": map[string]any{}}))
-	require.NoError(t, err)
-	require.NoError(t, readResponse().Err())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := readResponse().Err(); err != nil {
+		t.Fatalf("readResponse().Err(): %v", err)
+	}
 
 	hover := map[string]any{"textDocument": map[string]any{"uri": "file:///a.jsonl"}, "position": map[string]any{"line": 0, "character": 0}}
 	written, writerDone := make(chan error, 1), make(chan struct{})
@@ -183,22 +218,36 @@ func TestBackpressure(t *testing.T) {
 	pending := st.requests.Load() - int64(r.finished)
 	peak := r.peakJobs
 	r.mu.Unlock()
-	require.LessOrEqual(t, pending, int64(bound), "requests decoded and not handled")
-	require.LessOrEqual(t, peak, bound)
+	if limit := int64(bound); pending > limit {
+		t.Fatalf("requests decoded and not handled: pending = %v, want <= %v", pending, limit)
+	}
+	if peak > bound {
+		t.Fatalf("peak = %v, want <= %v", peak, bound)
+	}
 
 	// Reading the replies lets everything through.
 	seen := map[jsonrpc2.ID]bool{}
 	for len(seen) < sent {
 		res := readResponse()
-		require.NoError(t, res.Err())
+		if err := res.Err(); err != nil {
+			t.Fatalf("res.Err(): %v", err)
+		}
 		seen[res.ID()] = true
 	}
-	require.NoError(t, <-written)
+	if err := <-written; err != nil {
+		t.Fatalf("<-written: %v", err)
+	}
 	r.mu.Lock()
-	require.LessOrEqual(t, r.peakJobs, bound)
+	if r.peakJobs > bound {
+		t.Fatalf("r.peakJobs = %v, want <= %v", r.peakJobs, bound)
+	}
 	r.mu.Unlock()
-	require.NoError(t, clientSide.Close())
-	require.False(t, <-shutDown)
+	if err := clientSide.Close(); err != nil {
+		t.Fatalf("clientSide.Close(): %v", err)
+	}
+	if <-shutDown {
+		t.Fatal("<-shutDown is true, want false")
+	}
 }
 
 // stubServer serves initialize and hover with null results: what the
@@ -242,23 +291,45 @@ func TestMappedIDsAreReleased(t *testing.T) {
 	var tab idTable
 	a := tab.add("")
 	b := tab.add("")
-	require.NotEqual(t, a, b)
+	if reflect.DeepEqual(b, a) {
+		t.Fatalf("b = %+v, want anything else", b)
+	}
 	got, ok := tab.lookup("")
-	require.True(t, ok)
-	require.Equal(t, b, got, "a cancel names the latest request with that id")
+	if !ok {
+		t.Fatal("ok is false, want true")
+	}
+	if !reflect.DeepEqual(got, b) {
+		t.Fatalf("a cancel names the latest request with that id: got %+v, want %+v", got, b)
+	}
 	name, ok := tab.release(a)
-	require.True(t, ok)
-	require.Empty(t, name)
+	if !ok {
+		t.Fatal("ok is false, want true")
+	}
+	if name != "" {
+		t.Fatalf("name = %q, want empty", name)
+	}
 	_, ok = tab.lookup("")
-	require.True(t, ok)
+	if !ok {
+		t.Fatal("ok is false, want true")
+	}
 	_, ok = tab.release(b)
-	require.True(t, ok)
+	if !ok {
+		t.Fatal("ok is false, want true")
+	}
 	_, ok = tab.lookup("")
-	require.False(t, ok)
-	require.Empty(t, tab.byID)
-	require.Empty(t, tab.byName)
+	if ok {
+		t.Fatal("ok is true, want false")
+	}
+	if len(tab.byID) != 0 {
+		t.Fatalf("tab.byID = %+v, want empty", tab.byID)
+	}
+	if len(tab.byName) != 0 {
+		t.Fatalf("tab.byName = %+v, want empty", tab.byName)
+	}
 	_, ok = tab.release(a)
-	require.False(t, ok)
+	if ok {
+		t.Fatal("ok is true, want false")
+	}
 }
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
