@@ -2,11 +2,10 @@ package cli
 
 import (
 	"encoding/json"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -39,7 +38,9 @@ func TestBudgetGolden(t *testing.T) {
 			name := bc.session + "-" + strconv.FormatInt(bc.budget, 10) + "." + format
 			t.Run(name, func(t *testing.T) {
 				r := sessionls(t, "budget", "--format", format, "--max-chars", strconv.FormatInt(bc.budget, 10), sessionPath(bc.session))
-				assert.Equal(t, bc.code, r.code, "stderr %q", r.stderr)
+				if r.code != bc.code {
+					t.Errorf("stderr %q: r.code = %v, want %v", r.stderr, r.code, bc.code)
+				}
 				golden(t, "budget/"+name, r.stdout+stderrSection(r.stderr))
 			})
 		}
@@ -64,20 +65,36 @@ func TestBudgetJSONExactKeys(t *testing.T) {
 	}{{"units", "300"}, {"clean", "10"}, {"demo", "100"}} {
 		r := sessionls(t, "budget", "--format", "json", "--max-chars", tc.budget, sessionPath(tc.session))
 		raw := json.RawMessage(r.stdout)
-		assert.Equal(t, []string{"file", "messages", "totalChars", "units", "budget", "cutoff", "error", "minBudget"}, keysOf(raw))
+		if want, got := ([]string{"file", "messages", "totalChars", "units", "budget", "cutoff", "error", "minBudget"}), keysOf(raw); !reflect.DeepEqual(got, want) {
+			t.Errorf("keysOf(raw) = %+v, want %+v", got, want)
+		}
 		var top map[string]json.RawMessage
-		require.NoError(t, json.Unmarshal(raw, &top))
+		if err := json.Unmarshal(raw, &top); err != nil {
+			t.Fatalf("json.Unmarshal(raw, &top): %v", err)
+		}
 		var units []json.RawMessage
-		require.NoError(t, json.Unmarshal(top["units"], &units))
-		assert.NotNil(t, units, "units is an array, never null")
+		if err := json.Unmarshal(top["units"], &units); err != nil {
+			t.Fatalf(`json.Unmarshal(top["units"], &units): %v`, err)
+		}
+		if units == nil {
+			t.Error("units is an array, never null: units is nil, want non-nil")
+		}
 		for _, u := range units {
-			assert.Equal(t, []string{"startLine", "endLine", "messages", "chars"}, keysOf(u))
+			if want, got := ([]string{"startLine", "endLine", "messages", "chars"}), keysOf(u); !reflect.DeepEqual(got, want) {
+				t.Errorf("keysOf(u) = %+v, want %+v", got, want)
+			}
 		}
 		if string(top["cutoff"]) != "null" {
-			assert.Equal(t, []string{"firstKeptLine", "keptUnits", "keptChars"}, keysOf(top["cutoff"]))
-			assert.Equal(t, "null", string(top["error"]))
+			if want, got := ([]string{"firstKeptLine", "keptUnits", "keptChars"}), keysOf(top["cutoff"]); !reflect.DeepEqual(got, want) {
+				t.Errorf(`keysOf(top["cutoff"]) = %+v, want %+v`, got, want)
+			}
+			if got := string(top["error"]); got != "null" {
+				t.Errorf(`string(top["error"]) = %q, want %q`, got, "null")
+			}
 		} else {
-			assert.True(t, strings.HasPrefix(string(top["error"]), `"`), "error is a string when cutoff is null")
+			if !strings.HasPrefix(string(top["error"]), `"`) {
+				t.Error("error is a string when cutoff is null: strings.HasPrefix(string(top[\"error\"]), `\"`) is false, want true")
+			}
 		}
 	}
 }
@@ -85,62 +102,132 @@ func TestBudgetJSONExactKeys(t *testing.T) {
 func TestBudgetErrors(t *testing.T) {
 	atRepoRoot(t)
 	r := sessionls(t, "budget", "--format", "json", "--max-chars", "10", sessionPath("clean"))
-	assert.Equal(t, 1, r.code)
+	if r.code != 1 {
+		t.Errorf("r.code = %v, want %v", r.code, 1)
+	}
 	var bj budgetJSON
-	require.NoError(t, json.Unmarshal([]byte(r.stdout), &bj))
-	require.NotNil(t, bj.Error)
-	assert.Equal(t, "context budget cannot contain the smallest consistent message unit", *bj.Error)
-	assert.Len(t, bj.Units, 5, "units are listed even when the budget is too small")
-	assert.True(t, bj.Cutoff == nil)
-	require.NotNil(t, bj.MinBudget)
-	assert.Equal(t, int64(43), *bj.MinBudget, "the newest unit's cost")
+	if err := json.Unmarshal([]byte(r.stdout), &bj); err != nil {
+		t.Fatalf("json.Unmarshal([]byte(r.stdout), &bj): %v", err)
+	}
+	if bj.Error == nil {
+		t.Fatal("bj.Error is nil, want non-nil")
+	}
+	if *bj.Error != "context budget cannot contain the smallest consistent message unit" {
+		t.Errorf("*bj.Error = %q, want %q", *bj.Error, "context budget cannot contain the smallest consistent message unit")
+	}
+	if len(bj.Units) != 5 {
+		t.Errorf("units are listed even when the budget is too small: len(bj.Units) = %d, want %d: %+v", len(bj.Units), 5, bj.Units)
+	}
+	if bj.Cutoff != nil {
+		t.Error("bj.Cutoff == nil is false, want true")
+	}
+	if bj.MinBudget == nil {
+		t.Fatal("bj.MinBudget is nil, want non-nil")
+	}
+	if want := int64(43); *bj.MinBudget != want {
+		t.Errorf("the newest unit's cost: *bj.MinBudget = %v, want %v", *bj.MinBudget, want)
+	}
 	r = sessionls(t, "budget", "--max-chars", "10", sessionPath("clean"))
-	assert.Equal(t, 1, r.code)
-	assert.Equal(t, "sessionls: testdata/sessions/clean.jsonl: context budget cannot contain the smallest consistent message unit; the least budget that works is 43 (the newest unit, line 7)\n", r.stderr)
+	if r.code != 1 {
+		t.Errorf("r.code = %v, want %v", r.code, 1)
+	}
+	if r.stderr != "sessionls: testdata/sessions/clean.jsonl: context budget cannot contain the smallest consistent message unit; the least budget that works is 43 (the newest unit, line 7)\n" {
+		t.Errorf("r.stderr = %q, want %q", r.stderr, "sessionls: testdata/sessions/clean.jsonl: context budget cannot contain the smallest consistent message unit; the least budget that works is 43 (the newest unit, line 7)\n")
+	}
 	r = sessionls(t, "budget", "--max-chars", "43", sessionPath("clean"))
-	assert.Equal(t, 0, r.code, "the least budget that works works: %s", r.stderr)
+	if r.code != 0 {
+		t.Errorf("the least budget that works works: %s: r.code = %v, want %v", r.stderr, r.code, 0)
+	}
 
 	r = sessionls(t, "budget", "--format", "json", "--max-chars", "10", sessionPath("empty"))
-	assert.Equal(t, 1, r.code)
+	if r.code != 1 {
+		t.Errorf("r.code = %v, want %v", r.code, 1)
+	}
 	bj = budgetJSON{}
-	require.NoError(t, json.Unmarshal([]byte(r.stdout), &bj))
-	require.NotNil(t, bj.Error)
-	assert.Equal(t, "context budget cannot be empty", *bj.Error)
-	assert.True(t, bj.MinBudget == nil, "no budget works for a session with no messages")
+	if err := json.Unmarshal([]byte(r.stdout), &bj); err != nil {
+		t.Fatalf("json.Unmarshal([]byte(r.stdout), &bj): %v", err)
+	}
+	if bj.Error == nil {
+		t.Fatal("bj.Error is nil, want non-nil")
+	}
+	if *bj.Error != "context budget cannot be empty" {
+		t.Errorf("*bj.Error = %q, want %q", *bj.Error, "context budget cannot be empty")
+	}
+	if bj.MinBudget != nil {
+		t.Error("no budget works for a session with no messages: bj.MinBudget == nil is false, want true")
+	}
 
 	r = sessionls(t, "budget", "--format", "json", "--max-chars", "1000", sessionPath("demo"))
-	assert.Equal(t, 1, r.code)
+	if r.code != 1 {
+		t.Errorf("r.code = %v, want %v", r.code, 1)
+	}
 	bj = budgetJSON{}
-	require.NoError(t, json.Unmarshal([]byte(r.stdout), &bj))
-	require.NotNil(t, bj.Error)
-	assert.True(t, strings.HasPrefix(*bj.Error, "invalid session record at line 7"), *bj.Error)
-	assert.Len(t, bj.Units, 0)
-	assert.True(t, bj.MinBudget == nil)
+	if err := json.Unmarshal([]byte(r.stdout), &bj); err != nil {
+		t.Fatalf("json.Unmarshal([]byte(r.stdout), &bj): %v", err)
+	}
+	if bj.Error == nil {
+		t.Fatal("bj.Error is nil, want non-nil")
+	}
+	if !strings.HasPrefix(*bj.Error, "invalid session record at line 7") {
+		t.Errorf(`%v: strings.HasPrefix(*bj.Error, "invalid session record at line 7") is false, want true`, *bj.Error)
+	}
+	if len(bj.Units) != 0 {
+		t.Errorf("len(bj.Units) = %d, want %d: %+v", len(bj.Units), 0, bj.Units)
+	}
+	if bj.MinBudget != nil {
+		t.Error("bj.MinBudget == nil is false, want true")
+	}
 
 	data, err := os.ReadFile(sessionPath("clean"))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	e, out, errb := testEnv(string(data), nil)
 	r = runWith(t, e, out, errb, "budget", "--format", "json", "--max-chars", "300", "-")
-	assert.Equal(t, 0, r.code, r.stderr)
-	assert.Contains(t, r.stdout, `"file": "-"`)
-	assert.Contains(t, r.stdout, `"firstKeptLine": 6`)
+	if r.code != 0 {
+		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
+	}
+	if !strings.Contains(r.stdout, `"file": "-"`) {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, `"file": "-"`)
+	}
+	if !strings.Contains(r.stdout, `"firstKeptLine": 6`) {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, `"firstKeptLine": 6`)
+	}
 
 	// Text output of a file that does not load: the units of its valid
 	// lines, marked as what it would cost once it loads (as the editors show).
 	r = sessionls(t, "budget", "--max-chars", "1000", sessionPath("demo"))
-	assert.Equal(t, 1, r.code)
-	assert.True(t, strings.HasPrefix(r.stdout, "testdata/sessions/demo.jsonl: the file does not load (line 7 is invalid)"), r.stdout)
-	assert.Contains(t, r.stdout, "once it loads, its valid lines would cost (invalid lines not counted): 10 messages in 6 units, 1,351 chars\n")
-	assert.NotContains(t, r.stdout, "cuts here")
-	assert.True(t, strings.HasPrefix(r.stderr, "sessionls: testdata/sessions/demo.jsonl: invalid session record at line 7"), r.stderr)
+	if r.code != 1 {
+		t.Errorf("r.code = %v, want %v", r.code, 1)
+	}
+	if !strings.HasPrefix(r.stdout, "testdata/sessions/demo.jsonl: the file does not load (line 7 is invalid)") {
+		t.Errorf(`%v: strings.HasPrefix(r.stdout, "testdata/sessions/demo.jsonl: the file does not load (line 7 is invalid)") is false, want true`, r.stdout)
+	}
+	if !strings.Contains(r.stdout, "once it loads, its valid lines would cost (invalid lines not counted): 10 messages in 6 units, 1,351 chars\n") {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "once it loads, its valid lines would cost (invalid lines not counted): 10 messages in 6 units, 1,351 chars\n")
+	}
+	if strings.Contains(r.stdout, "cuts here") {
+		t.Errorf("r.stdout = %q, want it not to contain %q", r.stdout, "cuts here")
+	}
+	if !strings.HasPrefix(r.stderr, "sessionls: testdata/sessions/demo.jsonl: invalid session record at line 7") {
+		t.Errorf(`%v: strings.HasPrefix(r.stderr, "sessionls: testdata/sessions/demo.jsonl: invalid session record at line 7") is false, want true`, r.stderr)
+	}
 
 	// No budget: the units and totals, nothing cut, exit 0 (the README
 	// shows the budget as optional).
 	r = sessionls(t, "budget", sessionPath("clean"))
-	assert.Equal(t, 0, r.code, r.stderr)
-	assert.True(t, strings.HasPrefix(r.stdout, "testdata/sessions/clean.jsonl: 7 messages in 5 units, 719 chars\n"), r.stdout)
-	assert.Contains(t, r.stdout, "no budget: give --budget N")
-	assert.NotContains(t, r.stdout, "cuts here")
+	if r.code != 0 {
+		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
+	}
+	if !strings.HasPrefix(r.stdout, "testdata/sessions/clean.jsonl: 7 messages in 5 units, 719 chars\n") {
+		t.Errorf(`%v: strings.HasPrefix(r.stdout, "testdata/sessions/clean.jsonl: 7 messages in 5 units, 719 chars\n") is false, want true`, r.stdout)
+	}
+	if !strings.Contains(r.stdout, "no budget: give --budget N") {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "no budget: give --budget N")
+	}
+	if strings.Contains(r.stdout, "cuts here") {
+		t.Errorf("r.stdout = %q, want it not to contain %q", r.stdout, "cuts here")
+	}
 
 	for _, args := range [][]string{
 		{"budget", "--max-chars", "0", sessionPath("clean")},
@@ -154,9 +241,15 @@ func TestBudgetErrors(t *testing.T) {
 		{"trim", "--max-chars", "0", sessionPath("clean")},
 	} {
 		r := sessionls(t, args...)
-		assert.Equal(t, 2, r.code, "%v", args)
-		assert.Contains(t, r.stderr, "Usage: sessionls "+args[0], "%v", args)
-		assert.Equal(t, "", r.stdout, "%v", args)
+		if r.code != 2 {
+			t.Errorf("%v: r.code = %v, want %v", args, r.code, 2)
+		}
+		if want := "Usage: sessionls " + args[0]; !strings.Contains(r.stderr, want) {
+			t.Errorf("%v: r.stderr = %q, want it to contain %q", args, r.stderr, want)
+		}
+		if r.stdout != "" {
+			t.Errorf("%v: r.stdout = %q, want %q", args, r.stdout, "")
+		}
 	}
 }
 
@@ -189,8 +282,12 @@ func oracle(t *testing.T, budgets []int64) (paths []string, results []oracleResu
 	t.Helper()
 	node := nodeoracle.Node(t)
 	paths, err := filepath.Glob("testdata/sessions/*.jsonl")
-	require.NoError(t, err)
-	require.True(t, len(paths) >= 7, "sessions: %v", paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(len(paths) >= 7) {
+		t.Fatalf("sessions: %v: len(paths) >= 7 is false, want true", paths)
+	}
 	type item struct {
 		Path    string  `json:"path"`
 		Budgets []int64 `json:"budgets"`
@@ -201,12 +298,22 @@ func oracle(t *testing.T, budgets []int64) (paths []string, results []oracleResu
 	}
 	listFile := filepath.Join(t.TempDir(), "list.json")
 	b, err := json.Marshal(list)
-	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(listFile, b, 0o644))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(listFile, b, 0o644); err != nil {
+		t.Fatalf("os.WriteFile(listFile, b, 0o644): %v", err)
+	}
 	out, err := exec.Command(node, "testdata/oracle/runtime.mjs", "batch", listFile).Output()
-	require.NoError(t, err, "node oracle")
-	require.NoError(t, json.Unmarshal(out, &results))
-	require.Len(t, results, len(paths))
+	if err != nil {
+		t.Fatalf("node oracle: %v", err)
+	}
+	if err := json.Unmarshal(out, &results); err != nil {
+		t.Fatalf("json.Unmarshal(out, &results): %v", err)
+	}
+	if want := len(paths); len(results) != want {
+		t.Fatalf("len(results) = %d, want %d: %+v", len(results), want, results)
+	}
 	return paths, results
 }
 
@@ -222,42 +329,85 @@ func TestBudgetMatchesNodeOracle(t *testing.T) {
 			bs := strconv.FormatInt(b, 10)
 			r := sessionls(t, "budget", "--format", "json", "--max-chars", bs, s)
 			var got budgetJSON
-			require.NoError(t, json.Unmarshal([]byte(r.stdout), &got), "%s %d: %q", s, b, r.stderr)
+			if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+				t.Fatalf("%s %d: %q: json.Unmarshal([]byte(r.stdout), &got): %v", s, b, r.stderr, err)
+			}
 			where := s + " budget " + bs
 			if !want.Loads {
-				assert.Equal(t, 1, r.code, where)
-				require.NotNil(t, got.Error, where)
-				assert.True(t, strings.Contains(*got.Error, " at line "+strconv.Itoa(want.Line)+":"),
-					"%s: %q should name physical line %d", where, *got.Error, want.Line)
-				assert.True(t, strings.HasPrefix(*got.Error, strings.Split(want.Error, " at line")[0]), "%s: %q vs node %q", where, *got.Error, want.Error)
-				assert.Len(t, got.Units, 0, where)
-				assert.True(t, got.MinBudget == nil, where)
+				if r.code != 1 {
+					t.Errorf("%v: r.code = %v, want %v", where, r.code, 1)
+				}
+				if got.Error == nil {
+					t.Fatalf("%v: got.Error is nil, want non-nil", where)
+				}
+				if !strings.Contains(*got.Error, " at line "+strconv.Itoa(want.Line)+":") {
+					t.Errorf(`%s: %q should name physical line %d: strings.Contains(*got.Error, " at line "+strconv.Itoa(want.Line)+":") is false, want true`, where, *got.Error, want.Line)
+				}
+				if !strings.HasPrefix(*got.Error, strings.Split(want.Error, " at line")[0]) {
+					t.Errorf(`%s: %q vs node %q: strings.HasPrefix(*got.Error, strings.Split(want.Error, " at line")[0]) is false, want true`, where, *got.Error, want.Error)
+				}
+				if len(got.Units) != 0 {
+					t.Errorf("%v: len(got.Units) = %d, want %d: %+v", where, len(got.Units), 0, got.Units)
+				}
+				if got.MinBudget != nil {
+					t.Errorf("%v: got.MinBudget == nil is false, want true", where)
+				}
 				continue
 			}
 			// minBudget is the least budget node's trimContext accepts.
 			if len(want.Units) == 0 {
-				assert.True(t, got.MinBudget == nil, where)
-			} else if assert.NotNil(t, got.MinBudget, where) {
+				if got.MinBudget != nil {
+					t.Errorf("%v: got.MinBudget == nil is false, want true", where)
+				}
+			} else if got.MinBudget == nil {
+				t.Errorf("%v: got.MinBudget is nil, want non-nil", where)
+			} else {
 				least := *got.MinBudget
-				assert.Equal(t, want.Units[len(want.Units)-1].Chars, least, where)
+				if expected := want.Units[len(want.Units)-1].Chars; least != expected {
+					t.Errorf("%v: least = %v, want %v", where, least, expected)
+				}
 				tooSmall := want.Cuts[j].Error == analysis.ErrBudgetTooSmall.Error()
-				assert.Equal(t, b < least, tooSmall, "%s: minBudget %d, node says too small: %v", where, least, tooSmall)
+				if want := b < least; tooSmall != want {
+					t.Errorf("%s: minBudget %d, node says too small: %v: tooSmall = %v, want %v", where, least, tooSmall, tooSmall, want)
+				}
 			}
-			assert.Equal(t, want.Messages, got.Messages, where)
-			assert.Equal(t, want.TotalChars, got.TotalChars, where)
-			assert.Equal(t, want.Units, got.Units, where)
+			if got.Messages != want.Messages {
+				t.Errorf("%v: got.Messages = %v, want %v", where, got.Messages, want.Messages)
+			}
+			if got.TotalChars != want.TotalChars {
+				t.Errorf("%v: got.TotalChars = %v, want %v", where, got.TotalChars, want.TotalChars)
+			}
+			if !reflect.DeepEqual(got.Units, want.Units) {
+				t.Errorf("%v: got.Units = %+v, want %+v", where, got.Units, want.Units)
+			}
 			cut := want.Cuts[j]
-			require.Equal(t, b, cut.Budget)
+			if cut.Budget != b {
+				t.Fatalf("cut.Budget = %v, want %v", cut.Budget, b)
+			}
 			if cut.Error != "" {
-				assert.Equal(t, 1, r.code, where)
-				require.NotNil(t, got.Error, where)
-				assert.Equal(t, cut.Error, *got.Error, where)
-				assert.True(t, got.Cutoff == nil, where)
+				if r.code != 1 {
+					t.Errorf("%v: r.code = %v, want %v", where, r.code, 1)
+				}
+				if got.Error == nil {
+					t.Fatalf("%v: got.Error is nil, want non-nil", where)
+				}
+				if *got.Error != cut.Error {
+					t.Errorf("%v: *got.Error = %q, want %q", where, *got.Error, cut.Error)
+				}
+				if got.Cutoff != nil {
+					t.Errorf("%v: got.Cutoff == nil is false, want true", where)
+				}
 				continue
 			}
-			assert.Equal(t, 0, r.code, where)
-			require.NotNil(t, got.Cutoff, where)
-			assert.Equal(t, cutoffJSON{cut.FirstKeptLine, cut.KeptUnits, cut.KeptChars, nil}, *got.Cutoff, where)
+			if r.code != 0 {
+				t.Errorf("%v: r.code = %v, want %v", where, r.code, 0)
+			}
+			if got.Cutoff == nil {
+				t.Fatalf("%v: got.Cutoff is nil, want non-nil", where)
+			}
+			if want := (cutoffJSON{cut.FirstKeptLine, cut.KeptUnits, cut.KeptChars, nil}); !reflect.DeepEqual(*got.Cutoff, want) {
+				t.Errorf("%v: *got.Cutoff = %+v, want %+v", where, *got.Cutoff, want)
+			}
 		}
 	}
 }
@@ -271,23 +421,35 @@ func TestCostsByHand(t *testing.T) {
 	units := func(session string) []unitJSON {
 		r := sessionls(t, "budget", "--format", "json", "--max-chars", "1000000", sessionPath(session))
 		var bj budgetJSON
-		require.NoError(t, json.Unmarshal([]byte(r.stdout), &bj), r.stderr)
+		if err := json.Unmarshal([]byte(r.stdout), &bj); err != nil {
+			t.Fatalf("%v: json.Unmarshal([]byte(r.stdout), &bj): %v", r.stderr, err)
+		}
 		return bj.Units
 	}
 	clean := units("clean")
 	// {"role":"user","content":"List the files in the repo and summarize the README."} + 1
-	assert.Equal(t, unitJSON{1, 1, 1, 81, nil}, clean[0])
+	if want := (unitJSON{1, 1, 1, 81, nil}); !reflect.DeepEqual(clean[0], want) {
+		t.Errorf("clean[0] = %+v, want %+v", clean[0], want)
+	}
 	// Lines 4-5: the README result holds «», a tab escape and 🎉 (2 UTF-16 units).
-	assert.Equal(t, unitJSON{4, 5, 2, 247, nil}, clean[2])
+	if want := (unitJSON{4, 5, 2, 247, nil}); !reflect.DeepEqual(clean[2], want) {
+		t.Errorf("clean[2] = %+v, want %+v", clean[2], want)
+	}
 	// {"role":"user","content":"Great, thanks."} + 1
-	assert.Equal(t, unitJSON{7, 7, 1, 43, nil}, clean[4])
+	if want := (unitJSON{7, 7, 1, 43, nil}); !reflect.DeepEqual(clean[4], want) {
+		t.Errorf("clean[4] = %+v, want %+v", clean[4], want)
+	}
 	u := units("units")
 	// Line 16 re-serialized: \u2028 stays literal (1), the surrogate pair is 2
 	// units, \u0001 stays escaped (6).
-	assert.Equal(t, unitJSON{16, 16, 1, 53, nil}, u[len(u)-1])
+	if want, got := (unitJSON{16, 16, 1, 53, nil}), u[len(u)-1]; !reflect.DeepEqual(got, want) {
+		t.Errorf("u[len(u)-1] = %+v, want %+v", got, want)
+	}
 	crlf := units("crlf_ok")
 	// The CR before each LF is JSON whitespace: not counted.
-	assert.Equal(t, unitJSON{1, 1, 1, 43, nil}, crlf[0])
+	if want := (unitJSON{1, 1, 1, 43, nil}); !reflect.DeepEqual(crlf[0], want) {
+		t.Errorf("crlf[0] = %+v, want %+v", crlf[0], want)
+	}
 }
 
 // TestCheckVerdictsMatchNodeOracle: the lines check reports as refused
@@ -314,6 +476,8 @@ func TestCheckVerdictsMatchNodeOracle(t *testing.T) {
 				got[f.Line] = code
 			}
 		}
-		assert.Equal(t, want, got, s)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%v: got %+v, want %+v", s, got, want)
+		}
 	}
 }
