@@ -6,11 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"runtime/debug"
 	"slices"
@@ -43,8 +42,12 @@ func TestCheckGolden(t *testing.T) {
 		for _, sc := range sessionCases {
 			t.Run(format+"/"+sc.name, func(t *testing.T) {
 				r := sessionls(t, "check", "--format", format, sessionPath(sc.name))
-				assert.Equal(t, sc.code, r.code, "exit code; stderr: %s", r.stderr)
-				assert.Equal(t, "", r.stderr)
+				if r.code != sc.code {
+					t.Errorf("exit code; stderr: %s: r.code = %v, want %v", r.stderr, r.code, sc.code)
+				}
+				if r.stderr != "" {
+					t.Errorf("r.stderr = %q, want %q", r.stderr, "")
+				}
 				golden(t, "check/"+sc.name+"."+format, r.stdout)
 				if format == formatSARIF {
 					validateSARIF(t, []byte(r.stdout), countFindings(t, sc.name))
@@ -53,7 +56,9 @@ func TestCheckGolden(t *testing.T) {
 		}
 		t.Run(format+"/directory", func(t *testing.T) {
 			r := sessionls(t, "check", "--format", format, "testdata/sessions")
-			assert.Equal(t, 1, r.code, r.stderr)
+			if r.code != 1 {
+				t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 1)
+			}
 			golden(t, "check/sessions-dir."+format, r.stdout)
 		})
 	}
@@ -69,23 +74,35 @@ func checkJSON(t *testing.T, args ...string) []jsonFinding {
 	t.Helper()
 	r := sessionls(t, append([]string{"check", "--format", "json"}, args...)...)
 	var out []jsonFinding
-	require.NoError(t, json.Unmarshal([]byte(r.stdout), &out), "json output: %q, stderr %q", r.stdout, r.stderr)
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("json output: %q, stderr %q: json.Unmarshal([]byte(r.stdout), &out): %v", r.stdout, r.stderr, err)
+	}
 	return out
 }
 
 func TestCheckTextFormatAndSummary(t *testing.T) {
 	atRepoRoot(t)
 	r := sessionls(t, "check", sessionPath("clean"), sessionPath("demo"), sessionPath("units"))
-	assert.Equal(t, 1, r.code)
+	if r.code != 1 {
+		t.Errorf("r.code = %v, want %v", r.code, 1)
+	}
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
-	require.GreaterOrEqual(t, len(lines), 3)
+	if got := len(lines); got < 3 {
+		t.Fatalf("len(lines) = %v, want >= %v", got, 3)
+	}
 	re := regexp.MustCompile(`^testdata/sessions/(demo|units)\.jsonl:\d+:\d+: (error|warning|info)\[[a-z-]+\] (\[(unsafe )?fix\] )?.+$`)
 	for _, l := range lines[:len(lines)-2] {
-		assert.True(t, re.MatchString(l), "finding line %q", l)
+		if !re.MatchString(l) {
+			t.Errorf("finding line %q: re.MatchString(l) is false, want true", l)
+		}
 	}
-	assert.True(t, regexp.MustCompile(`^Found \d+ errors?, \d+ warnings?(, \d+ info)? in 2 of 3 files\.$`).MatchString(lines[len(lines)-2]), "summary %q", lines[len(lines)-2])
+	if !regexp.MustCompile(`^Found \d+ errors?, \d+ warnings?(, \d+ info)? in 2 of 3 files\.$`).MatchString(lines[len(lines)-2]) {
+		t.Errorf("summary %q: regexp.MustCompile(`^Found \\d+ errors?, \\d+ warnings?(, \\d+ info)? in 2 of 3 files\\.$`).MatchString(lines[len(lines)-2]) is false, want true", lines[len(lines)-2])
+	}
 	// demo's truncated line and orphan, units' orphan.
-	assert.Equal(t, "3 fixable with --fix --unsafe-fixes.", lines[len(lines)-1])
+	if got := lines[len(lines)-1]; got != "3 fixable with --fix --unsafe-fixes." {
+		t.Errorf("lines[len(lines)-1] = %q, want %q", got, "3 fixable with --fix --unsafe-fixes.")
+	}
 	// Argument order is kept: every demo line before every units line.
 	lastDemo, firstUnits := -1, len(lines)
 	for i, l := range lines {
@@ -96,11 +113,17 @@ func TestCheckTextFormatAndSummary(t *testing.T) {
 			firstUnits = i
 		}
 	}
-	assert.True(t, lastDemo >= 0 && lastDemo < firstUnits, "output not in argument order:\n%s", r.stdout)
+	if !(lastDemo >= 0 && lastDemo < firstUnits) {
+		t.Errorf("output not in argument order:\n%s: lastDemo >= 0 && lastDemo < firstUnits is false, want true", r.stdout)
+	}
 
 	r = sessionls(t, "check", sessionPath("clean"), sessionPath("crlf_ok"))
-	assert.Equal(t, 0, r.code)
-	assert.Equal(t, "All checks passed (2 files).\n", r.stdout)
+	if r.code != 0 {
+		t.Errorf("r.code = %v, want %v", r.code, 0)
+	}
+	if r.stdout != "All checks passed (2 files).\n" {
+		t.Errorf("r.stdout = %q, want %q", r.stdout, "All checks passed (2 files).\n")
+	}
 }
 
 func TestCheckColor(t *testing.T) {
@@ -113,8 +136,12 @@ func TestCheckColor(t *testing.T) {
 		e, out, errb := testEnv("", map[string]string{"NO_COLOR": tc.noColor})
 		e.stdoutTTY = tc.tty
 		r := runWith(t, e, out, errb, "check", sessionPath("demo"))
-		assert.Equal(t, 1, r.code)
-		assert.Equal(t, tc.want, strings.Contains(r.stdout, "\x1b["), "tty=%v NO_COLOR=%q: %q", tc.tty, tc.noColor, r.stdout)
+		if r.code != 1 {
+			t.Errorf("r.code = %v, want %v", r.code, 1)
+		}
+		if got := strings.Contains(r.stdout, "\x1b["); got != tc.want {
+			t.Errorf(`tty=%v NO_COLOR=%q: %q: strings.Contains(r.stdout, "\x1b[") = %v, want %v`, tc.tty, tc.noColor, r.stdout, got, tc.want)
+		}
 	}
 }
 
@@ -150,11 +177,17 @@ func TestCheckExitCodes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := sessionls(t, tc.args...)
-			assert.Equal(t, tc.code, r.code, "stdout %q stderr %q", r.stdout, r.stderr)
+			if r.code != tc.code {
+				t.Errorf("stdout %q stderr %q: r.code = %v, want %v", r.stdout, r.stderr, r.code, tc.code)
+			}
 			if tc.stderr != "" {
-				assert.Contains(t, r.stderr, tc.stderr)
+				if !strings.Contains(r.stderr, tc.stderr) {
+					t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, tc.stderr)
+				}
 			} else {
-				assert.Equal(t, "", r.stderr)
+				if r.stderr != "" {
+					t.Errorf("r.stderr = %q, want %q", r.stderr, "")
+				}
 			}
 			if tc.code == 2 && r.stdout != "" && !strings.Contains(tc.name, "missing") {
 				t.Errorf("a usage error printed on stdout: %q", r.stdout)
@@ -166,13 +199,25 @@ func TestCheckExitCodes(t *testing.T) {
 func TestCheckBudgetFindings(t *testing.T) {
 	atRepoRoot(t)
 	fs := checkJSON(t, "--budget", "100000", sessionPath("clean"))
-	require.Len(t, fs, 1)
-	assert.Equal(t, analysis.CodeBudgetCutoff, fs[0].Code)
-	assert.Equal(t, "info", fs[0].Severity)
+	if len(fs) != 1 {
+		t.Fatalf("len(fs) = %d, want %d: %+v", len(fs), 1, fs)
+	}
+	if fs[0].Code != analysis.CodeBudgetCutoff {
+		t.Errorf("fs[0].Code = %q, want %q", fs[0].Code, analysis.CodeBudgetCutoff)
+	}
+	if fs[0].Severity != "info" {
+		t.Errorf("fs[0].Severity = %q, want %q", fs[0].Severity, "info")
+	}
 	fs = checkJSON(t, "--budget", "10", sessionPath("clean"))
-	require.Len(t, fs, 1)
-	assert.Equal(t, analysis.CodeBudgetExceeded, fs[0].Code)
-	assert.Equal(t, "error", fs[0].Severity)
+	if len(fs) != 1 {
+		t.Fatalf("len(fs) = %d, want %d: %+v", len(fs), 1, fs)
+	}
+	if fs[0].Code != analysis.CodeBudgetExceeded {
+		t.Errorf("fs[0].Code = %q, want %q", fs[0].Code, analysis.CodeBudgetExceeded)
+	}
+	if fs[0].Severity != "error" {
+		t.Errorf("fs[0].Severity = %q, want %q", fs[0].Severity, "error")
+	}
 }
 
 func TestCheckDisable(t *testing.T) {
@@ -185,32 +230,50 @@ func TestCheckDisable(t *testing.T) {
 			want = append(want, f)
 		}
 	}
-	require.True(t, len(want) < len(all), "units.jsonl should have a swept-message finding: %+v", all)
-	assert.Equal(t, want, some)
+	if !(len(want) < len(all)) {
+		t.Fatalf("units.jsonl should have a swept-message finding: %+v: len(want) < len(all) is false, want true", all)
+	}
+	if !reflect.DeepEqual(some, want) {
+		t.Errorf("some = %+v, want %+v", some, want)
+	}
 }
 
 func TestCheckStdin(t *testing.T) {
 	atRepoRoot(t)
 	data, err := os.ReadFile(sessionPath("demo"))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	fromFile := checkJSON(t, sessionPath("demo"))
 
 	e, out, errb := testEnv(string(data), nil)
 	r := runWith(t, e, out, errb, "check", "--format", "json", "--stdin-filename", "piped/demo.jsonl", "-")
-	assert.Equal(t, 1, r.code, r.stderr)
+	if r.code != 1 {
+		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 1)
+	}
 	var fromStdin []jsonFinding
-	require.NoError(t, json.Unmarshal([]byte(r.stdout), &fromStdin))
-	require.Len(t, fromStdin, len(fromFile))
+	if err := json.Unmarshal([]byte(r.stdout), &fromStdin); err != nil {
+		t.Fatalf("json.Unmarshal([]byte(r.stdout), &fromStdin): %v", err)
+	}
+	if want := len(fromFile); len(fromStdin) != want {
+		t.Fatalf("len(fromStdin) = %d, want %d: %+v", len(fromStdin), want, fromStdin)
+	}
 	for i := range fromFile {
-		assert.Equal(t, "piped/demo.jsonl", fromStdin[i].File)
+		if fromStdin[i].File != "piped/demo.jsonl" {
+			t.Errorf("fromStdin[i].File = %q, want %q", fromStdin[i].File, "piped/demo.jsonl")
+		}
 		fromStdin[i].File = fromFile[i].File
 	}
-	assert.Equal(t, fromFile, fromStdin)
+	if !reflect.DeepEqual(fromStdin, fromFile) {
+		t.Errorf("fromStdin = %+v, want %+v", fromStdin, fromFile)
+	}
 
 	// Without --stdin-filename the file is "-".
 	e, out, errb = testEnv(string(data), nil)
 	r = runWith(t, e, out, errb, "check", "-")
-	assert.True(t, strings.HasPrefix(r.stdout, "-:"), r.stdout)
+	if !strings.HasPrefix(r.stdout, "-:") {
+		t.Errorf(`%v: strings.HasPrefix(r.stdout, "-:") is false, want true`, r.stdout)
+	}
 }
 
 // writeTree creates files (path → content) under a new temporary directory.
@@ -219,8 +282,12 @@ func writeTree(t *testing.T, files map[string]string) string {
 	dir := t.TempDir()
 	for p, c := range files {
 		full := filepath.Join(dir, filepath.FromSlash(p))
-		require.NoError(t, os.MkdirAll(filepath.Dir(full), 0o755))
-		require.NoError(t, os.WriteFile(full, []byte(c), 0o644))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatalf("os.MkdirAll(filepath.Dir(full), 0o755): %v", err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatalf("os.WriteFile(full, []byte(c), 0o644): %v", err)
+		}
 	}
 	return dir
 }
@@ -239,24 +306,42 @@ func TestCheckDirectoryRecursion(t *testing.T) {
 	})
 	t.Chdir(dir)
 	r := sessionls(t, "check", ".")
-	assert.Equal(t, 1, r.code)
-	assert.Equal(t, `a.jsonl:1:1: error[invalid-record] `, r.stdout[:len("a.jsonl:1:1: error[invalid-record] ")])
+	if r.code != 1 {
+		t.Errorf("r.code = %v, want %v", r.code, 1)
+	}
+	if got := r.stdout[:len("a.jsonl:1:1: error[invalid-record] ")]; got != `a.jsonl:1:1: error[invalid-record] ` {
+		t.Errorf(`r.stdout[:len("a.jsonl:1:1: error[invalid-record] ")] = %q, want %q`, got, `a.jsonl:1:1: error[invalid-record] `)
+	}
 	var files []string
 	for _, f := range checkJSON(t, ".") {
 		files = append(files, f.File)
 	}
-	assert.Equal(t, []string{"a.jsonl", "b.jsonl", "sub/a.jsonl", "sub/deeper/c.jsonl"}, files)
-	assert.Contains(t, r.stdout, "in 4 of 5 files.")
+	if want := ([]string{"a.jsonl", "b.jsonl", "sub/a.jsonl", "sub/deeper/c.jsonl"}); !reflect.DeepEqual(files, want) {
+		t.Errorf("files = %+v, want %+v", files, want)
+	}
+	if !strings.Contains(r.stdout, "in 4 of 5 files.") {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "in 4 of 5 files.")
+	}
 	// A file named explicitly is checked whatever its name.
-	assert.Len(t, checkJSON(t, "notes.txt"), 1)
+	if got := len(checkJSON(t, "notes.txt")); got != 1 {
+		t.Errorf(`len(checkJSON(t, "notes.txt")) = %d, want %d`, got, 1)
+	}
 	// The same file twice is checked once.
-	assert.Len(t, checkJSON(t, "a.jsonl", "./a.jsonl", "."), 4)
+	if got := len(checkJSON(t, "a.jsonl", "./a.jsonl", ".")); got != 4 {
+		t.Errorf(`len(checkJSON(t, "a.jsonl", "./a.jsonl", ".")) = %d, want %d`, got, 4)
+	}
 
 	empty := t.TempDir()
 	r = sessionls(t, "check", empty)
-	assert.Equal(t, 0, r.code)
-	assert.Contains(t, r.stderr, "no .jsonl files found")
-	assert.Equal(t, "All checks passed (0 files).\n", r.stdout)
+	if r.code != 0 {
+		t.Errorf("r.code = %v, want %v", r.code, 0)
+	}
+	if !strings.Contains(r.stderr, "no .jsonl files found") {
+		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "no .jsonl files found")
+	}
+	if r.stdout != "All checks passed (0 files).\n" {
+		t.Errorf("r.stdout = %q, want %q", r.stdout, "All checks passed (0 files).\n")
+	}
 }
 
 func TestCheckShards(t *testing.T) {
@@ -270,25 +355,35 @@ func TestCheckShards(t *testing.T) {
 	for _, f := range checkJSON(t, ".") {
 		all[f.File]++
 	}
-	require.Len(t, all, 40)
+	if len(all) != 40 {
+		t.Fatalf("len(all) = %d, want %d: %+v", len(all), 40, all)
+	}
 	for _, n := range []int{1, 2, 3, 7} {
 		seen := map[string]int{}
 		for i := 1; i <= n; i++ {
 			r := sessionls(t, "check", "--format", "json", "--shard", fmt.Sprintf("%d/%d", i, n), ".")
 			var fs []jsonFinding
-			require.NoError(t, json.Unmarshal([]byte(r.stdout), &fs))
+			if err := json.Unmarshal([]byte(r.stdout), &fs); err != nil {
+				t.Fatalf("json.Unmarshal([]byte(r.stdout), &fs): %v", err)
+			}
 			for _, f := range fs {
 				seen[f.File]++
 			}
 		}
-		assert.Equal(t, all, seen, "over %d shards every file appears exactly once", n)
+		if !reflect.DeepEqual(seen, all) {
+			t.Errorf("over %d shards every file appears exactly once: seen = %+v, want %+v", n, seen, all)
+		}
 	}
 	// Adding a file moves no other file between shards.
 	before := shardFiles(t, "2/3")
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "d0", "new.jsonl"), []byte(badLine), 0o644))
+	if err := os.WriteFile(filepath.Join(dir, "d0", "new.jsonl"), []byte(badLine), 0o644); err != nil {
+		t.Fatalf(`os.WriteFile(filepath.Join(dir, "d0", "new.jsonl"), []byte(badLine), 0o644): %v`, err)
+	}
 	after := shardFiles(t, "2/3")
 	after = slices.DeleteFunc(after, func(s string) bool { return s == "d0/new.jsonl" })
-	assert.Equal(t, before, after)
+	if !reflect.DeepEqual(after, before) {
+		t.Errorf("after = %+v, want %+v", after, before)
+	}
 }
 
 func shardFiles(t *testing.T, shard string) []string {
@@ -310,52 +405,92 @@ func TestCheckIOErrors(t *testing.T) {
 	// Root reads files whatever their mode, so unreadable files are made of
 	// things that fail for root too: a dangling symlink, and a link to
 	// /proc/self/mem, whose first page is unmapped (read: EIO).
-	require.NoError(t, os.Symlink("nowhere.jsonl", filepath.Join("data", "b.jsonl")))
+	if err := os.Symlink("nowhere.jsonl", filepath.Join("data", "b.jsonl")); err != nil {
+		t.Fatalf(`os.Symlink("nowhere.jsonl", filepath.Join("data", "b.jsonl")): %v`, err)
+	}
 	if _, err := os.Stat("/proc/self/mem"); err == nil {
-		require.NoError(t, os.Symlink("/proc/self/mem", filepath.Join("data", "m.jsonl")))
+		if err := os.Symlink("/proc/self/mem", filepath.Join("data", "m.jsonl")); err != nil {
+			t.Fatalf(`os.Symlink("/proc/self/mem", filepath.Join("data", "m.jsonl")): %v`, err)
+		}
 	}
 
 	r := sessionls(t, "check", "missing.jsonl", "good.jsonl", "data")
-	assert.Equal(t, 2, r.code, "2 beats 1")
-	assert.Contains(t, r.stderr, "sessionls: cannot read missing.jsonl: no such file or directory\n")
-	assert.Contains(t, r.stderr, "sessionls: cannot read data/b.jsonl: no such file or directory\n")
+	if r.code != 2 {
+		t.Errorf("2 beats 1: r.code = %v, want %v", r.code, 2)
+	}
+	if !strings.Contains(r.stderr, "sessionls: cannot read missing.jsonl: no such file or directory\n") {
+		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "sessionls: cannot read missing.jsonl: no such file or directory\n")
+	}
+	if !strings.Contains(r.stderr, "sessionls: cannot read data/b.jsonl: no such file or directory\n") {
+		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "sessionls: cannot read data/b.jsonl: no such file or directory\n")
+	}
 	if _, err := os.Lstat(filepath.Join("data", "m.jsonl")); err == nil {
 		// EIO on Linux; a hardened kernel may refuse the open instead.
-		assert.Contains(t, r.stderr, "sessionls: cannot read data/m.jsonl: ")
+		if !strings.Contains(r.stderr, "sessionls: cannot read data/m.jsonl: ") {
+			t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "sessionls: cannot read data/m.jsonl: ")
+		}
 	}
 	// The other files are still checked and reported.
-	assert.Contains(t, r.stdout, "data/a.jsonl:1:1: error[invalid-record]")
-	assert.Contains(t, r.stdout, "data/z.jsonl:1:1: error[invalid-record]")
+	if !strings.Contains(r.stdout, "data/a.jsonl:1:1: error[invalid-record]") {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "data/a.jsonl:1:1: error[invalid-record]")
+	}
+	if !strings.Contains(r.stdout, "data/z.jsonl:1:1: error[invalid-record]") {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "data/z.jsonl:1:1: error[invalid-record]")
+	}
 	n := 2
 	if _, err := os.Lstat(filepath.Join("data", "m.jsonl")); err == nil {
 		n = 3
 	}
-	assert.Contains(t, r.stdout, fmt.Sprintf("in 2 of 3 files; %d paths could not be read.\n", n))
-	assert.NotContains(t, r.stderr, "no .jsonl files found")
+	if want := fmt.Sprintf("in 2 of 3 files; %d paths could not be read.\n", n); !strings.Contains(r.stdout, want) {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, want)
+	}
+	if strings.Contains(r.stderr, "no .jsonl files found") {
+		t.Errorf("r.stderr = %q, want it not to contain %q", r.stderr, "no .jsonl files found")
+	}
 
 	// Good file only plus a missing one: still 2, good file's result shown.
 	r = sessionls(t, "check", "--format", "json", "good.jsonl", "missing.jsonl")
-	assert.Equal(t, 2, r.code)
-	assert.Equal(t, "[]\n", r.stdout)
+	if r.code != 2 {
+		t.Errorf("r.code = %v, want %v", r.code, 2)
+	}
+	if r.stdout != "[]\n" {
+		t.Errorf("r.stdout = %q, want %q", r.stdout, "[]\n")
+	}
 
 	// A directory named like a session, given as a file to budget: EISDIR.
-	require.NoError(t, os.Mkdir("dir.jsonl", 0o755))
+	if err := os.Mkdir("dir.jsonl", 0o755); err != nil {
+		t.Fatalf(`os.Mkdir("dir.jsonl", 0o755): %v`, err)
+	}
 	r = sessionls(t, "budget", "--max-chars", "10", "dir.jsonl")
-	assert.Equal(t, 2, r.code)
-	assert.Equal(t, "sessionls: cannot read dir.jsonl: is a directory\n", r.stderr)
+	if r.code != 2 {
+		t.Errorf("r.code = %v, want %v", r.code, 2)
+	}
+	if r.stderr != "sessionls: cannot read dir.jsonl: is a directory\n" {
+		t.Errorf("r.stderr = %q, want %q", r.stderr, "sessionls: cannot read dir.jsonl: is a directory\n")
+	}
 
 	// SARIF records the failure in the invocation.
 	r = sessionls(t, "check", "--format", "sarif", "good.jsonl", "missing.jsonl")
-	assert.Equal(t, 2, r.code)
+	if r.code != 2 {
+		t.Errorf("r.code = %v, want %v", r.code, 2)
+	}
 	log := validateSARIF(t, []byte(r.stdout), 0)
 	inv := log["runs"].([]any)[0].(map[string]any)["invocations"].([]any)[0].(map[string]any)
-	assert.Equal(t, false, inv["executionSuccessful"])
+	if !reflect.DeepEqual(inv["executionSuccessful"], false) {
+		t.Errorf(`inv["executionSuccessful"] = %+v, want %v`, inv["executionSuccessful"], false)
+	}
 
 	if os.Geteuid() != 0 {
-		require.NoError(t, os.WriteFile("locked.jsonl", []byte(badLine), 0o000))
+		if err := os.WriteFile("locked.jsonl", []byte(badLine), 0o000); err != nil {
+			t.Fatalf(`os.WriteFile("locked.jsonl", []byte(badLine), 0o000): %v`, err)
+		}
 		r = sessionls(t, "check", "locked.jsonl", "good.jsonl")
-		assert.Equal(t, 2, r.code)
-		assert.Contains(t, r.stderr, "sessionls: cannot read locked.jsonl: permission denied\n")
+		if r.code != 2 {
+			t.Errorf("r.code = %v, want %v", r.code, 2)
+		}
+		if !strings.Contains(r.stderr, "sessionls: cannot read locked.jsonl: permission denied\n") {
+			t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "sessionls: cannot read locked.jsonl: permission denied\n")
+		}
 	}
 }
 
@@ -366,54 +501,108 @@ func TestCheckHostileInputs(t *testing.T) {
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big.jsonl")
 	f, err := os.Create(big)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	_, err = f.WriteString(`{"role":"user","content":"`)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	chunk := bytes.Repeat([]byte("abcdefgh"), 1<<17) // 1 MiB
 	for range 100 {
 		_, err = f.Write(chunk)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	_, err = f.WriteString("\"}\n{\"role\":\"user\",\"content\":\"after the big line\"}\n")
-	require.NoError(t, err)
-	require.NoError(t, f.Close())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatalf("f.Close(): %v", err)
+	}
 
 	nested := filepath.Join(dir, "nested.jsonl")
-	require.NoError(t, os.WriteFile(nested, append(bytes.Repeat([]byte("["), 100_000), '\n'), 0o644))
+	if err := os.WriteFile(nested, append(bytes.Repeat([]byte("["), 100_000), '\n'), 0o644); err != nil {
+		t.Fatalf(`os.WriteFile(nested, append(bytes.Repeat([]byte("["), 100_000), '\n'), 0o644): %v`, err)
+	}
 	nestedClosed := filepath.Join(dir, "nested_closed.jsonl")
-	require.NoError(t, os.WriteFile(nestedClosed, append(append(bytes.Repeat([]byte("["), 100_000), bytes.Repeat([]byte("]"), 100_000)...), '\n'), 0o644))
+	if err := os.WriteFile(nestedClosed, append(append(bytes.Repeat([]byte("["), 100_000), bytes.Repeat([]byte("]"), 100_000)...), '\n'), 0o644); err != nil {
+		t.Fatalf(`os.WriteFile(nestedClosed, append(append(bytes.Repeat([]byte("["), 100_000), bytes.Repeat([]byte("]"), 100_000)...), '\n'), 0o644): %v`, err)
+	}
 	nul := filepath.Join(dir, "nul.jsonl")
-	require.NoError(t, os.WriteFile(nul, []byte("{\"role\":\"user\",\"content\":\"a\x00b\"}\n\x00\x00\x00\n{\"role\":\"user\",\"content\":\"ok\"}\n"), 0o644))
+	if err := os.WriteFile(nul, []byte("{\"role\":\"user\",\"content\":\"a\x00b\"}\n\x00\x00\x00\n{\"role\":\"user\",\"content\":\"ok\"}\n"), 0o644); err != nil {
+		t.Fatalf(`os.WriteFile(nul, []byte("{\"role\":\"user\",\"content\":\"a\x00b\"}\n\x00\x00\x00\n{\"role\":\"user\",\"content\":\"ok\"}\n"), 0o644): %v`, err)
+	}
 
 	r := sessionls(t, "check", "--format", "json", big, nested, nestedClosed, nul)
-	assert.Equal(t, 1, r.code, r.stderr)
-	assert.Equal(t, "", r.stderr)
+	if r.code != 1 {
+		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 1)
+	}
+	if r.stderr != "" {
+		t.Errorf("r.stderr = %q, want %q", r.stderr, "")
+	}
 	var fs []jsonFinding
-	require.NoError(t, json.Unmarshal([]byte(r.stdout), &fs))
+	if err := json.Unmarshal([]byte(r.stdout), &fs); err != nil {
+		t.Fatalf("json.Unmarshal([]byte(r.stdout), &fs): %v", err)
+	}
 	byFile := map[string][]jsonFinding{}
 	for _, f := range fs {
 		byFile[f.File] = append(byFile[f.File], f)
 	}
-	assert.Empty(t, byFile[big], "the 100 MB line is a valid message")
-	require.Len(t, byFile[nested], 1)
-	assert.Equal(t, analysis.CodeInvalidJSON, byFile[nested][0].Code)
-	require.Len(t, byFile[nestedClosed], 1)
-	assert.Equal(t, analysis.CodeInvalidRecord, byFile[nestedClosed][0].Code, "deep arrays parse; an array is not a record")
-	require.Len(t, byFile[nul], 2)
-	assert.Equal(t, 1, byFile[nul][0].Line)
-	assert.Equal(t, analysis.CodeInvalidJSON, byFile[nul][0].Code)
-	assert.Equal(t, 28, byFile[nul][0].Column, "the NUL inside the string is the offending character")
-	assert.Equal(t, 2, byFile[nul][1].Line)
+	if len(byFile[big]) != 0 {
+		t.Errorf("the 100 MB line is a valid message: byFile[big] = %+v, want empty", byFile[big])
+	}
+	if len(byFile[nested]) != 1 {
+		t.Fatalf("len(byFile[nested]) = %d, want %d: %+v", len(byFile[nested]), 1, byFile[nested])
+	}
+	if byFile[nested][0].Code != analysis.CodeInvalidJSON {
+		t.Errorf("byFile[nested][0].Code = %q, want %q", byFile[nested][0].Code, analysis.CodeInvalidJSON)
+	}
+	if len(byFile[nestedClosed]) != 1 {
+		t.Fatalf("len(byFile[nestedClosed]) = %d, want %d: %+v", len(byFile[nestedClosed]), 1, byFile[nestedClosed])
+	}
+	if byFile[nestedClosed][0].Code != analysis.CodeInvalidRecord {
+		t.Errorf("deep arrays parse; an array is not a record: byFile[nestedClosed][0].Code = %q, want %q", byFile[nestedClosed][0].Code, analysis.CodeInvalidRecord)
+	}
+	if len(byFile[nul]) != 2 {
+		t.Fatalf("len(byFile[nul]) = %d, want %d: %+v", len(byFile[nul]), 2, byFile[nul])
+	}
+	if byFile[nul][0].Line != 1 {
+		t.Errorf("byFile[nul][0].Line = %v, want %v", byFile[nul][0].Line, 1)
+	}
+	if byFile[nul][0].Code != analysis.CodeInvalidJSON {
+		t.Errorf("byFile[nul][0].Code = %q, want %q", byFile[nul][0].Code, analysis.CodeInvalidJSON)
+	}
+	if byFile[nul][0].Column != 28 {
+		t.Errorf("the NUL inside the string is the offending character: byFile[nul][0].Column = %v, want %v", byFile[nul][0].Column, 28)
+	}
+	if byFile[nul][1].Line != 2 {
+		t.Errorf("byFile[nul][1].Line = %v, want %v", byFile[nul][1].Line, 2)
+	}
 
 	// budget reads the big file too: one unit per message.
 	r = sessionls(t, "budget", "--format", "json", "--max-chars", "1000", big)
-	assert.Equal(t, 0, r.code, r.stderr)
+	if r.code != 0 {
+		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
+	}
 	var bj budgetJSON
-	require.NoError(t, json.Unmarshal([]byte(r.stdout), &bj))
-	require.Len(t, bj.Units, 2)
-	assert.Equal(t, int64(len(`{"role":"user","content":""}`)+100<<20+1), bj.Units[0].Chars)
-	require.NotNil(t, bj.Cutoff)
-	assert.Equal(t, 2, bj.Cutoff.FirstKeptLine)
+	if err := json.Unmarshal([]byte(r.stdout), &bj); err != nil {
+		t.Fatalf("json.Unmarshal([]byte(r.stdout), &bj): %v", err)
+	}
+	if len(bj.Units) != 2 {
+		t.Fatalf("len(bj.Units) = %d, want %d: %+v", len(bj.Units), 2, bj.Units)
+	}
+	if want := int64(len(`{"role":"user","content":""}`) + 100<<20 + 1); bj.Units[0].Chars != want {
+		t.Errorf("bj.Units[0].Chars = %v, want %v", bj.Units[0].Chars, want)
+	}
+	if bj.Cutoff == nil {
+		t.Fatal("bj.Cutoff is nil, want non-nil")
+	}
+	if bj.Cutoff.FirstKeptLine != 2 {
+		t.Errorf("bj.Cutoff.FirstKeptLine = %v, want %v", bj.Cutoff.FirstKeptLine, 2)
+	}
 }
 
 func TestCheckMemoryLimit(t *testing.T) {
@@ -430,9 +619,15 @@ func TestCheckMemoryLimit(t *testing.T) {
 			return analysis.AnalyzeReader(ctx, r, o)
 		}
 		r := runWith(t, e, out, errb, "check", sessionPath("clean"))
-		assert.Equal(t, 0, r.code, r.stderr)
-		assert.Equal(t, tc.want, during, "GOMEMLIMIT=%q", tc.gomemlimit)
-		assert.Equal(t, prev, debug.SetMemoryLimit(-1), "the limit is restored after the run")
+		if r.code != 0 {
+			t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
+		}
+		if during != tc.want {
+			t.Errorf("GOMEMLIMIT=%q: during = %v, want %v", tc.gomemlimit, during, tc.want)
+		}
+		if got := debug.SetMemoryLimit(-1); got != prev {
+			t.Errorf("the limit is restored after the run: debug.SetMemoryLimit(-1) = %v, want %v", got, prev)
+		}
 	}
 }
 
@@ -449,9 +644,15 @@ func TestInternalErrorsBecomeExit2(t *testing.T) {
 		e, out, errb := testEnv("", nil)
 		e.analyze = boom
 		r := runWith(t, e, out, errb, args...)
-		assert.Equal(t, 2, r.code, "%v", args)
-		assert.Contains(t, r.stderr, "internal error")
-		assert.Contains(t, r.stderr, "engine bug")
+		if r.code != 2 {
+			t.Errorf("%v: r.code = %v, want %v", args, r.code, 2)
+		}
+		if !strings.Contains(r.stderr, "internal error") {
+			t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "internal error")
+		}
+		if !strings.Contains(r.stderr, "engine bug") {
+			t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "engine bug")
+		}
 	}
 	// A failing read (not a panic) is an I/O error naming the file.
 	e, out, errb := testEnv("", nil)
@@ -459,26 +660,48 @@ func TestInternalErrorsBecomeExit2(t *testing.T) {
 		return nil, &os.PathError{Op: "read", Path: "x", Err: errors.New("device unplugged")}
 	}
 	r := runWith(t, e, out, errb, "check", sessionPath("clean"))
-	assert.Equal(t, 2, r.code)
-	assert.Equal(t, "sessionls: cannot read testdata/sessions/clean.jsonl: device unplugged\n", r.stderr)
+	if r.code != 2 {
+		t.Errorf("r.code = %v, want %v", r.code, 2)
+	}
+	if r.stderr != "sessionls: cannot read testdata/sessions/clean.jsonl: device unplugged\n" {
+		t.Errorf("r.stderr = %q, want %q", r.stderr, "sessionls: cannot read testdata/sessions/clean.jsonl: device unplugged\n")
+	}
 }
 
 func TestVersionAndHelp(t *testing.T) {
 	r := sessionls(t, "version")
-	assert.Equal(t, 0, r.code)
-	assert.True(t, regexp.MustCompile(`^sessionls 0\.0\.0-test \(go1\.test [a-z0-9]+/[a-z0-9]+\)\n$`).MatchString(r.stdout), r.stdout)
+	if r.code != 0 {
+		t.Errorf("r.code = %v, want %v", r.code, 0)
+	}
+	if !regexp.MustCompile(`^sessionls 0\.0\.0-test \(go1\.test [a-z0-9]+/[a-z0-9]+\)\n$`).MatchString(r.stdout) {
+		t.Errorf("%v: regexp.MustCompile(`^sessionls 0\\.0\\.0-test \\(go1\\.test [a-z0-9]+/[a-z0-9]+\\)\\n$`).MatchString(r.stdout) is false, want true", r.stdout)
+	}
 	r2 := sessionls(t, "--version")
-	assert.Equal(t, 0, r2.code)
-	assert.Equal(t, r.stdout, r2.stdout)
+	if r2.code != 0 {
+		t.Errorf("r2.code = %v, want %v", r2.code, 0)
+	}
+	if r2.stdout != r.stdout {
+		t.Errorf("r2.stdout = %q, want %q", r2.stdout, r.stdout)
+	}
 	for _, cmd := range []string{"check", "budget", "trim", "version", "serve"} {
 		r := sessionls(t, cmd, "--help")
-		assert.Equal(t, 0, r.code, cmd)
-		assert.Contains(t, r.stdout, "Examples:", cmd)
-		assert.Contains(t, r.stdout, "sessionls "+cmd, cmd)
+		if r.code != 0 {
+			t.Errorf("%v: r.code = %v, want %v", cmd, r.code, 0)
+		}
+		if !strings.Contains(r.stdout, "Examples:") {
+			t.Errorf("%v: r.stdout = %q, want it to contain %q", cmd, r.stdout, "Examples:")
+		}
+		if want := "sessionls " + cmd; !strings.Contains(r.stdout, want) {
+			t.Errorf("%v: r.stdout = %q, want it to contain %q", cmd, r.stdout, want)
+		}
 	}
 	r = sessionls(t, "serve", "--log-level", "loud")
-	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, "invalid --log-level")
+	if r.code != 2 {
+		t.Errorf("r.code = %v, want %v", r.code, 2)
+	}
+	if !strings.Contains(r.stderr, "invalid --log-level") {
+		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "invalid --log-level")
+	}
 }
 
 func TestCheckInterrupted(t *testing.T) {
@@ -490,9 +713,15 @@ func TestCheckInterrupted(t *testing.T) {
 		return analysis.AnalyzeReader(c, r, o)
 	}
 	code := run(ctx, e, []string{"check", "testdata/sessions"})
-	assert.Equal(t, 2, code)
-	assert.Equal(t, "sessionls: interrupted\n", errb.String())
-	assert.NotContains(t, out.String(), "All checks passed")
+	if code != 2 {
+		t.Errorf("code = %v, want %v", code, 2)
+	}
+	if got := errb.String(); got != "sessionls: interrupted\n" {
+		t.Errorf("errb.String() = %q, want %q", got, "sessionls: interrupted\n")
+	}
+	if got := out.String(); strings.Contains(got, "All checks passed") {
+		t.Errorf("out.String() = %q, want it not to contain %q", got, "All checks passed")
+	}
 
 	e, out, errb = testEnv("", nil)
 	ctx, cancel = context.WithCancel(context.Background())
@@ -501,8 +730,14 @@ func TestCheckInterrupted(t *testing.T) {
 		return analysis.AnalyzeReader(c, r, o)
 	}
 	code = run(ctx, e, []string{"check", "--format", "json", "testdata/sessions"})
-	assert.Equal(t, 2, code)
+	if code != 2 {
+		t.Errorf("code = %v, want %v", code, 2)
+	}
 	var fs []jsonFinding
-	assert.NoError(t, json.Unmarshal(out.Bytes(), &fs), "an interrupted json run is still one array: %q", out.String())
-	assert.Equal(t, "sessionls: interrupted\n", errb.String(), "the json run says it was interrupted on stderr")
+	if err := json.Unmarshal(out.Bytes(), &fs); err != nil {
+		t.Errorf("an interrupted json run is still one array: %q: json.Unmarshal(out.Bytes(), &fs): %v", out.String(), err)
+	}
+	if got := errb.String(); got != "sessionls: interrupted\n" {
+		t.Errorf("the json run says it was interrupted on stderr: errb.String() = %q, want %q", got, "sessionls: interrupted\n")
+	}
 }
