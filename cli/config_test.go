@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/sessionls/sessionls/analysis"
 )
@@ -20,7 +20,9 @@ func configTree(t *testing.T) {
 	t.Helper()
 	read := func(name string) string {
 		b, err := os.ReadFile(filepath.Join("..", "testdata", "sessions", name+".jsonl"))
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		return string(b)
 	}
 	clean, units, demo := read("clean"), read("units"), read("demo")
@@ -53,8 +55,12 @@ strict = false
 	root := t.TempDir()
 	for name, body := range files {
 		p := filepath.Join(root, filepath.FromSlash(name))
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatalf("os.MkdirAll(filepath.Dir(p), 0o755): %v", err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatalf("os.WriteFile(p, []byte(body), 0o644): %v", err)
+		}
 	}
 	t.Chdir(root)
 }
@@ -64,7 +70,9 @@ func findingsByFile(t *testing.T, args ...string) (map[string][]string, result) 
 	t.Helper()
 	r := sessionls(t, append([]string{"check", "--format", "json"}, args...)...)
 	var fs []jsonFinding
-	require.NoError(t, json.Unmarshal([]byte(r.stdout), &fs), "stdout %q stderr %q", r.stdout, r.stderr)
+	if err := json.Unmarshal([]byte(r.stdout), &fs); err != nil {
+		t.Fatalf("stdout %q stderr %q: json.Unmarshal([]byte(r.stdout), &fs): %v", r.stdout, r.stderr, err)
+	}
 	m := map[string][]string{}
 	for _, f := range fs {
 		m[filepath.ToSlash(f.File)] = append(m[filepath.ToSlash(f.File)], f.Code)
@@ -93,31 +101,57 @@ func TestCheckReadsConfiguration(t *testing.T) {
 	// 10 under tight/ (.sessionls.toml beats sessionls.toml); drafts/ is
 	// excluded from the search; strict/ fails on warnings by an override,
 	// except lenient.jsonl by a later one.
-	assert.Equal(t, []string{analysis.CodeBudgetCutoff}, m["clean.jsonl"])
-	assert.Equal(t, []string{analysis.CodeBudgetExceeded}, m["tight/clean.jsonl"])
-	assert.NotContains(t, m, "drafts/broken.jsonl")
-	assert.Contains(t, m["strict/units.jsonl"], analysis.CodeOrphanToolResult)
-	assert.Equal(t, 1, r.code, "stderr %q", r.stderr)
-	assert.Equal(t, "", r.stderr)
+	if want := ([]string{analysis.CodeBudgetCutoff}); !reflect.DeepEqual(m["clean.jsonl"], want) {
+		t.Errorf(`m["clean.jsonl"] = %+v, want %+v`, m["clean.jsonl"], want)
+	}
+	if want := ([]string{analysis.CodeBudgetExceeded}); !reflect.DeepEqual(m["tight/clean.jsonl"], want) {
+		t.Errorf(`m["tight/clean.jsonl"] = %+v, want %+v`, m["tight/clean.jsonl"], want)
+	}
+	if _, ok := m["drafts/broken.jsonl"]; ok {
+		t.Errorf("m = %+v, want it without the key %q", m, "drafts/broken.jsonl")
+	}
+	if !slices.Contains(m["strict/units.jsonl"], analysis.CodeOrphanToolResult) {
+		t.Errorf(`m["strict/units.jsonl"] = %+v, want it to contain %q`, m["strict/units.jsonl"], analysis.CodeOrphanToolResult)
+	}
+	if r.code != 1 {
+		t.Errorf("stderr %q: r.code = %v, want %v", r.stderr, r.code, 1)
+	}
+	if r.stderr != "" {
+		t.Errorf("r.stderr = %q, want %q", r.stderr, "")
+	}
 
 	// Strictness per file: lenient.jsonl's warnings alone do not fail.
 	r = sessionls(t, "check", "strict/lenient.jsonl")
-	assert.Equal(t, 0, r.code, "stderr %q", r.stderr)
+	if r.code != 0 {
+		t.Errorf("stderr %q: r.code = %v, want %v", r.stderr, r.code, 0)
+	}
 	r = sessionls(t, "check", "strict/units.jsonl")
-	assert.Equal(t, 1, r.code, "stderr %q", r.stderr)
+	if r.code != 1 {
+		t.Errorf("stderr %q: r.code = %v, want %v", r.stderr, r.code, 1)
+	}
 	// A flag overrides the configuration, overrides included.
 	r = sessionls(t, "check", "--strict=false", "strict/units.jsonl")
-	assert.Equal(t, 0, r.code, "stderr %q", r.stderr)
+	if r.code != 0 {
+		t.Errorf("stderr %q: r.code = %v, want %v", r.stderr, r.code, 0)
+	}
 	m, r = findingsByFile(t, "--budget", "100000", "tight/clean.jsonl")
-	assert.Equal(t, []string{analysis.CodeBudgetCutoff}, m["tight/clean.jsonl"])
-	assert.Equal(t, 0, r.code)
+	if want := ([]string{analysis.CodeBudgetCutoff}); !reflect.DeepEqual(m["tight/clean.jsonl"], want) {
+		t.Errorf(`m["tight/clean.jsonl"] = %+v, want %+v`, m["tight/clean.jsonl"], want)
+	}
+	if r.code != 0 {
+		t.Errorf("r.code = %v, want %v", r.code, 0)
+	}
 	m, _ = findingsByFile(t, "--disable", "budget-cutoff", "clean.jsonl")
-	assert.Empty(t, m["clean.jsonl"])
+	if len(m["clean.jsonl"]) != 0 {
+		t.Errorf(`m["clean.jsonl"] = %+v, want empty`, m["clean.jsonl"])
+	}
 
 	// stdin takes the settings of its --stdin-filename, or of the current
 	// directory.
 	data, err := os.ReadFile("clean.jsonl")
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -127,21 +161,35 @@ func TestCheckReadsConfiguration(t *testing.T) {
 	} {
 		e, out, errb := testEnv(string(data), nil)
 		r := runWith(t, e, out, errb, append([]string{"check", "--format", "json"}, tc.args...)...)
-		assert.Contains(t, r.stdout, `"code":"`+tc.want+`"`, "%v: stderr %q", tc.args, r.stderr)
+		if want2 := `"code":"` + tc.want + `"`; !strings.Contains(r.stdout, want2) {
+			t.Errorf("%v: stderr %q: r.stdout = %q, want it to contain %q", tc.args, r.stderr, r.stdout, want2)
+		}
 	}
 
 	// A file named on the command line is checked even when excluded.
 	m, r = findingsByFile(t, "drafts/broken.jsonl")
-	assert.NotEmpty(t, m["drafts/broken.jsonl"])
-	assert.Equal(t, 1, r.code)
+	if len(m["drafts/broken.jsonl"]) == 0 {
+		t.Error(`m["drafts/broken.jsonl"] is empty, want some`)
+	}
+	if r.code != 1 {
+		t.Errorf("r.code = %v, want %v", r.code, 1)
+	}
 
 	// Searching the whole tree reports the bad configuration (once) and
 	// checks the rest.
 	r = sessionls(t, "check", ".")
-	assert.Equal(t, 2, r.code)
-	assert.Equal(t, 1, strings.Count(r.stderr, `bad/sessionls.toml:1:1: unknown key "budgte" (did you mean "budget"?)`), r.stderr)
-	assert.Equal(t, 1, strings.Count(r.stderr, `bad/sessionls.toml:2:10: strict: want true or false, got "yes"`), r.stderr)
-	assert.Contains(t, r.stdout, "tight/clean.jsonl")
+	if r.code != 2 {
+		t.Errorf("r.code = %v, want %v", r.code, 2)
+	}
+	if got := strings.Count(r.stderr, `bad/sessionls.toml:1:1: unknown key "budgte" (did you mean "budget"?)`); got != 1 {
+		t.Errorf("%v: strings.Count(r.stderr, `bad/sessionls.toml:1:1: unknown key \"budgte\" (did you mean \"budget\"?)`) = %v, want %v", r.stderr, got, 1)
+	}
+	if got := strings.Count(r.stderr, `bad/sessionls.toml:2:10: strict: want true or false, got "yes"`); got != 1 {
+		t.Errorf("%v: strings.Count(r.stderr, `bad/sessionls.toml:2:10: strict: want true or false, got \"yes\"`) = %v, want %v", r.stderr, got, 1)
+	}
+	if !strings.Contains(r.stdout, "tight/clean.jsonl") {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "tight/clean.jsonl")
+	}
 }
 
 func TestCheckIsolatedAndExplicitConfig(t *testing.T) {
@@ -149,113 +197,237 @@ func TestCheckIsolatedAndExplicitConfig(t *testing.T) {
 	// --isolated: no configuration at all, so drafts/ is searched, no
 	// budget applies and the bad file is not read.
 	m, r := findingsByFile(t, "--isolated", ".")
-	assert.Contains(t, m, "drafts/broken.jsonl")
-	assert.NotContains(t, m["clean.jsonl"], analysis.CodeBudgetCutoff)
-	assert.Equal(t, 1, r.code)
-	assert.Equal(t, "", r.stderr)
+	if _, ok := m["drafts/broken.jsonl"]; !ok {
+		t.Errorf("m = %+v, want it to hold the key %q", m, "drafts/broken.jsonl")
+	}
+	if slices.Contains(m["clean.jsonl"], analysis.CodeBudgetCutoff) {
+		t.Errorf(`m["clean.jsonl"] = %+v, want it not to contain %q`, m["clean.jsonl"], analysis.CodeBudgetCutoff)
+	}
+	if r.code != 1 {
+		t.Errorf("r.code = %v, want %v", r.code, 1)
+	}
+	if r.stderr != "" {
+		t.Errorf("r.stderr = %q, want %q", r.stderr, "")
+	}
 
 	// --config: one file for every path, its globs relative to the
 	// current directory; the bad file under bad/ is not read.
 	m, r = findingsByFile(t, "--config", "other.toml", "clean.jsonl", "bad", "strict/units.jsonl")
-	assert.Empty(t, m["clean.jsonl"], "budget-exceeded is disabled by other.toml")
-	assert.Empty(t, m["bad/one.jsonl"])
-	assert.Equal(t, 1, r.code, "strict/units.jsonl has warnings and other.toml's override makes them fail")
-	assert.Equal(t, "", r.stderr)
+	if len(m["clean.jsonl"]) != 0 {
+		t.Errorf(`budget-exceeded is disabled by other.toml: m["clean.jsonl"] = %+v, want empty`, m["clean.jsonl"])
+	}
+	if len(m["bad/one.jsonl"]) != 0 {
+		t.Errorf(`m["bad/one.jsonl"] = %+v, want empty`, m["bad/one.jsonl"])
+	}
+	if r.code != 1 {
+		t.Errorf("strict/units.jsonl has warnings and other.toml's override makes them fail: r.code = %v, want %v", r.code, 1)
+	}
+	if r.stderr != "" {
+		t.Errorf("r.stderr = %q, want %q", r.stderr, "")
+	}
 
 	r = sessionls(t, "check", "--config", "nope.toml", "clean.jsonl")
-	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, "sessionls: cannot read configuration nope.toml: no such file or directory")
+	if r.code != 2 {
+		t.Errorf("r.code = %v, want %v", r.code, 2)
+	}
+	if !strings.Contains(r.stderr, "sessionls: cannot read configuration nope.toml: no such file or directory") {
+		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "sessionls: cannot read configuration nope.toml: no such file or directory")
+	}
 	r = sessionls(t, "check", "--config", "bad/sessionls.toml", "clean.jsonl")
-	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, "sessionls: bad/sessionls.toml:1:1: unknown key")
-	assert.Equal(t, "", r.stdout)
+	if r.code != 2 {
+		t.Errorf("r.code = %v, want %v", r.code, 2)
+	}
+	if !strings.Contains(r.stderr, "sessionls: bad/sessionls.toml:1:1: unknown key") {
+		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "sessionls: bad/sessionls.toml:1:1: unknown key")
+	}
+	if r.stdout != "" {
+		t.Errorf("r.stdout = %q, want %q", r.stdout, "")
+	}
 }
 
 func TestBudgetAndTrimReadConfiguration(t *testing.T) {
 	configTree(t)
 	r := sessionls(t, "budget", "--format", "json", "clean.jsonl")
-	require.Equal(t, 0, r.code, "stderr %q", r.stderr)
+	if r.code != 0 {
+		t.Fatalf("stderr %q: r.code = %v, want %v", r.stderr, r.code, 0)
+	}
 	var j budgetJSON
-	require.NoError(t, json.Unmarshal([]byte(r.stdout), &j))
-	assert.Equal(t, int64(100000), j.Budget)
+	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil {
+		t.Fatalf("json.Unmarshal([]byte(r.stdout), &j): %v", err)
+	}
+	if want := int64(100000); j.Budget != want {
+		t.Errorf("j.Budget = %v, want %v", j.Budget, want)
+	}
 
 	r = sessionls(t, "budget", "--format", "json", "--max-chars", "5000", "clean.jsonl")
-	require.NoError(t, json.Unmarshal([]byte(r.stdout), &j))
-	assert.Equal(t, int64(5000), j.Budget)
+	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil {
+		t.Fatalf("json.Unmarshal([]byte(r.stdout), &j): %v", err)
+	}
+	if want := int64(5000); j.Budget != want {
+		t.Errorf("j.Budget = %v, want %v", j.Budget, want)
+	}
 
 	// No budget anywhere: budget shows the units and cuts nothing; trim
 	// needs one.
 	r = sessionls(t, "budget", "--isolated", "--format", "json", "clean.jsonl")
-	assert.Equal(t, 0, r.code, r.stderr)
-	require.NoError(t, json.Unmarshal([]byte(r.stdout), &j))
-	assert.Equal(t, int64(0), j.Budget)
-	assert.Nil(t, j.Cutoff)
-	assert.NotEmpty(t, j.Units)
+	if r.code != 0 {
+		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil {
+		t.Fatalf("json.Unmarshal([]byte(r.stdout), &j): %v", err)
+	}
+	if want := int64(0); j.Budget != want {
+		t.Errorf("j.Budget = %v, want %v", j.Budget, want)
+	}
+	if j.Cutoff != nil {
+		t.Errorf("j.Cutoff = %+v, want nil", j.Cutoff)
+	}
+	if len(j.Units) == 0 {
+		t.Error("j.Units is empty, want some")
+	}
 	r = sessionls(t, "trim", "--isolated", "clean.jsonl")
-	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, "--budget or --max-tokens is required (no budget or max-tokens in a sessionls.toml for clean.jsonl)")
+	if r.code != 2 {
+		t.Errorf("r.code = %v, want %v", r.code, 2)
+	}
+	if !strings.Contains(r.stderr, "--budget or --max-tokens is required (no budget or max-tokens in a sessionls.toml for clean.jsonl)") {
+		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "--budget or --max-tokens is required (no budget or max-tokens in a sessionls.toml for clean.jsonl)")
+	}
 
 	r = sessionls(t, "budget", "bad/one.jsonl")
-	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, "sessionls: bad/sessionls.toml:1:1: unknown key")
+	if r.code != 2 {
+		t.Errorf("r.code = %v, want %v", r.code, 2)
+	}
+	if !strings.Contains(r.stderr, "sessionls: bad/sessionls.toml:1:1: unknown key") {
+		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "sessionls: bad/sessionls.toml:1:1: unknown key")
+	}
 
 	// tight/: budget 10, for which trimContext throws.
 	r = sessionls(t, "trim", "tight/clean.jsonl")
-	assert.Equal(t, 1, r.code)
-	assert.Contains(t, r.stderr, "cannot trim tight/clean.jsonl")
+	if r.code != 1 {
+		t.Errorf("r.code = %v, want %v", r.code, 1)
+	}
+	if !strings.Contains(r.stderr, "cannot trim tight/clean.jsonl") {
+		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "cannot trim tight/clean.jsonl")
+	}
 	r = sessionls(t, "trim", "clean.jsonl")
-	assert.Equal(t, 0, r.code, "stderr %q", r.stderr)
+	if r.code != 0 {
+		t.Errorf("stderr %q: r.code = %v, want %v", r.stderr, r.code, 0)
+	}
 	want, err := os.ReadFile("clean.jsonl")
-	require.NoError(t, err)
-	assert.Equal(t, string(want), r.stdout, "the whole file fits in 100000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if expected := string(want); r.stdout != expected {
+		t.Errorf("the whole file fits in 100000: r.stdout = %q, want %q", r.stdout, expected)
+	}
 }
 
 func TestConfigCommand(t *testing.T) {
 	configTree(t)
 	r := sessionls(t, "config", "strict/units.jsonl")
-	require.Equal(t, 0, r.code, "stderr %q", r.stderr)
-	assert.Contains(t, r.stdout, "# configuration: sessionls.toml\n")
-	assert.Regexp(t, `budget = 100000 +# sessionls.toml:1:1\n`, r.stdout)
-	assert.Regexp(t, `strict = true +# sessionls.toml:6:1 \(\[\[overrides\]\] #1\)\n`, r.stdout)
-	assert.Regexp(t, `tokenizer = "o200k_base" +# default\n`, r.stdout)
-	assert.Regexp(t, `# max-tokens: none +# default\n`, r.stdout)
-	assert.Contains(t, r.stdout, "# a session file")
+	if r.code != 0 {
+		t.Fatalf("stderr %q: r.code = %v, want %v", r.stderr, r.code, 0)
+	}
+	if !strings.Contains(r.stdout, "# configuration: sessionls.toml\n") {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "# configuration: sessionls.toml\n")
+	}
+	if !regexp.MustCompile(`budget = 100000 +# sessionls.toml:1:1\n`).MatchString(r.stdout) {
+		t.Errorf("r.stdout = %q, want a match for %q", r.stdout, `budget = 100000 +# sessionls.toml:1:1\n`)
+	}
+	if !regexp.MustCompile(`strict = true +# sessionls.toml:6:1 \(\[\[overrides\]\] #1\)\n`).MatchString(r.stdout) {
+		t.Errorf("r.stdout = %q, want a match for %q", r.stdout, `strict = true +# sessionls.toml:6:1 \(\[\[overrides\]\] #1\)\n`)
+	}
+	if !regexp.MustCompile(`tokenizer = "o200k_base" +# default\n`).MatchString(r.stdout) {
+		t.Errorf("r.stdout = %q, want a match for %q", r.stdout, `tokenizer = "o200k_base" +# default\n`)
+	}
+	if !regexp.MustCompile(`# max-tokens: none +# default\n`).MatchString(r.stdout) {
+		t.Errorf("r.stdout = %q, want a match for %q", r.stdout, `# max-tokens: none +# default\n`)
+	}
+	if !strings.Contains(r.stdout, "# a session file") {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "# a session file")
+	}
 
 	r = sessionls(t, "config", "--format", "json", "--budget", "7", "strict/lenient.jsonl")
-	require.Equal(t, 0, r.code, "stderr %q", r.stderr)
+	if r.code != 0 {
+		t.Fatalf("stderr %q: r.code = %v, want %v", r.stderr, r.code, 0)
+	}
 	var j configJSON
-	require.NoError(t, json.Unmarshal([]byte(r.stdout), &j))
-	require.NotNil(t, j.Config)
-	assert.Equal(t, "sessionls.toml", *j.Config)
-	assert.True(t, j.SessionFile)
-	assert.Equal(t, false, j.Settings["strict"].Value)
-	assert.Equal(t, 2, j.Settings["strict"].Override)
-	assert.Equal(t, 10, j.Settings["strict"].Line)
-	assert.Equal(t, float64(7), j.Settings["budget"].Value)
-	assert.Equal(t, "flag --budget", j.Settings["budget"].Source)
-	assert.Equal(t, "flag", j.Settings["budget"].Kind)
-	assert.Nil(t, j.Settings["max-tokens"].Value)
-	assert.Equal(t, "default", j.Settings["max-tokens"].Kind)
+	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil {
+		t.Fatalf("json.Unmarshal([]byte(r.stdout), &j): %v", err)
+	}
+	if j.Config == nil {
+		t.Fatal("j.Config is nil, want non-nil")
+	}
+	if *j.Config != "sessionls.toml" {
+		t.Errorf("*j.Config = %q, want %q", *j.Config, "sessionls.toml")
+	}
+	if !j.SessionFile {
+		t.Error("j.SessionFile is false, want true")
+	}
+	if !reflect.DeepEqual(j.Settings["strict"].Value, false) {
+		t.Errorf(`j.Settings["strict"].Value = %+v, want %v`, j.Settings["strict"].Value, false)
+	}
+	if j.Settings["strict"].Override != 2 {
+		t.Errorf(`j.Settings["strict"].Override = %v, want %v`, j.Settings["strict"].Override, 2)
+	}
+	if j.Settings["strict"].Line != 10 {
+		t.Errorf(`j.Settings["strict"].Line = %v, want %v`, j.Settings["strict"].Line, 10)
+	}
+	if want := float64(7); !reflect.DeepEqual(j.Settings["budget"].Value, want) {
+		t.Errorf(`j.Settings["budget"].Value = %+v, want %v`, j.Settings["budget"].Value, want)
+	}
+	if j.Settings["budget"].Source != "flag --budget" {
+		t.Errorf(`j.Settings["budget"].Source = %q, want %q`, j.Settings["budget"].Source, "flag --budget")
+	}
+	if j.Settings["budget"].Kind != "flag" {
+		t.Errorf(`j.Settings["budget"].Kind = %q, want %q`, j.Settings["budget"].Kind, "flag")
+	}
+	if j.Settings["max-tokens"].Value != nil {
+		t.Errorf(`j.Settings["max-tokens"].Value = %+v, want nil`, j.Settings["max-tokens"].Value)
+	}
+	if j.Settings["max-tokens"].Kind != "default" {
+		t.Errorf(`j.Settings["max-tokens"].Kind = %q, want %q`, j.Settings["max-tokens"].Kind, "default")
+	}
 
 	r = sessionls(t, "config", "tight")
-	require.Equal(t, 0, r.code)
-	assert.Contains(t, r.stdout, "# settings for files in tight\n")
-	assert.Contains(t, r.stdout, "# configuration: "+filepath.Join("tight", ".sessionls.toml")+"\n")
+	if r.code != 0 {
+		t.Fatalf("r.code = %v, want %v", r.code, 0)
+	}
+	if !strings.Contains(r.stdout, "# settings for files in tight\n") {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "# settings for files in tight\n")
+	}
+	if want := "# configuration: " + filepath.Join("tight", ".sessionls.toml") + "\n"; !strings.Contains(r.stdout, want) {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, want)
+	}
 
 	r = sessionls(t, "config", "drafts/broken.jsonl")
-	assert.Contains(t, r.stdout, "# not a session file")
+	if !strings.Contains(r.stdout, "# not a session file") {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "# not a session file")
+	}
 
 	r = sessionls(t, "config", "--isolated", "clean.jsonl")
-	assert.Contains(t, r.stdout, "# configuration: none\n")
-	assert.Regexp(t, `# budget: none +# default\n`, r.stdout)
+	if !strings.Contains(r.stdout, "# configuration: none\n") {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "# configuration: none\n")
+	}
+	if !regexp.MustCompile(`# budget: none +# default\n`).MatchString(r.stdout) {
+		t.Errorf("r.stdout = %q, want a match for %q", r.stdout, `# budget: none +# default\n`)
+	}
 
 	r = sessionls(t, "config", "bad/one.jsonl")
-	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, `sessionls: bad/sessionls.toml:1:1: unknown key "budgte" (did you mean "budget"?)`)
-	assert.Equal(t, "", r.stdout)
+	if r.code != 2 {
+		t.Errorf("r.code = %v, want %v", r.code, 2)
+	}
+	if !strings.Contains(r.stderr, `sessionls: bad/sessionls.toml:1:1: unknown key "budgte" (did you mean "budget"?)`) {
+		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, `sessionls: bad/sessionls.toml:1:1: unknown key "budgte" (did you mean "budget"?)`)
+	}
+	if r.stdout != "" {
+		t.Errorf("r.stdout = %q, want %q", r.stdout, "")
+	}
 
 	r = sessionls(t, "config", "--format", "xml")
-	assert.Equal(t, 2, r.code)
+	if r.code != 2 {
+		t.Errorf("r.code = %v, want %v", r.code, 2)
+	}
 }
 
 // TestBudgetFlagSpellings: --budget is the character budget's one name on
@@ -267,29 +439,57 @@ func TestBudgetFlagSpellings(t *testing.T) {
 	var j budgetJSON
 	for _, flag := range []string{"--budget", "--max-chars"} {
 		r := sessionls(t, "budget", "--isolated", "--format", "json", flag, "321", "clean.jsonl")
-		require.Equal(t, 0, r.code, "%s: stderr %q", flag, r.stderr)
-		require.NoError(t, json.Unmarshal([]byte(r.stdout), &j))
-		assert.Equal(t, int64(321), j.Budget, flag)
+		if r.code != 0 {
+			t.Fatalf("%s: stderr %q: r.code = %v, want %v", flag, r.stderr, r.code, 0)
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &j); err != nil {
+			t.Fatalf("json.Unmarshal([]byte(r.stdout), &j): %v", err)
+		}
+		if want := int64(321); j.Budget != want {
+			t.Errorf("%v: j.Budget = %v, want %v", flag, j.Budget, want)
+		}
 
 		r = sessionls(t, "config", "--format", "json", flag, "7", "clean.jsonl")
-		require.Equal(t, 0, r.code, "%s: stderr %q", flag, r.stderr)
+		if r.code != 0 {
+			t.Fatalf("%s: stderr %q: r.code = %v, want %v", flag, r.stderr, r.code, 0)
+		}
 		var c configJSON
-		require.NoError(t, json.Unmarshal([]byte(r.stdout), &c))
-		assert.Equal(t, float64(7), c.Settings["budget"].Value, flag)
-		assert.Equal(t, "flag --budget", c.Settings["budget"].Source, flag)
+		if err := json.Unmarshal([]byte(r.stdout), &c); err != nil {
+			t.Fatalf("json.Unmarshal([]byte(r.stdout), &c): %v", err)
+		}
+		if want := float64(7); !reflect.DeepEqual(c.Settings["budget"].Value, want) {
+			t.Errorf(`%v: c.Settings["budget"].Value = %+v, want %v`, flag, c.Settings["budget"].Value, want)
+		}
+		if c.Settings["budget"].Source != "flag --budget" {
+			t.Errorf(`%v: c.Settings["budget"].Source = %q, want %q`, flag, c.Settings["budget"].Source, "flag --budget")
+		}
 
 		r = sessionls(t, "check", "--isolated", flag, "0", "clean.jsonl")
-		assert.Equal(t, 2, r.code, flag)
-		assert.Contains(t, r.stderr, `invalid argument "0" for "`+flag+`" flag`)
+		if r.code != 2 {
+			t.Errorf("%v: r.code = %v, want %v", flag, r.code, 2)
+		}
+		if want := `invalid argument "0" for "` + flag + `" flag`; !strings.Contains(r.stderr, want) {
+			t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, want)
+		}
 
 		r = sessionls(t, "trim", "--isolated", flag, "5", "--max-tokens", "5", "clean.jsonl")
-		assert.Equal(t, 2, r.code, flag)
-		assert.Contains(t, r.stderr, flag+" and --max-tokens cannot be used together")
+		if r.code != 2 {
+			t.Errorf("%v: r.code = %v, want %v", flag, r.code, 2)
+		}
+		if want := flag + " and --max-tokens cannot be used together"; !strings.Contains(r.stderr, want) {
+			t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, want)
+		}
 	}
 	for _, cmd := range []string{"check", "config", "budget", "trim", "map"} {
 		r := sessionls(t, cmd, "--help")
-		require.Equal(t, 0, r.code, cmd)
-		assert.Contains(t, r.stdout, "--budget", cmd)
-		assert.NotContains(t, r.stdout, "--max-chars N", cmd)
+		if r.code != 0 {
+			t.Fatalf("%v: r.code = %v, want %v", cmd, r.code, 0)
+		}
+		if !strings.Contains(r.stdout, "--budget") {
+			t.Errorf("%v: r.stdout = %q, want it to contain %q", cmd, r.stdout, "--budget")
+		}
+		if strings.Contains(r.stdout, "--max-chars N") {
+			t.Errorf("%v: r.stdout = %q, want it not to contain %q", cmd, r.stdout, "--max-chars N")
+		}
 	}
 }
