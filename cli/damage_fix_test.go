@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/fix"
@@ -31,7 +29,9 @@ func TestCheckStreamedFixesOfDamage(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			data := []byte(text)
 			path := filepath.Join(t.TempDir(), "f.jsonl")
-			require.NoError(t, os.WriteFile(path, data, 0o644))
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatalf("os.WriteFile(path, data, 0o644): %v", err)
+			}
 			rep := analysis.Analyze(data, analysis.Options{})
 			want := map[fixKey]string{}
 			for _, f := range fix.Compute(data, rep.Findings) {
@@ -43,9 +43,13 @@ func TestCheckStreamedFixesOfDamage(t *testing.T) {
 					got[fixKey{f.Line, f.Code}] = *f.Fix
 				}
 			}
-			assert.Equal(t, want, got)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("got %+v, want %+v", got, want)
+			}
 			if name == "split" {
-				assert.Equal(t, map[fixKey]string{{2, analysis.CodeSplitRecord}: "safe"}, want, "the join, on the first line only")
+				if expected := (map[fixKey]string{{2, analysis.CodeSplitRecord}: "safe"}); !reflect.DeepEqual(want, expected) {
+					t.Errorf("the join, on the first line only: want = %+v, want %+v", want, expected)
+				}
 			}
 		})
 	}
@@ -64,7 +68,9 @@ func TestCheckCountsFixesOfDamagePastTheCap(t *testing.T) {
 	}
 	data := []byte(b.String())
 	path := filepath.Join(t.TempDir(), "f.jsonl")
-	require.NoError(t, os.WriteFile(path, data, 0o644))
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatalf("os.WriteFile(path, data, 0o644): %v", err)
+	}
 	safe, unsafe := 0, 0
 	for _, f := range fix.Compute(data, analysis.Analyze(data, analysis.Options{}).Findings) {
 		if f.Safety == fix.Safe {
@@ -73,7 +79,11 @@ func TestCheckCountsFixesOfDamagePastTheCap(t *testing.T) {
 			unsafe++
 		}
 	}
-	require.Equal(t, maxListedPerCode+30, safe, "one join per split record")
+	if want := maxListedPerCode + 30; safe != want {
+		t.Fatalf("one join per split record: safe = %v, want %v", safe, want)
+	}
 	r := sessionls(t, "check", path)
-	assert.Contains(t, r.stdout, fmt.Sprintf("%d fixable with --fix (%d more with --fix --unsafe-fixes).", safe, unsafe))
+	if want := fmt.Sprintf("%d fixable with --fix (%d more with --fix --unsafe-fixes).", safe, unsafe); !strings.Contains(r.stdout, want) {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, want)
+	}
 }
