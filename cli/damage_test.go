@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/require"
 
 	nodeoracle "github.com/sessionls/sessionls/internal/randjsonl/oracle"
 )
@@ -64,13 +63,17 @@ func TestDamageCorpusFixes(t *testing.T) {
 	perClass := 2
 	if s := os.Getenv("SESSIONLS_DAMAGE_FILES"); s != "" {
 		n, err := strconv.Atoi(s)
-		require.NoError(t, err, "SESSIONLS_DAMAGE_FILES")
+		if err != nil {
+			t.Fatalf("SESSIONLS_DAMAGE_FILES: %v", err)
+		}
 		perClass = n
 	}
 	seed := damageSeed
 	if s := os.Getenv("SESSIONLS_DAMAGE_SEED"); s != "" {
 		n, err := strconv.Atoi(s)
-		require.NoError(t, err, "SESSIONLS_DAMAGE_SEED")
+		if err != nil {
+			t.Fatalf("SESSIONLS_DAMAGE_SEED: %v", err)
+		}
 		seed = n
 	}
 	if testing.Short() {
@@ -86,7 +89,9 @@ func TestDamageCorpusFixes(t *testing.T) {
 		t.Logf("gen.mjs seed %d, %d per class:\n%s", seed, perClass, summary)
 		files = loadDamage(t, gen, "")
 		var made []struct{ Class, Skipped string }
-		require.NoError(t, json.Unmarshal([]byte(summary), &made), "gen.mjs summary")
+		if err := json.Unmarshal([]byte(summary), &made); err != nil {
+			t.Fatalf("gen.mjs summary: json.Unmarshal([]byte(summary), &made): %v", err)
+		}
 		for _, m := range made {
 			if m.Skipped != "" {
 				skipped[m.Class] = m.Skipped
@@ -96,9 +101,13 @@ func TestDamageCorpusFixes(t *testing.T) {
 	}
 	samples := filepath.Join(filepath.Dir(damageScript()), "samples")
 	files = append(files, loadDamage(t, samples, "samples/")...)
-	require.NotEmpty(t, files)
+	if len(files) == 0 {
+		t.Fatal("files is empty, want some")
+	}
 	for _, f := range files {
-		require.NoError(t, checkTruth(f))
+		if err := checkTruth(f); err != nil {
+			t.Fatalf("checkTruth(f): %v", err)
+		}
 	}
 
 	verdicts := fixAndJudge(t, node, files)
@@ -152,8 +161,12 @@ func fixAndJudge(t *testing.T, node string, files []damageFile) []*damageVerdict
 	names := make([]string, len(files))
 	for i, f := range files {
 		names[i] = fmt.Sprintf("%03d-%s", i, filepath.Base(f.path))
-		require.NoError(t, os.WriteFile(filepath.Join(unsafeDir, names[i]), f.data, 0o644))
-		require.NoError(t, os.WriteFile(filepath.Join(safeDir, names[i]), f.data, 0o644))
+		if err := os.WriteFile(filepath.Join(unsafeDir, names[i]), f.data, 0o644); err != nil {
+			t.Fatalf("os.WriteFile(filepath.Join(unsafeDir, names[i]), f.data, 0o644): %v", err)
+		}
+		if err := os.WriteFile(filepath.Join(safeDir, names[i]), f.data, 0o644); err != nil {
+			t.Fatalf("os.WriteFile(filepath.Join(safeDir, names[i]), f.data, 0o644): %v", err)
+		}
 	}
 	// An ambiguity sessionls reports excuses a file from loading and from
 	// recovering every record: a line of --fix's output, or a finding of
@@ -169,7 +182,9 @@ func fixAndJudge(t *testing.T, node string, files []damageFile) []*damageVerdict
 		{"check", "--fix", safeDir},
 	} {
 		r := sessionls(t, run...)
-		require.Contains(t, []int{ExitClean, ExitFindings}, r.code, "%v: stdout %s\nstderr %s", run, r.stdout, r.stderr)
+		if got := ([]int{ExitClean, ExitFindings}); !slices.Contains(got, r.code) {
+			t.Fatalf("%v: stdout %s\nstderr %s: []int{ExitClean, ExitFindings} = %+v, want it to contain %v", run, r.stdout, r.stderr, got, r.code)
+		}
 		if run[2] != "--unsafe-fixes" {
 			continue
 		}
@@ -194,14 +209,20 @@ func fixAndJudge(t *testing.T, node string, files []damageFile) []*damageVerdict
 	ctx, cancel := context.WithTimeout(context.Background(), 10*60e9)
 	defer cancel()
 	answers, err := nodeoracle.Batch(ctx, node, jobs)
-	require.NoError(t, err, "node oracle")
+	if err != nil {
+		t.Fatalf("node oracle: %v", err)
+	}
 
 	var out []*damageVerdict
 	for i, f := range files {
 		unsafe, err := os.ReadFile(filepath.Join(unsafeDir, names[i]))
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		safe, err := os.ReadFile(filepath.Join(safeDir, names[i]))
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		v := judgeDamage(f, unsafe, answers[2*i], safe, answers[2*i+1], ambiguous[names[i]])
 		v.unsafe, v.safe = unsafe, safe
 		out = append(out, v)
@@ -229,14 +250,18 @@ func keepFailures(t *testing.T, dir string, vs []*damageVerdict) {
 		}
 		base := filepath.Join(dir, strings.ReplaceAll(strings.TrimSuffix(v.file.name, ".jsonl"), "/", "-"))
 		truth, err := os.ReadFile(strings.TrimSuffix(v.file.path, ".jsonl") + ".truth.json")
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var why strings.Builder
 		for _, c := range critOrder {
 			for _, m := range v.fails[c] {
 				fmt.Fprintf(&why, "%s: %s\n", critNames[c], m)
 			}
 		}
-		require.NoError(t, os.MkdirAll(dir, 0o755))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatalf("os.MkdirAll(dir, 0o755): %v", err)
+		}
 		for suffix, data := range map[string][]byte{
 			".jsonl":            v.file.data,
 			".truth.json":       truth,
@@ -244,7 +269,9 @@ func keepFailures(t *testing.T, dir string, vs []*damageVerdict) {
 			".safe-fixed.txt":   v.safe,
 			".why.txt":          []byte(why.String()),
 		} {
-			require.NoError(t, os.WriteFile(base+suffix, data, 0o644))
+			if err := os.WriteFile(base+suffix, data, 0o644); err != nil {
+				t.Fatalf("os.WriteFile(base+suffix, data, 0o644): %v", err)
+			}
 		}
 	}
 }
