@@ -5,8 +5,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"io"
 	"os"
 	"os/exec"
@@ -26,7 +24,9 @@ func buildBinary(t *testing.T) string {
 	bin := filepath.Join(t.TempDir(), "sessionls")
 	cmd := exec.Command("go", "build", "-o", bin, "../cmd/sessionls")
 	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "go build: %s", out)
+	if err != nil {
+		t.Fatalf("go build: %s: %v", out, err)
+	}
 	return bin
 }
 
@@ -43,7 +43,9 @@ func execBinary(t *testing.T, bin, stdin string, args ...string) result {
 	if errors.As(err, &ee) {
 		code = ee.ExitCode()
 	} else {
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	return result{out.String(), errb.String(), code}
 }
@@ -51,33 +53,65 @@ func execBinary(t *testing.T, bin, stdin string, args ...string) result {
 func TestBinary(t *testing.T) {
 	bin := buildBinary(t)
 	r := execBinary(t, bin, "", "version")
-	assert.Equal(t, 0, r.code)
-	assert.True(t, strings.HasPrefix(r.stdout, "sessionls "), r.stdout)
-	assert.Contains(t, r.stdout, " (go1.")
+	if r.code != 0 {
+		t.Errorf("r.code = %v, want %v", r.code, 0)
+	}
+	if !strings.HasPrefix(r.stdout, "sessionls ") {
+		t.Errorf(`%v: strings.HasPrefix(r.stdout, "sessionls ") is false, want true`, r.stdout)
+	}
+	if !strings.Contains(r.stdout, " (go1.") {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, " (go1.")
+	}
 
 	r = execBinary(t, bin, "", "check", "testdata/sessions/clean.jsonl")
-	assert.Equal(t, 0, r.code, r.stderr)
-	assert.Equal(t, "All checks passed (1 file).\n", r.stdout)
-	assert.NotContains(t, r.stdout, "\x1b[", "no colour when stdout is a pipe")
+	if r.code != 0 {
+		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
+	}
+	if r.stdout != "All checks passed (1 file).\n" {
+		t.Errorf("r.stdout = %q, want %q", r.stdout, "All checks passed (1 file).\n")
+	}
+	if strings.Contains(r.stdout, "\x1b[") {
+		t.Errorf("no colour when stdout is a pipe: r.stdout = %q, want it not to contain %q", r.stdout, "\x1b[")
+	}
 
 	r = execBinary(t, bin, "", "check", "testdata/sessions/demo.jsonl", "testdata/sessions/missing.jsonl")
-	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stdout, "testdata/sessions/demo.jsonl:7:2: error[invalid-record]")
-	assert.Equal(t, "sessionls: cannot read testdata/sessions/missing.jsonl: no such file or directory\n", r.stderr)
+	if r.code != 2 {
+		t.Errorf("r.code = %v, want %v", r.code, 2)
+	}
+	if !strings.Contains(r.stdout, "testdata/sessions/demo.jsonl:7:2: error[invalid-record]") {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "testdata/sessions/demo.jsonl:7:2: error[invalid-record]")
+	}
+	if r.stderr != "sessionls: cannot read testdata/sessions/missing.jsonl: no such file or directory\n" {
+		t.Errorf("r.stderr = %q, want %q", r.stderr, "sessionls: cannot read testdata/sessions/missing.jsonl: no such file or directory\n")
+	}
 
 	demo, err := os.ReadFile(filepath.Join("..", "testdata", "sessions", "demo.jsonl"))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	r = execBinary(t, bin, string(demo), "check", "--format", "github", "--stdin-filename", "s/demo.jsonl", "-")
-	assert.Equal(t, 1, r.code)
-	assert.True(t, strings.HasPrefix(r.stdout, "::error file=s/demo.jsonl,line=7,col=2,"), r.stdout)
+	if r.code != 1 {
+		t.Errorf("r.code = %v, want %v", r.code, 1)
+	}
+	if !strings.HasPrefix(r.stdout, "::error file=s/demo.jsonl,line=7,col=2,") {
+		t.Errorf(`%v: strings.HasPrefix(r.stdout, "::error file=s/demo.jsonl,line=7,col=2,") is false, want true`, r.stdout)
+	}
 
 	r = execBinary(t, bin, "", "frobnicate")
-	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, `unknown command "frobnicate"`)
+	if r.code != 2 {
+		t.Errorf("r.code = %v, want %v", r.code, 2)
+	}
+	if !strings.Contains(r.stderr, `unknown command "frobnicate"`) {
+		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, `unknown command "frobnicate"`)
+	}
 
 	r = execBinary(t, bin, "", "budget", "--max-chars", "300", "--format", "json", "testdata/sessions/clean.jsonl")
-	assert.Equal(t, 0, r.code, r.stderr)
-	assert.Contains(t, r.stdout, `"firstKeptLine": 6`)
+	if r.code != 0 {
+		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
+	}
+	if !strings.Contains(r.stdout, `"firstKeptLine": 6`) {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, `"firstKeptLine": 6`)
+	}
 }
 
 func lspFrame(body string) string {
@@ -119,20 +153,28 @@ func TestBinaryServe(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "serve", "--stdio", "--log-file", filepath.Join(t.TempDir(), "log"))
 	stdin, err := cmd.StdinPipe()
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	// Written by exec's copying goroutine while the test reads it.
 	errb := &lockedBuffer{b: &bytes.Buffer{}}
 	cmd.Stderr = errb
-	require.NoError(t, cmd.Start())
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("cmd.Start(): %v", err)
+	}
 	out := bufio.NewReader(stdout)
 	// await reads messages until the response with the given id.
 	await := func(id string) string {
 		t.Helper()
 		for {
 			body, err := readFrame(out)
-			require.NoError(t, err, "waiting for response %s; stderr %q", id, errb.String())
+			if err != nil {
+				t.Fatalf("waiting for response %s; stderr %q: %v", id, errb.String(), err)
+			}
 			if strings.Contains(body, `"id":`+id) && !strings.Contains(body, `"method"`) {
 				return body
 			}
@@ -141,15 +183,23 @@ func TestBinaryServe(t *testing.T) {
 	send := func(body string) {
 		t.Helper()
 		_, err := io.WriteString(stdin, lspFrame(body))
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"processId":null,"rootUri":null,"capabilities":{}}}`)
-	assert.Contains(t, await("1"), `"capabilities"`)
+	if got := await("1"); !strings.Contains(got, `"capabilities"`) {
+		t.Errorf(`await("1") = %q, want it to contain %q`, got, `"capabilities"`)
+	}
 	send(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)
 	send(`{"jsonrpc":"2.0","id":2,"method":"shutdown"}`)
-	assert.Contains(t, await("2"), `"result":null`)
+	if got := await("2"); !strings.Contains(got, `"result":null`) {
+		t.Errorf(`await("2") = %q, want it to contain %q`, got, `"result":null`)
+	}
 	send(`{"jsonrpc":"2.0","method":"exit"}`)
-	require.NoError(t, cmd.Wait(), "exit after shutdown is status 0; stderr %q", errb.String())
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("exit after shutdown is status 0; stderr %q: cmd.Wait(): %v", errb.String(), err)
+	}
 }
 
 // TestBinaryColorOnATerminal runs the binary under script(1), which gives
@@ -168,7 +218,11 @@ func TestBinaryColorOnATerminal(t *testing.T) {
 		cmd.Dir = ".."
 		cmd.Env = append(os.Environ(), "NO_COLOR="+tc.noColor)
 		out, _ := cmd.Output()
-		assert.Contains(t, string(out), "testdata/sessions/demo.jsonl", "NO_COLOR=%q: %q", tc.noColor, out)
-		assert.Equal(t, tc.want, strings.Contains(string(out), "\x1b[1;31merror[invalid-record]\x1b[0m"), "NO_COLOR=%q: %q", tc.noColor, out)
+		if got := string(out); !strings.Contains(got, "testdata/sessions/demo.jsonl") {
+			t.Errorf("NO_COLOR=%q: %q: string(out) = %q, want it to contain %q", tc.noColor, out, got, "testdata/sessions/demo.jsonl")
+		}
+		if got := strings.Contains(string(out), "\x1b[1;31merror[invalid-record]\x1b[0m"); got != tc.want {
+			t.Errorf(`NO_COLOR=%q: %q: strings.Contains(string(out), "\x1b[1;31merror[invalid-record]\x1b[0m") = %v, want %v`, tc.noColor, out, got, tc.want)
+		}
 	}
 }
