@@ -8,13 +8,11 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/dialect"
@@ -27,7 +25,9 @@ import (
 func blankLines(t testing.TB, n int) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "blank.jsonl")
-	require.NoError(t, os.WriteFile(path, []byte(strings.Repeat(" \n", n)), 0o644))
+	if err := os.WriteFile(path, []byte(strings.Repeat(" \n", n)), 0o644); err != nil {
+		t.Fatalf(`os.WriteFile(path, []byte(strings.Repeat(" \n", n)), 0o644): %v`, err)
+	}
 	return path
 }
 
@@ -44,42 +44,88 @@ func TestFindingsCap(t *testing.T) {
 	}
 
 	r := run(path)
-	assert.Equal(t, ExitFindings, r.code, r.stderr)
+	if r.code != ExitFindings {
+		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, ExitFindings)
+	}
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
-	require.Len(t, lines, maxListedPerCode+3, "the findings listed, the line about the rest, the summary, the fixes")
-	assert.Contains(t, lines[maxListedPerCode], "… and 4,900 more invalid-json findings (only the first 100 of each code are listed per file)")
-	assert.Contains(t, r.stdout, "Found 5,000 errors, 0 warnings in 1 of 1 file.")
-	assert.Contains(t, r.stdout, "5000 fixable with --fix.")
+	if want := maxListedPerCode + 3; len(lines) != want {
+		t.Fatalf("the findings listed, the line about the rest, the summary, the fixes: len(lines) = %d, want %d: %+v", len(lines), want, lines)
+	}
+	if !strings.Contains(lines[maxListedPerCode], "… and 4,900 more invalid-json findings (only the first 100 of each code are listed per file)") {
+		t.Errorf("lines[maxListedPerCode] = %q, want it to contain %q", lines[maxListedPerCode], "… and 4,900 more invalid-json findings (only the first 100 of each code are listed per file)")
+	}
+	if !strings.Contains(r.stdout, "Found 5,000 errors, 0 warnings in 1 of 1 file.") {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "Found 5,000 errors, 0 warnings in 1 of 1 file.")
+	}
+	if !strings.Contains(r.stdout, "5000 fixable with --fix.") {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "5000 fixable with --fix.")
+	}
 
 	r = run("--format", "json", path)
-	assert.Equal(t, ExitFindings, r.code)
+	if r.code != ExitFindings {
+		t.Errorf("r.code = %v, want %v", r.code, ExitFindings)
+	}
 	var got []map[string]any
-	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got))
-	require.Len(t, got, maxListedPerCode)
-	assert.Equal(t, float64(more), got[len(got)-1]["omitted"])
-	assert.NotContains(t, got[0], "omitted")
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatalf("json.Unmarshal([]byte(r.stdout), &got): %v", err)
+	}
+	if len(got) != maxListedPerCode {
+		t.Fatalf("len(got) = %d, want %d: %+v", len(got), maxListedPerCode, got)
+	}
+	if want, actual := float64(more), got[len(got)-1]["omitted"]; !reflect.DeepEqual(actual, want) {
+		t.Errorf(`got[len(got)-1]["omitted"] = %+v, want %v`, actual, want)
+	}
+	if _, ok := got[0]["omitted"]; ok {
+		t.Errorf("got[0] = %+v, want it without the key %q", got[0], "omitted")
+	}
 
 	r = run("--format", "github", path)
-	assert.Equal(t, ExitFindings, r.code)
-	assert.Equal(t, maxListedPerCode, strings.Count(r.stdout, "::error "))
-	assert.Contains(t, r.stdout, "::notice file="+filepath.ToSlash(path)+",title=sessionls(invalid-json)::… and 4,900 more invalid-json findings")
+	if r.code != ExitFindings {
+		t.Errorf("r.code = %v, want %v", r.code, ExitFindings)
+	}
+	if got := strings.Count(r.stdout, "::error "); got != maxListedPerCode {
+		t.Errorf(`strings.Count(r.stdout, "::error ") = %v, want %v`, got, maxListedPerCode)
+	}
+	if want := "::notice file=" + filepath.ToSlash(path) + ",title=sessionls(invalid-json)::… and 4,900 more invalid-json findings"; !strings.Contains(r.stdout, want) {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, want)
+	}
 
 	r = run("--format", "sarif", path)
-	assert.Equal(t, ExitFindings, r.code)
+	if r.code != ExitFindings {
+		t.Errorf("r.code = %v, want %v", r.code, ExitFindings)
+	}
 	var log sarifLog
-	require.NoError(t, json.Unmarshal([]byte(r.stdout), &log))
-	require.Len(t, log.Runs[0].Results, maxListedPerCode)
+	if err := json.Unmarshal([]byte(r.stdout), &log); err != nil {
+		t.Fatalf("json.Unmarshal([]byte(r.stdout), &log): %v", err)
+	}
+	if len(log.Runs[0].Results) != maxListedPerCode {
+		t.Fatalf("len(log.Runs[0].Results) = %d, want %d: %+v", len(log.Runs[0].Results), maxListedPerCode, log.Runs[0].Results)
+	}
 	notes := log.Runs[0].Invocations[0].ToolExecutionNotifications
-	require.Len(t, notes, 1)
-	assert.Equal(t, "note", notes[0].Level)
-	assert.Contains(t, notes[0].Message.Text, "4,900 more invalid-json findings")
-	assert.Equal(t, "invalid-json", notes[0].Descriptor.ID)
-	assert.True(t, log.Runs[0].Invocations[0].ExecutionSuccessful)
+	if len(notes) != 1 {
+		t.Fatalf("len(notes) = %d, want %d: %+v", len(notes), 1, notes)
+	}
+	if notes[0].Level != "note" {
+		t.Errorf("notes[0].Level = %q, want %q", notes[0].Level, "note")
+	}
+	if !strings.Contains(notes[0].Message.Text, "4,900 more invalid-json findings") {
+		t.Errorf("notes[0].Message.Text = %q, want it to contain %q", notes[0].Message.Text, "4,900 more invalid-json findings")
+	}
+	if notes[0].Descriptor.ID != "invalid-json" {
+		t.Errorf("notes[0].Descriptor.ID = %q, want %q", notes[0].Descriptor.ID, "invalid-json")
+	}
+	if !log.Runs[0].Invocations[0].ExecutionSuccessful {
+		t.Error("log.Runs[0].Invocations[0].ExecutionSuccessful is false, want true")
+	}
 
 	// --strict on warnings past the cap, and --fix, count them all too.
 	r = run("--diff", path)
-	assert.Equal(t, ExitFindings, r.code)
-	assert.Contains(t, r.stderr, "Would fix 5,000 findings in 1 file.")
+	if r.code != ExitFindings {
+		t.Errorf("r.code = %v, want %v", r.code, ExitFindings)
+	}
+	if !strings.Contains(r.stderr, "Would fix 5,000 findings in 1 file.") {
+		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "Would fix 5,000 findings in 1 file.")
+	}
 }
 
 // cliBytesPerFinding is what `check --format format` allocates per
@@ -88,9 +134,13 @@ func TestFindingsCap(t *testing.T) {
 func cliBytesPerFinding(t testing.TB, format string, n int) float64 {
 	path := blankLines(t, n)
 	data, err := os.ReadFile(path)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	rep := analysis.Analyze(data, analysis.Options{SkipMessages: true})
-	require.Len(t, rep.Findings, n)
+	if len(rep.Findings) != n {
+		t.Fatalf("len(rep.Findings) = %d, want %d: %+v", len(rep.Findings), n, rep.Findings)
+	}
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -101,7 +151,9 @@ func cliBytesPerFinding(t testing.TB, format string, n int) float64 {
 	}
 	code := run(context.Background(), e, []string{"check", "--format", format, path})
 	runtime.ReadMemStats(&after)
-	require.Equal(t, ExitFindings, code, errb.String())
+	if code != ExitFindings {
+		t.Fatalf("%v: code = %v, want %v", errb.String(), code, ExitFindings)
+	}
 	_ = out
 	return float64(after.TotalAlloc-before.TotalAlloc) / float64(n)
 }
@@ -114,7 +166,9 @@ func TestCheckBytesPerFinding(t *testing.T) {
 	for _, format := range []string{"text", "json", "github", "sarif"} {
 		b := cliBytesPerFinding(t, format, 100000)
 		t.Logf("%s: %.1f bytes allocated per finding by the CLI", format, b)
-		assert.Less(t, b, 128.0, format)
+		if b >= 128.0 {
+			t.Errorf("%v: b = %v, want < %v", format, b, 128.0)
+		}
 	}
 }
 
@@ -156,17 +210,25 @@ func TestStreamFixesCappedAgrees(t *testing.T) {
 			cutFindings = append(cutFindings, *f)
 		})
 		got, counts, err := streamFixesCapped(context.Background(), bytes.NewReader(data), listed, cut, true)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		want, err := streamFixes(context.Background(), bytes.NewReader(data), listed, true)
-		require.NoError(t, err)
-		require.Equal(t, want, got, "file %d", i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("file %d: got %+v, want %+v", i, got, want)
+		}
 		// The cut findings' fixes, as streamFixes finds them in a pass over
 		// every finding (whether an orphan result is deleted depends on
 		// the file's refused lines, listed or not).
 		all := slices.Clone(rep.Findings)
 		sortFindings(all)
 		wantAll, err := streamFixes(context.Background(), bytes.NewReader(data), all, false)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		isCut := map[fixKey]bool{}
 		for _, f := range cutFindings {
 			isCut[fixKey{f.Line, f.Code}] = true
@@ -177,7 +239,9 @@ func TestStreamFixesCappedAgrees(t *testing.T) {
 				wantCounts.add(fi.safety)
 			}
 		}
-		require.Equal(t, wantCounts, counts, "file %d", i)
+		if !reflect.DeepEqual(counts, wantCounts) {
+			t.Fatalf("file %d: counts = %+v, want %+v", i, counts, wantCounts)
+		}
 	}
 }
 
@@ -193,9 +257,17 @@ func TestStreamFixesCappedHoldsNoHugeLine(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	fixes, counts, err := streamFixesCapped(context.Background(), src, listed, cut, false)
 	runtime.ReadMemStats(&after)
-	require.NoError(t, err)
-	assert.Nil(t, fixes.at(0), "a line past maxFixLine gets no fix mark")
-	assert.Equal(t, fixCounts{safe: 1}, counts, "the short blank line past the cap is counted, the long one is not held")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fixes.at(0); got != nil {
+		t.Errorf("a line past maxFixLine gets no fix mark: fixes.at(0) = %+v, want nil", got)
+	}
+	if want := (fixCounts{safe: 1}); !reflect.DeepEqual(counts, want) {
+		t.Errorf("the short blank line past the cap is counted, the long one is not held: counts = %+v, want %+v", counts, want)
+	}
 	// Each long line allocates at most twice maxFixLine on the way.
-	assert.LessOrEqual(t, after.TotalAlloc-before.TotalAlloc, uint64(2*2*maxFixLine+8<<20))
+	if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(2*2*maxFixLine+8<<20); got > limit {
+		t.Errorf("after.TotalAlloc-before.TotalAlloc = %v, want <= %v", got, limit)
+	}
 }
