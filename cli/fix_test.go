@@ -9,9 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/fix"
 	"github.com/sessionls/sessionls/internal/randjsonl"
@@ -23,10 +20,16 @@ import (
 func copySession(t *testing.T, name string, mode os.FileMode) (string, []byte) {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "testdata", "sessions", name+".jsonl"))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	path := filepath.Join(t.TempDir(), name+".jsonl")
-	require.NoError(t, os.WriteFile(path, data, mode))
-	require.NoError(t, os.Chmod(path, mode))
+	if err := os.WriteFile(path, data, mode); err != nil {
+		t.Fatalf("os.WriteFile(path, data, mode): %v", err)
+	}
+	if err := os.Chmod(path, mode); err != nil {
+		t.Fatalf("os.Chmod(path, mode): %v", err)
+	}
 	return path, data
 }
 
@@ -49,14 +52,26 @@ func TestCheckFixInPlace(t *testing.T) {
 				}
 				r := sessionls(t, args...)
 				got, err := os.ReadFile(path)
-				require.NoError(t, err)
-				assert.Equal(t, string(want.Data), string(got), "file after --fix")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if expected, actual := string(want.Data), string(got); actual != expected {
+					t.Errorf("file after --fix: string(got) = %q, want %q", actual, expected)
+				}
 				fi, err := os.Stat(path)
-				require.NoError(t, err)
-				assert.Equal(t, os.FileMode(0o640), fi.Mode().Perm(), "mode kept")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want, got := os.FileMode(0o640), fi.Mode().Perm(); got != want {
+					t.Errorf("mode kept: fi.Mode().Perm() = %v, want %v", got, want)
+				}
 				entries, err := os.ReadDir(filepath.Dir(path))
-				require.NoError(t, err)
-				assert.Len(t, entries, 1, "no temporary file left")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(entries) != 1 {
+					t.Errorf("no temporary file left: len(entries) = %d, want %d: %+v", len(entries), 1, entries)
+				}
 
 				// Exit code and summary follow what remains.
 				code := ExitClean
@@ -65,25 +80,43 @@ func TestCheckFixInPlace(t *testing.T) {
 						code = ExitFindings
 					}
 				}
-				assert.Equal(t, code, r.code, "stdout %s stderr %s", r.stdout, r.stderr)
-				assert.Equal(t, "", r.stderr)
+				if r.code != code {
+					t.Errorf("stdout %s stderr %s: r.code = %v, want %v", r.stdout, r.stderr, r.code, code)
+				}
+				if r.stderr != "" {
+					t.Errorf("r.stderr = %q, want %q", r.stderr, "")
+				}
 				if want.Fixed > 0 {
-					assert.Contains(t, r.stdout, "Fixed "+textfmt.Plural(want.Fixed, "finding", "findings")+" in 1 file")
+					if want2 := "Fixed " + textfmt.Plural(want.Fixed, "finding", "findings") + " in 1 file"; !strings.Contains(r.stdout, want2) {
+						t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, want2)
+					}
 				}
 				if want.Fixed == 0 && len(want.Report.Findings) > 0 {
-					assert.Contains(t, r.stdout, "Nothing fixed; ")
+					if !strings.Contains(r.stdout, "Nothing fixed; ") {
+						t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "Nothing fixed; ")
+					}
 				}
-				assert.Equal(t, len(want.Report.Findings), strings.Count(r.stdout, ".jsonl:"), "one line per remaining finding:\n%s", r.stdout)
+				if expected, got := len(want.Report.Findings), strings.Count(r.stdout, ".jsonl:"); got != expected {
+					t.Errorf("one line per remaining finding:\n%s: strings.Count(r.stdout, \".jsonl:\") = %v, want %v", r.stdout, got, expected)
+				}
 
 				again := sessionls(t, args...)
 				got2, _ := os.ReadFile(path)
-				assert.Equal(t, string(got), string(got2), "a second --fix changes nothing")
-				if len(want.Report.Findings) > 0 {
-					assert.Contains(t, again.stdout, "Nothing fixed; ")
-				} else {
-					assert.Equal(t, "All checks passed (1 file).\n", again.stdout)
+				if want, actual := string(got), string(got2); actual != want {
+					t.Errorf("a second --fix changes nothing: string(got2) = %q, want %q", actual, want)
 				}
-				assert.Equal(t, r.code, again.code)
+				if len(want.Report.Findings) > 0 {
+					if !strings.Contains(again.stdout, "Nothing fixed; ") {
+						t.Errorf("again.stdout = %q, want it to contain %q", again.stdout, "Nothing fixed; ")
+					}
+				} else {
+					if again.stdout != "All checks passed (1 file).\n" {
+						t.Errorf("again.stdout = %q, want %q", again.stdout, "All checks passed (1 file).\n")
+					}
+				}
+				if again.code != r.code {
+					t.Errorf("again.code = %v, want %v", again.code, r.code)
+				}
 			})
 		}
 	}
@@ -94,17 +127,29 @@ func TestCheckFixInPlace(t *testing.T) {
 func TestCheckFixCounts(t *testing.T) {
 	path, _ := copySession(t, "demo", 0o644)
 	r := sessionls(t, "check", "--fix", path)
-	assert.Equal(t, 1, r.code)
-	assert.True(t, strings.HasSuffix(r.stdout, "Found 2 errors, 1 warning in 1 of 1 file.\nNothing fixed; 3 remain (2 more fixable with --unsafe-fixes).\n"), r.stdout)
+	if r.code != 1 {
+		t.Errorf("r.code = %v, want %v", r.code, 1)
+	}
+	if !strings.HasSuffix(r.stdout, "Found 2 errors, 1 warning in 1 of 1 file.\nNothing fixed; 3 remain (2 more fixable with --unsafe-fixes).\n") {
+		t.Errorf(`%v: strings.HasSuffix(r.stdout, "Found 2 errors, 1 warning in 1 of 1 file.\nNothing fixed; 3 remain (2 more fixable with --unsafe-fixes).\n") is false, want true`, r.stdout)
+	}
 	r = sessionls(t, "check", "--fix", "--unsafe-fixes", path)
-	assert.Equal(t, 1, r.code, "the system line remains")
-	assert.True(t, strings.HasSuffix(r.stdout, "Found 1 error, 0 warnings in 1 of 1 file.\nFixed 2 findings in 1 file; 1 remains.\n"+
-		"The unsafe fixes deleted 139 bytes (2 records, whole or partial).\n"), r.stdout)
+	if r.code != 1 {
+		t.Errorf("the system line remains: r.code = %v, want %v", r.code, 1)
+	}
+	if !strings.HasSuffix(r.stdout, "Found 1 error, 0 warnings in 1 of 1 file.\nFixed 2 findings in 1 file; 1 remains.\n"+
+		"The unsafe fixes deleted 139 bytes (2 records, whole or partial).\n") {
+		t.Errorf("%v: strings.HasSuffix(r.stdout, \"Found 1 error, 0 warnings in 1 of 1 file.\\nFixed 2 findings in 1 file; 1 remains.\\n\"+\n\t\t\"The unsafe fixes deleted 139 bytes (2 records, whole or partial).\\n\") is false, want true", r.stdout)
+	}
 
 	path, _ = copySession(t, "crlf", 0o644)
 	r = sessionls(t, "check", "--fix", path)
-	assert.Equal(t, 0, r.code, "every finding fixed: %s", r.stdout)
-	assert.Equal(t, "All checks passed (1 file).\nFixed 3 findings in 1 file; 0 remain.\n", r.stdout)
+	if r.code != 0 {
+		t.Errorf("every finding fixed: %s: r.code = %v, want %v", r.stdout, r.code, 0)
+	}
+	if r.stdout != "All checks passed (1 file).\nFixed 3 findings in 1 file; 0 remain.\n" {
+		t.Errorf("r.stdout = %q, want %q", r.stdout, "All checks passed (1 file).\nFixed 3 findings in 1 file; 0 remain.\n")
+	}
 }
 
 // TestCheckDiff: --diff prints what --fix would write (as a diff whose
@@ -123,17 +168,25 @@ func TestCheckDiff(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				path := sessionPath(sc.name)
 				before, err := os.ReadFile(path)
-				require.NoError(t, err)
+				if err != nil {
+					t.Fatal(err)
+				}
 				r := sessionls(t, append(args, path)...)
 				after, _ := os.ReadFile(path)
-				assert.Equal(t, string(before), string(after), "--diff writes nothing")
+				if want, got := string(before), string(after); got != want {
+					t.Errorf("--diff writes nothing: string(after) = %q, want %q", got, want)
+				}
 				res := fix.FixAll(before, analysis.Options{}, unsafe)
-				assert.Equal(t, string(fix.UnifiedDiff(path, path, before, res.Data, res.Origin)), r.stdout)
+				if want := string(fix.UnifiedDiff(path, path, before, res.Data, res.Origin)); r.stdout != want {
+					t.Errorf("r.stdout = %q, want %q", r.stdout, want)
+				}
 				want := ExitClean
 				if res.Fixed > 0 {
 					want = ExitFindings
 				}
-				assert.Equal(t, want, r.code, r.stderr)
+				if r.code != want {
+					t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, want)
+				}
 				golden(t, "fix/"+name+".diff", r.stdout+"--- stderr ---\n"+r.stderr)
 			})
 		}
@@ -143,27 +196,45 @@ func TestCheckDiff(t *testing.T) {
 func TestCheckFixStdin(t *testing.T) {
 	atRepoRoot(t)
 	data, err := os.ReadFile(sessionPath("badrecords"))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	e, out, errb := testEnv(string(data), nil)
 	r := runWith(t, e, out, errb, "check", "--fix", "--stdin-filename", "bad.jsonl", "-")
 	want := fix.FixAll(data, analysis.Options{}, false)
-	assert.Equal(t, string(want.Data), r.stdout, "the fixed text on stdout")
-	assert.Equal(t, 1, r.code)
-	assert.Contains(t, r.stderr, "bad.jsonl:3:2: error[invalid-json] invalid session JSON")
-	assert.Contains(t, r.stderr, "Fixed 3 findings in 1 file; 31 remain (3 more fixable with --unsafe-fixes).\n")
+	if expected := string(want.Data); r.stdout != expected {
+		t.Errorf("the fixed text on stdout: r.stdout = %q, want %q", r.stdout, expected)
+	}
+	if r.code != 1 {
+		t.Errorf("r.code = %v, want %v", r.code, 1)
+	}
+	if !strings.Contains(r.stderr, "bad.jsonl:3:2: error[invalid-json] invalid session JSON") {
+		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "bad.jsonl:3:2: error[invalid-json] invalid session JSON")
+	}
+	if !strings.Contains(r.stderr, "Fixed 3 findings in 1 file; 31 remain (3 more fixable with --unsafe-fixes).\n") {
+		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "Fixed 3 findings in 1 file; 31 remain (3 more fixable with --unsafe-fixes).\n")
+	}
 
 	// A clean stdin comes back unchanged.
 	clean, _ := os.ReadFile(sessionPath("clean"))
 	e, out, errb = testEnv(string(clean), nil)
 	r = runWith(t, e, out, errb, "check", "--fix", "-")
-	assert.Equal(t, string(clean), r.stdout)
-	assert.Equal(t, 0, r.code)
+	if want := string(clean); r.stdout != want {
+		t.Errorf("r.stdout = %q, want %q", r.stdout, want)
+	}
+	if r.code != 0 {
+		t.Errorf("r.code = %v, want %v", r.code, 0)
+	}
 
 	// --diff on stdin prints the diff.
 	e, out, errb = testEnv(string(data), nil)
 	r = runWith(t, e, out, errb, "check", "--diff", "--stdin-filename", "bad.jsonl", "-")
-	assert.Equal(t, string(fix.UnifiedDiff("bad.jsonl", "bad.jsonl", data, want.Data, want.Origin)), r.stdout)
-	assert.Equal(t, 1, r.code)
+	if expected := string(fix.UnifiedDiff("bad.jsonl", "bad.jsonl", data, want.Data, want.Origin)); r.stdout != expected {
+		t.Errorf("r.stdout = %q, want %q", r.stdout, expected)
+	}
+	if r.code != 1 {
+		t.Errorf("r.code = %v, want %v", r.code, 1)
+	}
 }
 
 func TestCheckFixUsage(t *testing.T) {
@@ -174,8 +245,12 @@ func TestCheckFixUsage(t *testing.T) {
 		{"check", "--diff", "--format", "json", sessionPath("demo")},
 	} {
 		r := sessionls(t, args...)
-		assert.Equal(t, ExitError, r.code, "%v", args)
-		assert.Contains(t, r.stderr, "Usage:", "%v", args)
+		if r.code != ExitError {
+			t.Errorf("%v: r.code = %v, want %v", args, r.code, ExitError)
+		}
+		if !strings.Contains(r.stderr, "Usage:") {
+			t.Errorf("%v: r.stderr = %q, want it to contain %q", args, r.stderr, "Usage:")
+		}
 	}
 }
 
@@ -188,7 +263,9 @@ func TestCheckFixesStreamedMatchInMemory(t *testing.T) {
 	var files [][]byte
 	for _, sc := range sessionCases {
 		b, err := os.ReadFile(filepath.Join("..", "testdata", "sessions", sc.name+".jsonl"))
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		files = append(files, b)
 	}
 	for range 60 {
@@ -197,7 +274,9 @@ func TestCheckFixesStreamedMatchInMemory(t *testing.T) {
 	safe, unsafe := 0, 0
 	for i, data := range files {
 		path := filepath.Join(dir, strconv.Itoa(i)+".jsonl")
-		require.NoError(t, os.WriteFile(path, data, 0o644))
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatalf("os.WriteFile(path, data, 0o644): %v", err)
+		}
 		rep := analysis.Analyze(data, analysis.Options{})
 		want := map[fixKey]string{}
 		for _, f := range fix.Compute(data, rep.Findings) {
@@ -208,20 +287,28 @@ func TestCheckFixesStreamedMatchInMemory(t *testing.T) {
 			if stdin {
 				e, out, errb := testEnv(string(data), nil)
 				res := runWith(t, e, out, errb, "check", "--format", "json", "-")
-				require.NoError(t, json.Unmarshal([]byte(res.stdout), &got), res.stderr)
+				if err := json.Unmarshal([]byte(res.stdout), &got); err != nil {
+					t.Fatalf("%v: json.Unmarshal([]byte(res.stdout), &got): %v", res.stderr, err)
+				}
 			} else {
 				got = checkJSON(t, path)
 			}
 			listed, _ := capFindings(rep.Findings, maxListedPerCode, nil, nil)
-			require.Len(t, got, len(listed))
+			if want := len(listed); len(got) != want {
+				t.Fatalf("len(got) = %d, want %d: %+v", len(got), want, got)
+			}
 			for _, f := range got {
 				w, ok := want[fixKey{f.Line, f.Code}]
 				if !ok {
-					assert.Nil(t, f.Fix, "file %d line %d %s", i, f.Line, f.Code)
+					if f.Fix != nil {
+						t.Errorf("file %d line %d %s: f.Fix = %+v, want nil", i, f.Line, f.Code, f.Fix)
+					}
 					continue
 				}
-				if assert.NotNil(t, f.Fix, "file %d line %d %s", i, f.Line, f.Code) {
-					assert.Equal(t, w, *f.Fix)
+				if f.Fix == nil {
+					t.Errorf("file %d line %d %s: f.Fix is nil, want non-nil", i, f.Line, f.Code)
+				} else if *f.Fix != w {
+					t.Errorf("*f.Fix = %q, want %q", *f.Fix, w)
 				}
 				if w == "safe" {
 					safe++
@@ -231,6 +318,10 @@ func TestCheckFixesStreamedMatchInMemory(t *testing.T) {
 			}
 		}
 	}
-	assert.Greater(t, safe, 20, "coverage")
-	assert.Greater(t, unsafe, 20, "coverage")
+	if safe <= 20 {
+		t.Errorf("coverage: safe = %v, want > %v", safe, 20)
+	}
+	if unsafe <= 20 {
+		t.Errorf("coverage: unsafe = %v, want > %v", unsafe, 20)
+	}
 }
