@@ -9,9 +9,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // A link that stays in the tree is fixed through its target, once: the
@@ -19,35 +16,65 @@ import (
 func TestFixThroughLinkInTreeKeepsModeOwnerAndLink(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "t.jsonl")
-	require.NoError(t, os.WriteFile(target, []byte("{\"role\":\"user\",\"content\":\"hi\",}\n"), 0o600))
-	require.NoError(t, os.Chmod(target, 0o604))
+	if err := os.WriteFile(target, []byte("{\"role\":\"user\",\"content\":\"hi\",}\n"), 0o600); err != nil {
+		t.Fatalf(`os.WriteFile(target, []byte("{\"role\":\"user\",\"content\":\"hi\",}\n"), 0o600): %v`, err)
+	}
+	if err := os.Chmod(target, 0o604); err != nil {
+		t.Fatalf("os.Chmod(target, 0o604): %v", err)
+	}
 	uid, gid := os.Getuid(), os.Getgid()
 	if uid == 0 {
 		// Root can give the file away: the replacement must keep it.
 		uid, gid = 4321, 4322
-		require.NoError(t, os.Chown(target, uid, gid))
+		if err := os.Chown(target, uid, gid); err != nil {
+			t.Fatalf("os.Chown(target, uid, gid): %v", err)
+		}
 	}
 	link := filepath.Join(dir, "l.jsonl")
-	require.NoError(t, os.Symlink("t.jsonl", link))
+	if err := os.Symlink("t.jsonl", link); err != nil {
+		t.Fatalf(`os.Symlink("t.jsonl", link): %v`, err)
+	}
 
 	r := sessionls(t, "check", "--fix", dir)
-	assert.Equal(t, 0, r.code, r.stdout+r.stderr)
-	assert.Contains(t, r.stdout, "Fixed 1 finding in 1 file", "the file is fixed once, not once per name")
+	if r.code != 0 {
+		t.Errorf("%v: r.code = %v, want %v", r.stdout+r.stderr, r.code, 0)
+	}
+	if !strings.Contains(r.stdout, "Fixed 1 finding in 1 file") {
+		t.Errorf("the file is fixed once, not once per name: r.stdout = %q, want it to contain %q", r.stdout, "Fixed 1 finding in 1 file")
+	}
 	got, err := os.ReadFile(target)
-	require.NoError(t, err)
-	assert.Equal(t, "{\"role\":\"user\",\"content\":\"hi\"}\n", string(got))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if actual := string(got); actual != "{\"role\":\"user\",\"content\":\"hi\"}\n" {
+		t.Errorf("string(got) = %q, want %q", actual, "{\"role\":\"user\",\"content\":\"hi\"}\n")
+	}
 	li, err := os.Lstat(link)
-	require.NoError(t, err)
-	assert.True(t, li.Mode()&os.ModeSymlink != 0, "the link stays a link")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if li.Mode()&os.ModeSymlink == 0 {
+		t.Error("the link stays a link: li.Mode()&os.ModeSymlink != 0 is false, want true")
+	}
 	fi, err := os.Stat(target)
-	require.NoError(t, err)
-	assert.Equal(t, os.FileMode(0o604), fi.Mode().Perm())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, got := os.FileMode(0o604), fi.Mode().Perm(); got != want {
+		t.Errorf("fi.Mode().Perm() = %v, want %v", got, want)
+	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		assert.Equal(t, uid, int(st.Uid), "owner kept")
-		assert.Equal(t, gid, int(st.Gid), "group kept")
+		if got := int(st.Uid); got != uid {
+			t.Errorf("owner kept: int(st.Uid) = %v, want %v", got, uid)
+		}
+		if got := int(st.Gid); got != gid {
+			t.Errorf("group kept: int(st.Gid) = %v, want %v", got, gid)
+		}
 	}
 	entries, _ := os.ReadDir(dir)
-	assert.Len(t, entries, 2, "no temporary file left")
+	if len(entries) != 2 {
+		t.Errorf("no temporary file left: len(entries) = %d, want %d: %+v", len(entries), 2, entries)
+	}
 }
 
 // An immutable file (chattr +i) cannot be replaced: the failure is a write
@@ -63,16 +90,22 @@ func TestFixWriteFailureIsSaid(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "s.jsonl")
 	broken := "{\"role\":\"user\",\"content\":\"hi\",}\n"
-	require.NoError(t, os.WriteFile(p, []byte(broken), 0o644))
+	if err := os.WriteFile(p, []byte(broken), 0o644); err != nil {
+		t.Fatalf("os.WriteFile(p, []byte(broken), 0o644): %v", err)
+	}
 	if out, err := exec.Command(chattr, "+i", p).CombinedOutput(); err != nil {
 		t.Skipf("chattr +i not supported here: %v %s", err, out)
 	}
 	t.Cleanup(func() { _ = exec.Command(chattr, "-i", p).Run() })
 
 	r := fixNotWritten(t, p, "cannot write", p, broken)
-	assert.NotContains(t, r.stdout, "could not be read")
+	if strings.Contains(r.stdout, "could not be read") {
+		t.Errorf("r.stdout = %q, want it not to contain %q", r.stdout, "could not be read")
+	}
 	entries, _ := os.ReadDir(dir)
-	assert.Len(t, entries, 1, "no temporary file left")
+	if len(entries) != 1 {
+		t.Errorf("no temporary file left: len(entries) = %d, want %d: %+v", len(entries), 1, entries)
+	}
 }
 
 // fixNotWritten runs check --fix on arg, whose file cannot be written for
@@ -81,12 +114,22 @@ func TestFixWriteFailureIsSaid(t *testing.T) {
 func fixNotWritten(t *testing.T, arg, reason, path, want string) result {
 	t.Helper()
 	r := sessionls(t, "check", "--fix", arg)
-	assert.Equal(t, 2, r.code, r.stdout+r.stderr)
-	assert.Contains(t, r.stderr, reason)
-	assert.Contains(t, r.stdout, "1 file could not be written")
+	if r.code != 2 {
+		t.Errorf("%v: r.code = %v, want %v", r.stdout+r.stderr, r.code, 2)
+	}
+	if !strings.Contains(r.stderr, reason) {
+		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, reason)
+	}
+	if !strings.Contains(r.stdout, "1 file could not be written") {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "1 file could not be written")
+	}
 	got, err := os.ReadFile(path)
-	require.NoError(t, err)
-	assert.Equal(t, want, string(got), "the file is untouched")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if actual := string(got); actual != want {
+		t.Errorf("the file is untouched: string(got) = %q, want %q", actual, want)
+	}
 	return r
 }
 
@@ -96,39 +139,65 @@ const fixableSession = "{\"role\":\"user\",\"content\":\"hi\",}\n"
 func TestFixRefusesLinkOutOfTree(t *testing.T) {
 	root := t.TempDir()
 	outside := filepath.Join(root, "home", ".bashrc")
-	require.NoError(t, os.MkdirAll(filepath.Dir(outside), 0o755))
-	require.NoError(t, os.WriteFile(outside, []byte(fixableSession), 0o644))
+	if err := os.MkdirAll(filepath.Dir(outside), 0o755); err != nil {
+		t.Fatalf("os.MkdirAll(filepath.Dir(outside), 0o755): %v", err)
+	}
+	if err := os.WriteFile(outside, []byte(fixableSession), 0o644); err != nil {
+		t.Fatalf("os.WriteFile(outside, []byte(fixableSession), 0o644): %v", err)
+	}
 	tree := filepath.Join(root, "repo", "sessions")
-	require.NoError(t, os.MkdirAll(tree, 0o755))
+	if err := os.MkdirAll(tree, 0o755); err != nil {
+		t.Fatalf("os.MkdirAll(tree, 0o755): %v", err)
+	}
 	link := filepath.Join(tree, "x.jsonl")
-	require.NoError(t, os.Symlink("../../home/.bashrc", link))
+	if err := os.Symlink("../../home/.bashrc", link); err != nil {
+		t.Fatalf(`os.Symlink("../../home/.bashrc", link): %v`, err)
+	}
 
 	for _, arg := range []string{filepath.Dir(tree), link} {
 		t.Run(strings.TrimPrefix(arg, root), func(t *testing.T) {
 			fixNotWritten(t, arg, "is a symbolic link to "+outside, outside, fixableSession)
 
 			// Checking it (reading) is fine; --diff only reads too.
-			assert.Equal(t, 1, sessionls(t, "check", arg).code)
-			assert.Equal(t, 1, sessionls(t, "check", "--diff", arg).code)
+			if got := sessionls(t, "check", arg).code; got != 1 {
+				t.Errorf(`sessionls(t, "check", arg).code = %v, want %v`, got, 1)
+			}
+			if got := sessionls(t, "check", "--diff", arg).code; got != 1 {
+				t.Errorf(`sessionls(t, "check", "--diff", arg).code = %v, want %v`, got, 1)
+			}
 		})
 	}
 }
 
 func TestFixRefusesReadOnly(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "s.jsonl")
-	require.NoError(t, os.WriteFile(p, []byte(fixableSession), 0o444))
+	if err := os.WriteFile(p, []byte(fixableSession), 0o444); err != nil {
+		t.Fatalf("os.WriteFile(p, []byte(fixableSession), 0o444): %v", err)
+	}
 	fixNotWritten(t, p, "read-only", p, fixableSession)
 	fi, err := os.Stat(p)
-	require.NoError(t, err)
-	assert.Equal(t, os.FileMode(0o444), fi.Mode().Perm())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, got := os.FileMode(0o444), fi.Mode().Perm(); got != want {
+		t.Errorf("fi.Mode().Perm() = %v, want %v", got, want)
+	}
 
 	// A read-only file with nothing to fix is simply checked.
 	clean := filepath.Join(t.TempDir(), "clean.jsonl")
-	require.NoError(t, os.WriteFile(clean, []byte("{\"role\":\"user\",\"content\":\"hi\"}\n"), 0o444))
-	assert.Equal(t, 0, sessionls(t, "check", "--fix", clean).code)
+	if err := os.WriteFile(clean, []byte("{\"role\":\"user\",\"content\":\"hi\"}\n"), 0o444); err != nil {
+		t.Fatalf(`os.WriteFile(clean, []byte("{\"role\":\"user\",\"content\":\"hi\"}\n"), 0o444): %v`, err)
+	}
+	if got := sessionls(t, "check", "--fix", clean).code; got != 0 {
+		t.Errorf(`sessionls(t, "check", "--fix", clean).code = %v, want %v`, got, 0)
+	}
 
 	// trim -o onto a read-only file refuses too.
 	r := sessionls(t, "trim", "--max-chars", "1000", "-o", p, clean)
-	assert.Equal(t, 2, r.code, r.stdout+r.stderr)
-	assert.Contains(t, r.stderr, "read-only")
+	if r.code != 2 {
+		t.Errorf("%v: r.code = %v, want %v", r.stdout+r.stderr, r.code, 2)
+	}
+	if !strings.Contains(r.stderr, "read-only") {
+		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "read-only")
+	}
 }
