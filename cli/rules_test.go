@@ -3,11 +3,9 @@ package cli
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/sessionls/sessionls/analysis"
 )
@@ -17,8 +15,12 @@ func TestRulesGolden(t *testing.T) {
 	for _, format := range []string{formatText, formatJSON} {
 		t.Run(format, func(t *testing.T) {
 			r := sessionls(t, "rules", "--format", format)
-			require.Equal(t, 0, r.code, r.stderr)
-			assert.Equal(t, "", r.stderr)
+			if r.code != 0 {
+				t.Fatalf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
+			}
+			if r.stderr != "" {
+				t.Errorf("r.stderr = %q, want %q", r.stderr, "")
+			}
 			golden(t, "rules/rules."+format, r.stdout)
 		})
 	}
@@ -26,31 +28,53 @@ func TestRulesGolden(t *testing.T) {
 
 func TestRulesTextListsEveryCode(t *testing.T) {
 	r := sessionls(t, "rules")
-	require.Equal(t, 0, r.code, r.stderr)
+	if r.code != 0 {
+		t.Fatalf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
+	}
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
-	require.Len(t, lines, 1+len(analysis.Codes()), r.stdout)
-	assert.Equal(t, []string{"CODE", "SEVERITY", "FIX", "SUMMARY"}, strings.Fields(lines[0]))
+	if want := 1 + len(analysis.Codes()); len(lines) != want {
+		t.Fatalf("%v: len(lines) = %d, want %d: %+v", r.stdout, len(lines), want, lines)
+	}
+	if want, got := ([]string{"CODE", "SEVERITY", "FIX", "SUMMARY"}), strings.Fields(lines[0]); !reflect.DeepEqual(got, want) {
+		t.Errorf("strings.Fields(lines[0]) = %+v, want %+v", got, want)
+	}
 	for i, rule := range analysis.Rules() {
 		f := strings.Fields(lines[i+1])
-		require.GreaterOrEqual(t, len(f), 4, lines[i+1])
-		assert.Equal(t, []string{rule.Code, rule.Severity.String(), rule.Fix.String()}, f[:3])
-		assert.True(t, strings.HasSuffix(lines[i+1], "  "+rule.Summary), lines[i+1])
+		if got := len(f); got < 4 {
+			t.Fatalf("%v: len(f) = %v, want >= %v", lines[i+1], got, 4)
+		}
+		if want, got := ([]string{rule.Code, rule.Severity.String(), rule.Fix.String()}), f[:3]; !reflect.DeepEqual(got, want) {
+			t.Errorf("f[:3] = %+v, want %+v", got, want)
+		}
+		if !strings.HasSuffix(lines[i+1], "  "+rule.Summary) {
+			t.Errorf(`%v: strings.HasSuffix(lines[i+1], "  "+rule.Summary) is false, want true`, lines[i+1])
+		}
 	}
 }
 
 func TestRulesJSON(t *testing.T) {
 	r := sessionls(t, "rules", "--format", "json")
-	require.Equal(t, 0, r.code, r.stderr)
+	if r.code != 0 {
+		t.Fatalf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
+	}
 	var got []map[string]any
-	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got))
-	require.Len(t, got, len(analysis.Codes()))
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+		t.Fatalf("json.Unmarshal([]byte(r.stdout), &got): %v", err)
+	}
+	if want := len(analysis.Codes()); len(got) != want {
+		t.Fatalf("len(got) = %d, want %d: %+v", len(got), want, got)
+	}
 	for i, rule := range analysis.Rules() {
-		assert.Equal(t, map[string]any{
+		if want := (map[string]any{
 			"code": rule.Code, "severity": rule.Severity.String(), "fix": rule.Fix.String(),
 			"summary": rule.Summary, "doc": rule.Help(),
-		}, got[i])
+		}); !reflect.DeepEqual(got[i], want) {
+			t.Errorf("got[i] = %+v, want %+v", got[i], want)
+		}
 	}
-	assert.Contains(t, got[0]["doc"], "(unsafe", "invalid-json's doc names its unsafe fix")
+	if got2, ok := got[0]["doc"].(string); !ok || !strings.Contains(got2, "(unsafe") {
+		t.Errorf(`invalid-json's doc names its unsafe fix: got[0]["doc"] = %q, want a string containing %q`, got2, "(unsafe")
+	}
 }
 
 func TestRulesUsage(t *testing.T) {
@@ -64,9 +88,15 @@ func TestRulesUsage(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := sessionls(t, tc.args...)
-			assert.Equal(t, ExitError, r.code)
-			assert.Equal(t, "", r.stdout)
-			assert.Contains(t, r.stderr, tc.msg)
+			if r.code != ExitError {
+				t.Errorf("r.code = %v, want %v", r.code, ExitError)
+			}
+			if r.stdout != "" {
+				t.Errorf("r.stdout = %q, want %q", r.stdout, "")
+			}
+			if !strings.Contains(r.stderr, tc.msg) {
+				t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, tc.msg)
+			}
 		})
 	}
 }
@@ -75,8 +105,12 @@ func TestRulesWriteError(t *testing.T) {
 	e, _, errb := testEnv("", nil)
 	e.stdout = failingWriter{}
 	code := run(t.Context(), e, []string{"rules"})
-	assert.Equal(t, ExitError, code)
-	assert.Contains(t, errb.String(), "cannot write the report")
+	if code != ExitError {
+		t.Errorf("code = %v, want %v", code, ExitError)
+	}
+	if got := errb.String(); !strings.Contains(got, "cannot write the report") {
+		t.Errorf("errb.String() = %q, want it to contain %q", got, "cannot write the report")
+	}
 }
 
 // failingWriter is a stdout whose reader went away.
