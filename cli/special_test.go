@@ -13,9 +13,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // A FIFO named on the command line used to block check in open(2) forever
@@ -25,7 +22,9 @@ func TestNamedNonRegularFilesAreRefused(t *testing.T) {
 	atRepoRoot(t)
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "pipe.jsonl")
-	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatalf("syscall.Mkfifo(fifo, 0o600): %v", err)
+	}
 	cases := [][]string{
 		{"check", fifo, "testdata/sessions/clean.jsonl"},
 		{"check", "/dev/null"},
@@ -45,13 +44,21 @@ func TestNamedNonRegularFilesAreRefused(t *testing.T) {
 			}
 			t.Fatalf("%v: still blocked after 30s", args)
 		}
-		assert.Equal(t, 2, r.code, "%v: %s", args, r.stderr)
-		assert.Contains(t, r.stderr, "not a regular file", args)
+		if r.code != 2 {
+			t.Errorf("%v: %s: r.code = %v, want %v", args, r.stderr, r.code, 2)
+		}
+		if !strings.Contains(r.stderr, "not a regular file") {
+			t.Errorf("%v: r.stderr = %q, want it to contain %q", args, r.stderr, "not a regular file")
+		}
 		if args[0] != "trim" {
-			assert.Contains(t, r.stderr, "- <", "%v: the error says how to read it as stdin", args)
+			if !strings.Contains(r.stderr, "- <") {
+				t.Errorf("%v: the error says how to read it as stdin: r.stderr = %q, want it to contain %q", args, r.stderr, "- <")
+			}
 		}
 		if args[1] == fifo && args[0] == "check" {
-			assert.Contains(t, r.stdout, "All checks passed (1 file)", "the other file is still checked")
+			if !strings.Contains(r.stdout, "All checks passed (1 file)") {
+				t.Errorf("the other file is still checked: r.stdout = %q, want it to contain %q", r.stdout, "All checks passed (1 file)")
+			}
 		}
 	}
 }
@@ -64,20 +71,34 @@ func TestBinaryInterruptedWhileReadingStdin(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "check", "-")
 	stdin, err := cmd.StdinPipe() // never written to, closed only at the end
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer stdin.Close()
 	var errb bytes.Buffer
 	cmd.Stderr = &errb
-	require.NoError(t, cmd.Start())
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("cmd.Start(): %v", err)
+	}
 	// Give it time to reach the read; a signal before that is handled too.
 	time.Sleep(300 * time.Millisecond)
-	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatalf("cmd.Process.Signal(os.Interrupt): %v", err)
+	}
 	err = cmd.Wait()
-	require.NoError(t, ctx.Err(), "the run did not end after SIGINT; stderr %q", errb.String())
+	if err := ctx.Err(); err != nil {
+		t.Fatalf("the run did not end after SIGINT; stderr %q: ctx.Err(): %v", errb.String(), err)
+	}
 	var ee *exec.ExitError
-	require.True(t, errors.As(err, &ee), "exit status: %v", err)
-	assert.Equal(t, 2, ee.ExitCode())
-	assert.True(t, strings.Contains(errb.String(), "interrupted"), errb.String())
+	if !errors.As(err, &ee) {
+		t.Fatalf("exit status: %v: errors.As(err, &ee) is false, want true", err)
+	}
+	if got := ee.ExitCode(); got != 2 {
+		t.Errorf("ee.ExitCode() = %v, want %v", got, 2)
+	}
+	if !strings.Contains(errb.String(), "interrupted") {
+		t.Errorf(`%v: strings.Contains(errb.String(), "interrupted") is false, want true`, errb.String())
+	}
 }
 
 // blockedReader blocks every Read until release is closed.
@@ -100,8 +121,12 @@ func TestInterruptEndsARunStuckInARead(t *testing.T) {
 	go func() { done <- runInterruptible(ctx, e, []string{"check", "-"}) }()
 	select {
 	case code := <-done:
-		assert.Equal(t, 2, code)
-		assert.Contains(t, errb.String(), "sessionls: interrupted")
+		if code != 2 {
+			t.Errorf("code = %v, want %v", code, 2)
+		}
+		if got := errb.String(); !strings.Contains(got, "sessionls: interrupted") {
+			t.Errorf("errb.String() = %q, want it to contain %q", got, "sessionls: interrupted")
+		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the run did not end after its context was cancelled")
 	}
