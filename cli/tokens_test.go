@@ -3,14 +3,13 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/sessionls/sessionls/analysis/line"
 	"github.com/sessionls/sessionls/analysis/tokens"
@@ -38,7 +37,9 @@ func TestBudgetTokensGolden(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				args := append([]string{"budget", "--format", format}, tc.args...)
 				r := sessionls(t, append(args, sessionPath(session))...)
-				assert.Equal(t, tc.code, r.code, "stderr %q", r.stderr)
+				if r.code != tc.code {
+					t.Errorf("stderr %q: r.code = %v, want %v", r.stderr, r.code, tc.code)
+				}
 				golden(t, "budget-tokens/"+name, r.stdout+stderrSection(r.stderr))
 			})
 		}
@@ -50,36 +51,64 @@ func TestBudgetTokensJSONKeys(t *testing.T) {
 	atRepoRoot(t)
 	r := sessionls(t, "budget", "--format", "json", "--max-chars", "300", "--tokens", sessionPath("clean"))
 	var top map[string]json.RawMessage
-	require.NoError(t, json.Unmarshal([]byte(r.stdout), &top))
-	assert.Equal(t, []string{"file", "messages", "totalChars", "totalTokens", "tokenizer", "units", "budget", "budgetUnit", "cutoff", "error", "minBudget"}, jsonKeys(t, r.stdout))
-	assert.Equal(t, []string{"startLine", "endLine", "messages", "chars", "tokens"}, jsonKeys(t, firstUnit(t, top["units"])))
-	assert.Equal(t, []string{"firstKeptLine", "keptUnits", "keptChars", "keptTokens"}, jsonKeys(t, string(top["cutoff"])))
-	assert.JSONEq(t, `"chars"`, string(top["budgetUnit"]))
+	if err := json.Unmarshal([]byte(r.stdout), &top); err != nil {
+		t.Fatalf("json.Unmarshal([]byte(r.stdout), &top): %v", err)
+	}
+	if want, got := ([]string{"file", "messages", "totalChars", "totalTokens", "tokenizer", "units", "budget", "budgetUnit", "cutoff", "error", "minBudget"}), jsonKeys(t, r.stdout); !reflect.DeepEqual(got, want) {
+		t.Errorf("jsonKeys(t, r.stdout) = %+v, want %+v", got, want)
+	}
+	if want, got := ([]string{"startLine", "endLine", "messages", "chars", "tokens"}), jsonKeys(t, firstUnit(t, top["units"])); !reflect.DeepEqual(got, want) {
+		t.Errorf(`jsonKeys(t, firstUnit(t, top["units"])) = %+v, want %+v`, got, want)
+	}
+	if want, got := ([]string{"firstKeptLine", "keptUnits", "keptChars", "keptTokens"}), jsonKeys(t, string(top["cutoff"])); !reflect.DeepEqual(got, want) {
+		t.Errorf(`jsonKeys(t, string(top["cutoff"])) = %+v, want %+v`, got, want)
+	}
+	if same, err := jsonEqual(`"chars"`, string(top["budgetUnit"])); err != nil || !same {
+		t.Errorf("budgetUnit = %s, want %s (%v)", top["budgetUnit"], `"chars"`, err)
+	}
 
 	r = sessionls(t, "budget", "--format", "json", "--max-tokens", "60", sessionPath("clean"))
-	require.NoError(t, json.Unmarshal([]byte(r.stdout), &top))
-	assert.JSONEq(t, `"tokens"`, string(top["budgetUnit"]))
-	assert.JSONEq(t, `60`, string(top["budget"]))
+	if err := json.Unmarshal([]byte(r.stdout), &top); err != nil {
+		t.Fatalf("json.Unmarshal([]byte(r.stdout), &top): %v", err)
+	}
+	if same, err := jsonEqual(`"tokens"`, string(top["budgetUnit"])); err != nil || !same {
+		t.Errorf("budgetUnit = %s, want %s (%v)", top["budgetUnit"], `"tokens"`, err)
+	}
+	if same, err := jsonEqual(`60`, string(top["budget"])); err != nil || !same {
+		t.Errorf("budget = %s, want %s (%v)", top["budget"], `60`, err)
+	}
 
 	// Without tokens, the output has exactly the keys it always had.
 	r = sessionls(t, "budget", "--format", "json", "--max-chars", "300", sessionPath("clean"))
-	assert.Equal(t, []string{"file", "messages", "totalChars", "units", "budget", "cutoff", "error", "minBudget"}, jsonKeys(t, r.stdout))
-	assert.NotContains(t, r.stdout, "okens")
+	if want, got := ([]string{"file", "messages", "totalChars", "units", "budget", "cutoff", "error", "minBudget"}), jsonKeys(t, r.stdout); !reflect.DeepEqual(got, want) {
+		t.Errorf("jsonKeys(t, r.stdout) = %+v, want %+v", got, want)
+	}
+	if strings.Contains(r.stdout, "okens") {
+		t.Errorf("r.stdout = %q, want it not to contain %q", r.stdout, "okens")
+	}
 }
 
 func jsonKeys(t *testing.T, raw string) []string {
 	t.Helper()
 	dec := json.NewDecoder(strings.NewReader(raw))
 	tok, err := dec.Token()
-	require.NoError(t, err)
-	require.Equal(t, json.Delim('{'), tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := json.Delim('{'); !reflect.DeepEqual(tok, want) {
+		t.Fatalf("tok = %+v, want %v", tok, want)
+	}
 	var keys []string
 	for dec.More() {
 		k, err := dec.Token()
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		keys = append(keys, k.(string))
 		var skip json.RawMessage
-		require.NoError(t, dec.Decode(&skip))
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatalf("dec.Decode(&skip): %v", err)
+		}
 	}
 	return keys
 }
@@ -87,8 +116,12 @@ func jsonKeys(t *testing.T, raw string) []string {
 func firstUnit(t *testing.T, units json.RawMessage) string {
 	t.Helper()
 	var us []json.RawMessage
-	require.NoError(t, json.Unmarshal(units, &us))
-	require.NotEmpty(t, us)
+	if err := json.Unmarshal(units, &us); err != nil {
+		t.Fatalf("json.Unmarshal(units, &us): %v", err)
+	}
+	if len(us) == 0 {
+		t.Fatal("us is empty, want some")
+	}
 	return string(us[0])
 }
 
@@ -98,31 +131,49 @@ func TestBudgetTokensAreTheCounters(t *testing.T) {
 	atRepoRoot(t)
 	for _, enc := range tokens.Encodings() {
 		c, err := tokens.New(enc)
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, session := range []string{"clean", "units", "crlf_ok"} {
 			data, err := os.ReadFile(sessionPath(session))
-			require.NoError(t, err)
+			if err != nil {
+				t.Fatal(err)
+			}
 			var total int64
 			for _, l := range bytes.Split(data, []byte("\n")) {
 				if len(l) == 0 || line.Parse(l).Verdict != line.Valid {
 					continue
 				}
 				n, err := c.Message(l)
-				require.NoError(t, err)
+				if err != nil {
+					t.Fatal(err)
+				}
 				total += int64(n)
 			}
 			r := sessionls(t, "budget", "--format", "json", "--max-chars", "1000000", "--tokenizer", string(enc), sessionPath(session))
 			var bj budgetJSON
-			require.NoError(t, json.Unmarshal([]byte(r.stdout), &bj), r.stderr)
-			require.NotNil(t, bj.TotalTokens)
-			assert.Equal(t, total, *bj.TotalTokens, "%s %s", enc, session)
-			assert.Equal(t, string(enc), bj.Tokenizer)
+			if err := json.Unmarshal([]byte(r.stdout), &bj); err != nil {
+				t.Fatalf("%v: json.Unmarshal([]byte(r.stdout), &bj): %v", r.stderr, err)
+			}
+			if bj.TotalTokens == nil {
+				t.Fatal("bj.TotalTokens is nil, want non-nil")
+			}
+			if *bj.TotalTokens != total {
+				t.Errorf("%s %s: *bj.TotalTokens = %v, want %v", enc, session, *bj.TotalTokens, total)
+			}
+			if want := string(enc); bj.Tokenizer != want {
+				t.Errorf("bj.Tokenizer = %q, want %q", bj.Tokenizer, want)
+			}
 			var sum int64
 			for _, u := range bj.Units {
-				require.NotNil(t, u.Tokens)
+				if u.Tokens == nil {
+					t.Fatal("u.Tokens is nil, want non-nil")
+				}
 				sum += *u.Tokens
 			}
-			assert.Equal(t, total, sum, "%s %s: units sum", enc, session)
+			if sum != total {
+				t.Errorf("%s %s: units sum: sum = %v, want %v", enc, session, sum, total)
+			}
 		}
 	}
 }
@@ -131,22 +182,40 @@ func TestBudgetTokensAreTheCounters(t *testing.T) {
 func TestTrimMaxTokens(t *testing.T) {
 	atRepoRoot(t)
 	data, err := os.ReadFile(sessionPath("units"))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	lines := strings.SplitAfter(string(data), "\n")
 	for _, n := range []int{40, 100, 200, 1000} {
 		b := sessionls(t, "budget", "--format", "json", "--max-tokens", strconv.Itoa(n), sessionPath("units"))
 		var bj budgetJSON
-		require.NoError(t, json.Unmarshal([]byte(b.stdout), &bj), b.stderr)
-		require.NotNil(t, bj.Cutoff, "budget %d", n)
-		require.LessOrEqual(t, *bj.Cutoff.KeptTokens, int64(n))
+		if err := json.Unmarshal([]byte(b.stdout), &bj); err != nil {
+			t.Fatalf("%v: json.Unmarshal([]byte(b.stdout), &bj): %v", b.stderr, err)
+		}
+		if bj.Cutoff == nil {
+			t.Fatalf("budget %d: bj.Cutoff is nil, want non-nil", n)
+		}
+		if limit := int64(n); *bj.Cutoff.KeptTokens > limit {
+			t.Fatalf("*bj.Cutoff.KeptTokens = %v, want <= %v", *bj.Cutoff.KeptTokens, limit)
+		}
 		r := sessionls(t, "trim", "--max-tokens", strconv.Itoa(n), sessionPath("units"))
-		assert.Equal(t, 0, r.code, r.stderr)
-		assert.Equal(t, strings.Join(lines[bj.Cutoff.FirstKeptLine-1:], ""), r.stdout, "budget %d", n)
+		if r.code != 0 {
+			t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
+		}
+		if want := strings.Join(lines[bj.Cutoff.FirstKeptLine-1:], ""); r.stdout != want {
+			t.Errorf("budget %d: r.stdout = %q, want %q", n, r.stdout, want)
+		}
 	}
 	r := sessionls(t, "trim", "--max-tokens", "3", sessionPath("units"))
-	assert.Equal(t, 1, r.code)
-	assert.Contains(t, r.stderr, "context budget cannot contain the smallest consistent message unit")
-	assert.Empty(t, r.stdout)
+	if r.code != 1 {
+		t.Errorf("r.code = %v, want %v", r.code, 1)
+	}
+	if !strings.Contains(r.stderr, "context budget cannot contain the smallest consistent message unit") {
+		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "context budget cannot contain the smallest consistent message unit")
+	}
+	if r.stdout != "" {
+		t.Errorf("r.stdout = %q, want empty", r.stdout)
+	}
 }
 
 func TestTokenFlagErrors(t *testing.T) {
@@ -162,8 +231,12 @@ func TestTokenFlagErrors(t *testing.T) {
 		{[]string{"trim", "--max-tokens", "9", "--tokenizer", "x"}, `unknown tokenizer "x"`},
 	} {
 		r := sessionls(t, append(tc.args, sessionPath("clean"))...)
-		assert.Equal(t, 2, r.code, "%v", tc.args)
-		assert.Contains(t, r.stderr, tc.want, "%v", tc.args)
+		if r.code != 2 {
+			t.Errorf("%v: r.code = %v, want %v", tc.args, r.code, 2)
+		}
+		if !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: r.stderr = %q, want it to contain %q", tc.args, r.stderr, tc.want)
+		}
 	}
 }
 
@@ -171,7 +244,9 @@ func TestTokenFlagErrors(t *testing.T) {
 // the flags override them, and a character budget beats a token one.
 func TestTokensFromConfiguration(t *testing.T) {
 	clean, err := os.ReadFile(filepath.Join("..", "testdata", "sessions", "clean.jsonl"))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	root := t.TempDir()
 	for name, body := range map[string]string{
 		"tok/sessionls.toml":  "max-tokens = 60\ntokenizer = \"cl100k_base\"\n",
@@ -180,42 +255,93 @@ func TestTokensFromConfiguration(t *testing.T) {
 		"both/clean.jsonl":    string(clean),
 	} {
 		p := filepath.Join(root, filepath.FromSlash(name))
-		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatalf("os.MkdirAll(filepath.Dir(p), 0o755): %v", err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatalf("os.WriteFile(p, []byte(body), 0o644): %v", err)
+		}
 	}
 	t.Chdir(root)
 	get := func(args ...string) (budgetJSON, result) {
 		t.Helper()
 		r := sessionls(t, append([]string{"budget", "--format", "json"}, args...)...)
 		var bj budgetJSON
-		require.NoError(t, json.Unmarshal([]byte(r.stdout), &bj), "stderr %q", r.stderr)
+		if err := json.Unmarshal([]byte(r.stdout), &bj); err != nil {
+			t.Fatalf("stderr %q: json.Unmarshal([]byte(r.stdout), &bj): %v", r.stderr, err)
+		}
 		return bj, r
 	}
 	bj, r := get("tok/clean.jsonl")
-	assert.Equal(t, 0, r.code, r.stderr)
-	assert.Equal(t, "tokens", bj.BudgetUnit)
-	assert.Equal(t, int64(60), bj.Budget)
-	assert.Equal(t, "cl100k_base", bj.Tokenizer)
+	if r.code != 0 {
+		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
+	}
+	if bj.BudgetUnit != "tokens" {
+		t.Errorf("bj.BudgetUnit = %q, want %q", bj.BudgetUnit, "tokens")
+	}
+	if want := int64(60); bj.Budget != want {
+		t.Errorf("bj.Budget = %v, want %v", bj.Budget, want)
+	}
+	if bj.Tokenizer != "cl100k_base" {
+		t.Errorf("bj.Tokenizer = %q, want %q", bj.Tokenizer, "cl100k_base")
+	}
 
 	bj, _ = get("--tokenizer", "o200k_base", "tok/clean.jsonl")
-	assert.Equal(t, "o200k_base", bj.Tokenizer, "the flag overrides the file")
+	if bj.Tokenizer != "o200k_base" {
+		t.Errorf("the flag overrides the file: bj.Tokenizer = %q, want %q", bj.Tokenizer, "o200k_base")
+	}
 	bj, _ = get("--max-chars", "400", "tok/clean.jsonl")
-	assert.Equal(t, int64(400), bj.Budget)
-	assert.Nil(t, bj.TotalTokens, "a character budget from the command line counts no tokens unless asked")
+	if want := int64(400); bj.Budget != want {
+		t.Errorf("bj.Budget = %v, want %v", bj.Budget, want)
+	}
+	if bj.TotalTokens != nil {
+		t.Errorf("a character budget from the command line counts no tokens unless asked: bj.TotalTokens = %+v, want nil", bj.TotalTokens)
+	}
 	bj, _ = get("--max-chars", "400", "--tokens", "tok/clean.jsonl")
-	assert.Equal(t, "chars", bj.BudgetUnit)
-	assert.Equal(t, "cl100k_base", bj.Tokenizer, "the file's tokenizer, counting asked for")
+	if bj.BudgetUnit != "chars" {
+		t.Errorf("bj.BudgetUnit = %q, want %q", bj.BudgetUnit, "chars")
+	}
+	if bj.Tokenizer != "cl100k_base" {
+		t.Errorf("the file's tokenizer, counting asked for: bj.Tokenizer = %q, want %q", bj.Tokenizer, "cl100k_base")
+	}
 
 	bj, r = get("both/clean.jsonl")
-	assert.Equal(t, 0, r.code, r.stderr)
-	assert.Equal(t, int64(300), bj.Budget, "budget (the runtime's) beats max-tokens")
-	assert.Nil(t, bj.TotalTokens)
+	if r.code != 0 {
+		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
+	}
+	if want := int64(300); bj.Budget != want {
+		t.Errorf("budget (the runtime's) beats max-tokens: bj.Budget = %v, want %v", bj.Budget, want)
+	}
+	if bj.TotalTokens != nil {
+		t.Errorf("bj.TotalTokens = %+v, want nil", bj.TotalTokens)
+	}
 	bj, r = get("--max-tokens", "60", "both/clean.jsonl")
-	assert.Equal(t, 0, r.code, r.stderr)
-	assert.Equal(t, "tokens", bj.BudgetUnit)
+	if r.code != 0 {
+		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
+	}
+	if bj.BudgetUnit != "tokens" {
+		t.Errorf("bj.BudgetUnit = %q, want %q", bj.BudgetUnit, "tokens")
+	}
 
 	tr := sessionls(t, "trim", "tok/clean.jsonl")
-	assert.Equal(t, 0, tr.code, tr.stderr)
+	if tr.code != 0 {
+		t.Errorf("%v: tr.code = %v, want %v", tr.stderr, tr.code, 0)
+	}
 	want := sessionls(t, "trim", "--max-tokens", "60", "--tokenizer", "cl100k_base", "tok/clean.jsonl")
-	assert.Equal(t, want.stdout, tr.stdout)
+	if tr.stdout != want.stdout {
+		t.Errorf("tr.stdout = %q, want %q", tr.stdout, want.stdout)
+	}
+}
+
+// jsonEqual reports whether two JSON texts encode the same value; an error
+// says one of them is not JSON.
+func jsonEqual(want, got string) (bool, error) {
+	var w, g any
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		return false, fmt.Errorf("want %q is not JSON: %w", want, err)
+	}
+	if err := json.Unmarshal([]byte(got), &g); err != nil {
+		return false, fmt.Errorf("got %q is not JSON: %w", got, err)
+	}
+	return reflect.DeepEqual(w, g), nil
 }
