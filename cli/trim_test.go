@@ -2,11 +2,10 @@ package cli
 
 import (
 	"bytes"
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -35,61 +34,103 @@ func TestTrimStdout(t *testing.T) {
 		{"clean", 100000, 1},
 	} {
 		data, err := os.ReadFile(sessionPath(tc.session))
-		require.NoError(t, err)
+		if err != nil {
+			t.Fatal(err)
+		}
 		r := sessionls(t, "trim", "--max-chars", strconv.FormatInt(tc.budget, 10), sessionPath(tc.session))
-		assert.Equal(t, 0, r.code, r.stderr)
-		assert.Equal(t, "", r.stderr)
+		if r.code != 0 {
+			t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
+		}
+		if r.stderr != "" {
+			t.Errorf("r.stderr = %q, want %q", r.stderr, "")
+		}
 		want := string(data[lineStarts(data)[tc.firstLine-1]:])
-		assert.Equal(t, want, r.stdout, "%s %d: bytes from line %d to the end", tc.session, tc.budget, tc.firstLine)
+		if r.stdout != want {
+			t.Errorf("%s %d: bytes from line %d to the end: r.stdout = %q, want %q", tc.session, tc.budget, tc.firstLine, r.stdout, want)
+		}
 	}
 	// The CRLF file keeps its CRs and its blank lines inside the kept part.
 	r := sessionls(t, "trim", "--max-chars", "250", sessionPath("crlf_ok"))
 	golden(t, "trim/crlf_ok-250.jsonl", r.stdout)
-	assert.Contains(t, r.stdout, "}\r\n\n\n{")
+	if !strings.Contains(r.stdout, "}\r\n\n\n{") {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "}\r\n\n\n{")
+	}
 }
 
 func TestTrimToFile(t *testing.T) {
 	atRepoRoot(t)
 	dir := t.TempDir()
 	src, err := os.ReadFile(sessionPath("units"))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := src[lineStarts(src)[14]:]
 
 	out := filepath.Join(dir, "out.jsonl")
 	r := sessionls(t, "trim", "--max-chars", "200", "-o", out, sessionPath("units"))
-	assert.Equal(t, 0, r.code, r.stderr)
-	assert.Equal(t, "", r.stdout)
+	if r.code != 0 {
+		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
+	}
+	if r.stdout != "" {
+		t.Errorf("r.stdout = %q, want %q", r.stdout, "")
+	}
 	got, err := os.ReadFile(out)
-	require.NoError(t, err)
-	assert.Equal(t, string(want), string(got))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if expected, actual := string(want), string(got); actual != expected {
+		t.Errorf("string(got) = %q, want %q", actual, expected)
+	}
 	fi, _ := os.Stat(out)
-	assert.Equal(t, os.FileMode(0o644), fi.Mode().Perm())
+	if want, got := os.FileMode(0o644), fi.Mode().Perm(); got != want {
+		t.Errorf("fi.Mode().Perm() = %v, want %v", got, want)
+	}
 
 	// Trim in place, keeping an existing file's mode.
 	inplace := filepath.Join(dir, "inplace.jsonl")
-	require.NoError(t, os.WriteFile(inplace, src, 0o640))
-	require.NoError(t, os.Chmod(inplace, 0o640))
+	if err := os.WriteFile(inplace, src, 0o640); err != nil {
+		t.Fatalf("os.WriteFile(inplace, src, 0o640): %v", err)
+	}
+	if err := os.Chmod(inplace, 0o640); err != nil {
+		t.Fatalf("os.Chmod(inplace, 0o640): %v", err)
+	}
 	r = sessionls(t, "trim", "--max-chars", "200", "--output", inplace, inplace)
-	assert.Equal(t, 0, r.code, r.stderr)
+	if r.code != 0 {
+		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
+	}
 	got, _ = os.ReadFile(inplace)
-	assert.Equal(t, string(want), string(got))
+	if expected, actual := string(want), string(got); actual != expected {
+		t.Errorf("string(got) = %q, want %q", actual, expected)
+	}
 	fi, _ = os.Stat(inplace)
-	assert.Equal(t, os.FileMode(0o640), fi.Mode().Perm())
+	if want, got := os.FileMode(0o640), fi.Mode().Perm(); got != want {
+		t.Errorf("fi.Mode().Perm() = %v, want %v", got, want)
+	}
 	entries, _ := os.ReadDir(dir)
-	assert.Len(t, entries, 2, "no temporary file left")
+	if len(entries) != 2 {
+		t.Errorf("no temporary file left: len(entries) = %d, want %d: %+v", len(entries), 2, entries)
+	}
 
 	// The trimmed file is itself a session that keeps everything at that budget.
 	r = sessionls(t, "budget", "--format", "json", "--max-chars", "200", inplace)
-	assert.Equal(t, 0, r.code, r.stderr)
-	assert.Contains(t, r.stdout, `"cutoff": {`)
-	assert.Contains(t, r.stdout, `"firstKeptLine": 1,`)
+	if r.code != 0 {
+		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
+	}
+	if !strings.Contains(r.stdout, `"cutoff": {`) {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, `"cutoff": {`)
+	}
+	if !strings.Contains(r.stdout, `"firstKeptLine": 1,`) {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, `"firstKeptLine": 1,`)
+	}
 }
 
 func TestTrimRefuses(t *testing.T) {
 	atRepoRoot(t)
 	dir := t.TempDir()
 	existing := filepath.Join(dir, "existing.jsonl")
-	require.NoError(t, os.WriteFile(existing, []byte("keep me\n"), 0o644))
+	if err := os.WriteFile(existing, []byte("keep me\n"), 0o644); err != nil {
+		t.Fatalf(`os.WriteFile(existing, []byte("keep me\n"), 0o644): %v`, err)
+	}
 	for _, tc := range []struct {
 		name, session, budget, stderr string
 	}{
@@ -100,26 +141,48 @@ func TestTrimRefuses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := sessionls(t, "trim", "--max-chars", tc.budget, sessionPath(tc.session))
-			assert.Equal(t, 1, r.code)
-			assert.Equal(t, "", r.stdout, "nothing written")
-			assert.True(t, bytes.HasPrefix([]byte(r.stderr), []byte(tc.stderr)), "stderr %q, want prefix %q", r.stderr, tc.stderr)
+			if r.code != 1 {
+				t.Errorf("r.code = %v, want %v", r.code, 1)
+			}
+			if r.stdout != "" {
+				t.Errorf("nothing written: r.stdout = %q, want %q", r.stdout, "")
+			}
+			if !bytes.HasPrefix([]byte(r.stderr), []byte(tc.stderr)) {
+				t.Errorf("stderr %q, want prefix %q: bytes.HasPrefix([]byte(r.stderr), []byte(tc.stderr)) is false, want true", r.stderr, tc.stderr)
+			}
 
 			fresh := filepath.Join(dir, tc.name+".jsonl")
 			r = sessionls(t, "trim", "--max-chars", tc.budget, "-o", fresh, sessionPath(tc.session))
-			assert.Equal(t, 1, r.code)
+			if r.code != 1 {
+				t.Errorf("r.code = %v, want %v", r.code, 1)
+			}
 			_, err := os.Stat(fresh)
-			assert.True(t, os.IsNotExist(err), "OUT created for a refused trim")
+			if !os.IsNotExist(err) {
+				t.Error("OUT created for a refused trim: os.IsNotExist(err) is false, want true")
+			}
 
 			r = sessionls(t, "trim", "--max-chars", tc.budget, "-o", existing, sessionPath(tc.session))
-			assert.Equal(t, 1, r.code)
+			if r.code != 1 {
+				t.Errorf("r.code = %v, want %v", r.code, 1)
+			}
 			b, _ := os.ReadFile(existing)
-			assert.Equal(t, "keep me\n", string(b), "OUT changed by a refused trim")
+			if got := string(b); got != "keep me\n" {
+				t.Errorf("OUT changed by a refused trim: string(b) = %q, want %q", got, "keep me\n")
+			}
 		})
 	}
 	r := sessionls(t, "trim", "--max-chars", "100", "nope.jsonl")
-	assert.Equal(t, 2, r.code)
-	assert.Equal(t, "sessionls: cannot read nope.jsonl: no such file or directory\n", r.stderr)
+	if r.code != 2 {
+		t.Errorf("r.code = %v, want %v", r.code, 2)
+	}
+	if r.stderr != "sessionls: cannot read nope.jsonl: no such file or directory\n" {
+		t.Errorf("r.stderr = %q, want %q", r.stderr, "sessionls: cannot read nope.jsonl: no such file or directory\n")
+	}
 	r = sessionls(t, "trim", "--max-chars", "100000", "-o", filepath.Join(dir, "missing-dir", "x.jsonl"), sessionPath("clean"))
-	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, "cannot write")
+	if r.code != 2 {
+		t.Errorf("r.code = %v, want %v", r.code, 2)
+	}
+	if !strings.Contains(r.stderr, "cannot write") {
+		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "cannot write")
+	}
 }
