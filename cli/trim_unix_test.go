@@ -6,11 +6,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"syscall"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // trim -o onto an existing file keeps its owner (as root), group and mode,
@@ -21,21 +19,41 @@ func TestTrimToFileKeepsOwnerAndMode(t *testing.T) {
 		t.Skip("giving the output another owner takes root")
 	}
 	src, err := filepath.Abs(filepath.Join("..", "testdata", "sessions", "clean.jsonl"))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(t.TempDir(), "out.jsonl")
-	require.NoError(t, os.WriteFile(out, []byte("old\n"), 0o600))
-	require.NoError(t, os.Chown(out, 4321, 8765))
+	if err := os.WriteFile(out, []byte("old\n"), 0o600); err != nil {
+		t.Fatalf(`os.WriteFile(out, []byte("old\n"), 0o600): %v`, err)
+	}
+	if err := os.Chown(out, 4321, 8765); err != nil {
+		t.Fatalf("os.Chown(out, 4321, 8765): %v", err)
+	}
 	want := fs.FileMode(0o640) | fs.ModeSetgid
-	require.NoError(t, os.Chmod(out, want))
+	if err := os.Chmod(out, want); err != nil {
+		t.Fatalf("os.Chmod(out, want): %v", err)
+	}
 
 	r := sessionls(t, "trim", "--max-chars", "300", "-o", out, src)
-	require.Equal(t, 0, r.code, r.stderr)
+	if r.code != 0 {
+		t.Fatalf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
+	}
 	fi, err := os.Stat(out)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	st := fi.Sys().(*syscall.Stat_t)
-	assert.Equal(t, [2]uint32{4321, 8765}, [2]uint32{st.Uid, st.Gid}, "owner and group")
-	assert.Equal(t, want, fi.Mode(), "mode")
+	if want, got := ([2]uint32{4321, 8765}), ([2]uint32{st.Uid, st.Gid}); !reflect.DeepEqual(got, want) {
+		t.Errorf("owner and group: [2]uint32{st.Uid, st.Gid} = %+v, want %+v", got, want)
+	}
+	if got := fi.Mode(); got != want {
+		t.Errorf("mode: fi.Mode() = %v, want %v", got, want)
+	}
 	b, err := os.ReadFile(out)
-	require.NoError(t, err)
-	assert.NotEqual(t, "old\n", string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(b); got == "old\n" {
+		t.Errorf("string(b) = %q, want anything else", got)
+	}
 }
