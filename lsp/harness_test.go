@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,10 +43,22 @@ func eventually(t testing.TB, cond func() bool, wait, tick time.Duration, format
 	}
 }
 
-// sameElements reports whether want and got hold the same strings, each as
+// sameElements reports whether want and got hold the same elements, each as
 // many times, in any order.
-func sameElements(want, got []string) bool {
-	return slices.Equal(slices.Sorted(slices.Values(want)), slices.Sorted(slices.Values(got)))
+func sameElements[E comparable](want, got []E) bool {
+	if len(want) != len(got) {
+		return false
+	}
+	n := make(map[E]int, len(want))
+	for _, w := range want {
+		n[w]++
+	}
+	for _, g := range got {
+		if n[g]--; n[g] < 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // jsonEqual reports whether two JSON texts encode the same value; an error
