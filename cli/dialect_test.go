@@ -7,13 +7,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/dialect"
@@ -61,32 +59,62 @@ func TestCheckFileThroughDialect(t *testing.T) {
 	e, _, _ := testEnv("", nil)
 	var n atomic.Int64
 	sarif, err := formatNamed(formatSARIF)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := analysis.Options{SkipMessages: true}
 
 	seedF, seedFixes, seedMore, seedCut, err := checkFile(context.Background(), e, target{path: path, dialect: dialect.Seed{}}, opts, sarif, &n)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	fk := newFake()
 	fakeF, fakeFixes, fakeMore, fakeCut, err := checkFile(context.Background(), e, target{path: path, dialect: fk}, opts, sarif, &n)
-	require.NoError(t, err)
-	assert.Equal(t, int64(1), fk.reads.Load(), "read once through the dialect")
-	assert.Equal(t, int64(1), fk.plans.Load(), "fix marks planned once by the dialect")
-	assert.Equal(t, seedF, fakeF)
-	assert.Equal(t, seedFixes, fakeFixes)
-	assert.Equal(t, seedMore, fakeMore)
-	assert.Equal(t, seedCut, fakeCut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, got := int64(1), fk.reads.Load(); got != want {
+		t.Errorf("read once through the dialect: fk.reads.Load() = %v, want %v", got, want)
+	}
+	if want, got := int64(1), fk.plans.Load(); got != want {
+		t.Errorf("fix marks planned once by the dialect: fk.plans.Load() = %v, want %v", got, want)
+	}
+	if !reflect.DeepEqual(fakeF, seedF) {
+		t.Errorf("fakeF = %+v, want %+v", fakeF, seedF)
+	}
+	if !reflect.DeepEqual(fakeFixes, seedFixes) {
+		t.Errorf("fakeFixes = %+v, want %+v", fakeFixes, seedFixes)
+	}
+	if !reflect.DeepEqual(fakeMore, seedMore) {
+		t.Errorf("fakeMore = %+v, want %+v", fakeMore, seedMore)
+	}
+	if !reflect.DeepEqual(fakeCut, seedCut) {
+		t.Errorf("fakeCut = %+v, want %+v", fakeCut, seedCut)
+	}
 	safe, unsafe := fakeFixes.count()
-	assert.Positive(t, safe)
-	assert.Positive(t, unsafe)
+	if safe <= 0 {
+		t.Errorf("safe = %v, want > 0", safe)
+	}
+	if unsafe <= 0 {
+		t.Errorf("unsafe = %v, want > 0", unsafe)
+	}
 
 	// Auto on stdin: detected (seed here), replayed, the same findings.
 	data, err := os.ReadFile(path)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	e, _, _ = testEnv(string(data), nil)
 	stdinF, stdinFixes, _, _, err := checkFile(context.Background(), e, target{path: path, stdin: true}, opts, sarif, &n)
-	require.NoError(t, err)
-	assert.Equal(t, seedF, stdinF)
-	assert.Equal(t, seedFixes, stdinFixes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(stdinF, seedF) {
+		t.Errorf("stdinF = %+v, want %+v", stdinF, seedF)
+	}
+	if !reflect.DeepEqual(stdinFixes, seedFixes) {
+		t.Errorf("stdinFixes = %+v, want %+v", stdinFixes, seedFixes)
+	}
 }
 
 // TestPlanFixesCappedCounts: the findings past the cap are planned by line
@@ -98,19 +126,31 @@ func TestPlanFixesCappedCounts(t *testing.T) {
 	}
 	data := []byte(b.String())
 	rep := analysis.Analyze(data, analysis.Options{})
-	require.Len(t, rep.Findings, 5)
+	if len(rep.Findings) != 5 {
+		t.Fatalf("len(rep.Findings) = %d, want %d: %+v", len(rep.Findings), 5, rep.Findings)
+	}
 	listed := rep.Findings[:2]
 	var cut []cutLines
 	for _, ln := range []int{3, 4, 5} {
 		cut = addCut(cut, rep.Findings[2].Code, ln)
 	}
 	want, wantCounts, err := streamFixesCapped(context.Background(), bytes.NewReader(data), listed, cut, true)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	got, gotCounts, err := planFixesCapped(context.Background(), newFake(), bytes.NewReader(data), listed, cut, true)
-	require.NoError(t, err)
-	assert.Equal(t, want, got)
-	assert.Equal(t, wantCounts, gotCounts)
-	assert.Equal(t, fixCounts{safe: 3}, gotCounts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	if !reflect.DeepEqual(gotCounts, wantCounts) {
+		t.Errorf("gotCounts = %+v, want %+v", gotCounts, wantCounts)
+	}
+	if want := (fixCounts{safe: 3}); !reflect.DeepEqual(gotCounts, want) {
+		t.Errorf("gotCounts = %+v, want %+v", gotCounts, want)
+	}
 }
 
 // TestFixDataThroughDialect: --fix and --diff repair through the file's
@@ -119,18 +159,32 @@ func TestPlanFixesCappedCounts(t *testing.T) {
 func TestFixDataThroughDialect(t *testing.T) {
 	atRepoRoot(t)
 	data, err := os.ReadFile(sessionPath("badrecords"))
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	o := checkOptions{diff: true}
 	o.out, err = formatNamed(formatText)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	seedRun, _, err := fixData(context.Background(), target{path: "a.jsonl"}, data, analysis.Options{}, o)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	fk := newFake()
 	fakeRun, _, err := fixData(context.Background(), target{path: "a.jsonl", dialect: fk}, data, analysis.Options{}, o)
-	require.NoError(t, err)
-	assert.Equal(t, int64(2), fk.fixAlls.Load(), "the fixes, then what --unsafe-fixes would add")
-	assert.Equal(t, seedRun, fakeRun)
-	assert.NotEmpty(t, fakeRun.diff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want, got := int64(2), fk.fixAlls.Load(); got != want {
+		t.Errorf("the fixes, then what --unsafe-fixes would add: fk.fixAlls.Load() = %v, want %v", got, want)
+	}
+	if !reflect.DeepEqual(fakeRun, seedRun) {
+		t.Errorf("fakeRun = %+v, want %+v", fakeRun, seedRun)
+	}
+	if len(fakeRun.diff) == 0 {
+		t.Error("fakeRun.diff is empty, want some")
+	}
 }
 
 // TestDetectStream: a file is detected without moving its offset, and
@@ -139,31 +193,59 @@ func TestFixDataThroughDialect(t *testing.T) {
 func TestDetectStream(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "a.jsonl")
 	text := `{"role":"user","content":"x"}` + "\n"
-	require.NoError(t, os.WriteFile(path, []byte(text), 0o644))
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatalf("os.WriteFile(path, []byte(text), 0o644): %v", err)
+	}
 	f, err := os.Open(path)
-	require.NoError(t, err)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer f.Close()
 	d, r, err := detectStream(nil, f)
-	require.NoError(t, err)
-	assert.Equal(t, "seed", d.Name())
-	assert.Same(t, f, r.(*os.File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Name(); got != "seed" {
+		t.Errorf("d.Name() = %q, want %q", got, "seed")
+	}
+	if got := r.(*os.File); got != f {
+		t.Errorf("detectStream(nil, f) reads %p, want the file itself, %p", got, f)
+	}
 	off, err := f.Seek(0, io.SeekCurrent)
-	require.NoError(t, err)
-	assert.Zero(t, off, "the file's offset is where it was")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if off != 0 {
+		t.Errorf("the file's offset is where it was: off = %v, want 0", off)
+	}
 
 	pipe := io.MultiReader(strings.NewReader(text)) // no ReadAt, no Seek
 	d, r, err = detectStream(nil, pipe)
-	require.NoError(t, err)
-	assert.Equal(t, "seed", d.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Name(); got != "seed" {
+		t.Errorf("d.Name() = %q, want %q", got, "seed")
+	}
 	got, err := io.ReadAll(r)
-	require.NoError(t, err)
-	assert.Equal(t, text, string(got), "what detection read is replayed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if actual := string(got); actual != text {
+		t.Errorf("what detection read is replayed: string(got) = %q, want %q", actual, text)
+	}
 
 	fk := newFake()
 	d, r, err = detectStream(fk, pipe)
-	require.NoError(t, err)
-	assert.Equal(t, "fake", d.Name(), "a setting's dialect is not detected")
-	assert.Same(t, pipe, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Name(); got != "fake" {
+		t.Errorf("a setting's dialect is not detected: d.Name() = %q, want %q", got, "fake")
+	}
+	if r != pipe {
+		t.Errorf("detectStream(fk, pipe) reads %v, want the pipe itself, %v", r, pipe)
+	}
 }
 
 // TestDialectFlag: every command that reads sessions takes --dialect; the
@@ -177,14 +259,24 @@ func TestDialectFlag(t *testing.T) {
 		auto := sessionls(t, append(slices.Clone(args), clean)...)
 		seed := sessionls(t, append(slices.Clone(args), "--dialect", "seed", clean)...)
 		if args[0] == "config" {
-			assert.Contains(t, seed.stdout, `dialect = "seed"`)
-			assert.Contains(t, seed.stdout, "# flag --dialect")
+			if !strings.Contains(seed.stdout, `dialect = "seed"`) {
+				t.Errorf("seed.stdout = %q, want it to contain %q", seed.stdout, `dialect = "seed"`)
+			}
+			if !strings.Contains(seed.stdout, "# flag --dialect") {
+				t.Errorf("seed.stdout = %q, want it to contain %q", seed.stdout, "# flag --dialect")
+			}
 		} else {
-			assert.Equal(t, auto, seed, "%v", args)
+			if !reflect.DeepEqual(seed, auto) {
+				t.Errorf("%v: seed = %+v, want %+v", args, seed, auto)
+			}
 		}
 		bad := sessionls(t, append(slices.Clone(args), "--dialect", "claude", clean)...)
-		assert.Equal(t, 2, bad.code, "%v", args)
-		assert.Contains(t, bad.stderr, `unknown --dialect "claude" (want auto, seed, claude-code, codex)`, "%v", args)
+		if bad.code != 2 {
+			t.Errorf("%v: bad.code = %v, want %v", args, bad.code, 2)
+		}
+		if !strings.Contains(bad.stderr, `unknown --dialect "claude" (want auto, seed, claude-code, codex)`) {
+			t.Errorf("%v: bad.stderr = %q, want it to contain %q", args, bad.stderr, `unknown --dialect "claude" (want auto, seed, claude-code, codex)`)
+		}
 	}
 }
 
@@ -204,8 +296,12 @@ func TestDialectNotBuilt(t *testing.T) {
 	}
 	for _, args := range [][]string{{"check"}, {"budget"}, {"map", "-o", filepath.Join(t.TempDir(), "m.html")}} {
 		r := sessionls(t, append(args, "--dialect", missing, sessionPath("demo"))...)
-		assert.Equal(t, 2, r.code, "%v", args)
-		assert.Contains(t, r.stderr, "flag --dialect: dialect \""+missing+"\" is not available in this build", "%v", args)
+		if r.code != 2 {
+			t.Errorf("%v: r.code = %v, want %v", args, r.code, 2)
+		}
+		if want := "flag --dialect: dialect \"" + missing + "\" is not available in this build"; !strings.Contains(r.stderr, want) {
+			t.Errorf("%v: r.stderr = %q, want it to contain %q", args, r.stderr, want)
+		}
 	}
 }
 
@@ -214,25 +310,47 @@ func TestDialectNotBuilt(t *testing.T) {
 func TestConfigShowsDialect(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "a.jsonl")
-	require.NoError(t, os.WriteFile(path, []byte("\n{oops\n"+`{"role":"user","content":"x"}`+"\n"), 0o644))
+	if err := os.WriteFile(path, []byte("\n{oops\n"+`{"role":"user","content":"x"}`+"\n"), 0o644); err != nil {
+		t.Fatalf("os.WriteFile(path, []byte(\"\\n{oops\\n\"+`{\"role\":\"user\",\"content\":\"x\"}`+\"\\n\"), 0o644): %v", err)
+	}
 	r := sessionls(t, "config", "--isolated", path)
-	assert.Equal(t, 0, r.code, r.stderr)
-	assert.Contains(t, r.stdout, "# dialect: seed: auto (default), detected: line 3, the first line JSON.parse accepts, is a seed record\n")
+	if r.code != 0 {
+		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
+	}
+	if !strings.Contains(r.stdout, "# dialect: seed: auto (default), detected: line 3, the first line JSON.parse accepts, is a seed record\n") {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "# dialect: seed: auto (default), detected: line 3, the first line JSON.parse accepts, is a seed record\n")
+	}
 
 	r = sessionls(t, "config", "--isolated", "--format", "json", path)
 	var j configJSON
-	require.NoError(t, json.Unmarshal([]byte(r.stdout), &j), r.stdout)
-	require.NotNil(t, j.Dialect.Name)
-	assert.Equal(t, "seed", *j.Dialect.Name)
-	assert.True(t, j.Dialect.Detected)
-	assert.Equal(t, 3, j.Dialect.Line)
+	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil {
+		t.Fatalf("%v: json.Unmarshal([]byte(r.stdout), &j): %v", r.stdout, err)
+	}
+	if j.Dialect.Name == nil {
+		t.Fatal("j.Dialect.Name is nil, want non-nil")
+	}
+	if *j.Dialect.Name != "seed" {
+		t.Errorf("*j.Dialect.Name = %q, want %q", *j.Dialect.Name, "seed")
+	}
+	if !j.Dialect.Detected {
+		t.Error("j.Dialect.Detected is false, want true")
+	}
+	if j.Dialect.Line != 3 {
+		t.Errorf("j.Dialect.Line = %v, want %v", j.Dialect.Line, 3)
+	}
 
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "sessionls.toml"), []byte("dialect = \"seed\"\n"), 0o644))
+	if err := os.WriteFile(filepath.Join(dir, "sessionls.toml"), []byte("dialect = \"seed\"\n"), 0o644); err != nil {
+		t.Fatalf(`os.WriteFile(filepath.Join(dir, "sessionls.toml"), []byte("dialect = \"seed\"\n"), 0o644): %v`, err)
+	}
 	r = sessionls(t, "config", path)
-	assert.Contains(t, r.stdout, "# dialect: seed: set by "+filepath.Join(dir, "sessionls.toml")+":1:1\n")
+	if want := "# dialect: seed: set by " + filepath.Join(dir, "sessionls.toml") + ":1:1\n"; !strings.Contains(r.stdout, want) {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, want)
+	}
 
 	r = sessionls(t, "config", "--isolated", dir)
-	assert.Contains(t, r.stdout, "# dialect: auto (default): detected for each file from its first line that JSON.parse accepts\n")
+	if !strings.Contains(r.stdout, "# dialect: auto (default): detected for each file from its first line that JSON.parse accepts\n") {
+		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "# dialect: auto (default): detected for each file from its first line that JSON.parse accepts\n")
+	}
 }
 
 // BenchmarkDetectStream is what auto adds to reading a seed file: its
@@ -241,12 +359,20 @@ func TestConfigShowsDialect(t *testing.T) {
 func BenchmarkDetectStream(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "t.jsonl")
 	f, err := os.Create(path)
-	require.NoError(b, err)
+	if err != nil {
+		b.Fatal(err)
+	}
 	_, err = transcript.Write(f, 8<<20, 1)
-	require.NoError(b, err)
-	require.NoError(b, f.Close())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatalf("f.Close(): %v", err)
+	}
 	f, err = os.Open(path)
-	require.NoError(b, err)
+	if err != nil {
+		b.Fatal(err)
+	}
 	defer f.Close()
 	b.ReportAllocs()
 	for b.Loop() {
