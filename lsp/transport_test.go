@@ -224,11 +224,10 @@ func TestErrorCodes(t *testing.T) {
 		// A malformed response is not answered: the next reply is to 9.
 		rc.sendRaw(`{"jsonrpc":"1.0","id":1,"result":null}`)
 		rc.send(9, "textDocument/hover", hoverParams())
-		for msg := range rc.msgs {
+		if msg, ok := <-rc.msgs; ok {
 			if want := float64(9); !reflect.DeepEqual(msg["id"], want) {
 				t.Fatalf(`%v: msg["id"] = %+v, want %v`, msg, msg["id"], want)
 			}
-			break
 		}
 	})
 
