@@ -113,7 +113,7 @@ func TestConfigFilesEndToEnd(t *testing.T) {
 			}
 		}
 		return false
-	}, wait, time.Millisecond, "the condition")
+	}, wait, time.Millisecond, "the server registers a watcher for **/sessionls.toml and **/.sessionls.toml")
 
 	a := h.openDoc("a.jsonl", "jsonl", clean)
 	sub := h.openDoc("sub/b.jsonl", "jsonl", clean)
