@@ -161,8 +161,8 @@ func TestCheckReadsConfiguration(t *testing.T) {
 	} {
 		e, out, errb := testEnv(string(data), nil)
 		r := runWith(t, e, out, errb, append([]string{"check", "--format", "json"}, tc.args...)...)
-		if want2 := `"code":"` + tc.want + `"`; !strings.Contains(r.stdout, want2) {
-			t.Errorf("%v: stderr %q: r.stdout = %q, want it to contain %q", tc.args, r.stderr, r.stdout, want2)
+		if want := `"code":"` + tc.want + `"`; !strings.Contains(r.stdout, want) {
+			t.Errorf("%v: stderr %q: r.stdout = %q, want it to contain %q", tc.args, r.stderr, r.stdout, want)
 		}
 	}
 

@@ -87,8 +87,8 @@ func TestCheckFixInPlace(t *testing.T) {
 					t.Errorf("r.stderr = %q, want %q", r.stderr, "")
 				}
 				if want.Fixed > 0 {
-					if want2 := "Fixed " + textfmt.Plural(want.Fixed, "finding", "findings") + " in 1 file"; !strings.Contains(r.stdout, want2) {
-						t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, want2)
+					if summary := "Fixed " + textfmt.Plural(want.Fixed, "finding", "findings") + " in 1 file"; !strings.Contains(r.stdout, summary) {
+						t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, summary)
 					}
 				}
 				if want.Fixed == 0 && len(want.Report.Findings) > 0 {

@@ -220,8 +220,8 @@ func TestQuickFixesMatchCheckFix(t *testing.T) {
 					t.Fatalf("applied = %v, want %v", applied, want.Fixed)
 				}
 				// The diagnostics are those of the fixed text.
-				if got, want2 := len(d.diagnostics()), len(want.Report.Findings); got != want2 {
-					t.Fatalf("len(d.diagnostics()) = %d, want %d", got, want2)
+				if got, findings := len(d.diagnostics()), len(want.Report.Findings); got != findings {
+					t.Fatalf("len(d.diagnostics()) = %d, want %d", got, findings)
 				}
 			})
 		}
@@ -290,8 +290,8 @@ func TestFixAllMatchesCheckFix(t *testing.T) {
 						t.Fatalf("a safe fix left after fix-all: %+v: fixOf(t, dg).Fix = %q, want anything else", dg, got)
 					}
 				}
-				if got, want2 := len(d.diagnostics()), len(want.Report.Findings); got != want2 {
-					t.Fatalf("len(d.diagnostics()) = %d, want %d", got, want2)
+				if got, findings := len(d.diagnostics()), len(want.Report.Findings); got != findings {
+					t.Fatalf("len(d.diagnostics()) = %d, want %d", got, findings)
 				}
 				if got := d.actions(protocol.Range{}, nil, codeActionFixAll); len(got) != 0 {
 					t.Fatalf("nothing left to fix: d.actions(protocol.Range{}, nil, codeActionFixAll) = %+v, want empty", got)
