@@ -155,6 +155,7 @@ func (p *Pattern) exec(start int32, t string, prefixes bool) bool {
 	if step('/'); !alive() {
 		return false
 	}
+	prev := rune(0)
 	for i := 0; i < len(t); {
 		r, w := utf8.DecodeRuneInString(t[i:])
 		if r == utf8.RuneError && w == 1 {
@@ -164,9 +165,13 @@ func (p *Pattern) exec(start int32, t string, prefixes bool) bool {
 		if step(r); !alive() {
 			return false
 		}
-		if prefixes && r == '/' && accepts() {
+		// A parent is the path before a '/', without the slashes that
+		// end it: in "a//b" that is "a" alone, never "a/" (whose empty
+		// last segment "*" would match).
+		if prefixes && r == '/' && prev != '/' && accepts() {
 			return true
 		}
+		prev = r
 	}
 	if t != "" {
 		if step('/'); !alive() {

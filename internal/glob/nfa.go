@@ -260,6 +260,7 @@ func (p *Pattern) runPrefixes(start int32, t string, prefixes bool) (bool, int) 
 	if !step('/') {
 		return false, m.steps
 	}
+	prev := rune(0)
 	for i := 0; i < len(t); {
 		r, w := utf8.DecodeRuneInString(t[i:])
 		if r == utf8.RuneError && w == 1 {
@@ -269,9 +270,11 @@ func (p *Pattern) runPrefixes(start int32, t string, prefixes bool) (bool, int) 
 		if !step(r) {
 			return false, m.steps
 		}
-		if prefixes && r == '/' && accepts() {
+		// As in exec: "a/" is no parent of "a//b"; "a" is.
+		if prefixes && r == '/' && prev != '/' && accepts() {
 			return true, m.steps
 		}
+		prev = r
 	}
 	if t != "" && !step('/') {
 		return false, m.steps
