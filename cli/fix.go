@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -102,21 +101,7 @@ func fixesOf(d dialect.Dialect, data []byte, findings []analysis.Finding, region
 		}
 		for k := j; k < len(findings) && findings[k].Line == f.Line; k++ {
 			if findings[k].Code == f.Code {
-				// The fix's lines (one, or several for a repair across
-				// lines), without the last one's '\n'.
-				end := f.LineStart
-				for ln := f.Line; ln <= max(f.EndLine, f.Line); ln++ {
-					if ln > f.Line {
-						end++ // past the '\n' before this line
-					}
-					if i := bytes.IndexByte(data[end:], '\n'); i >= 0 {
-						end += i
-					} else {
-						end = len(data)
-						break
-					}
-				}
-				m.set(k, f, data[f.LineStart:end], regions)
+				m.set(k, f, fixLines(data, f), regions)
 				break
 			}
 		}
