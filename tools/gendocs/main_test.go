@@ -55,35 +55,53 @@ func runGendocs(t *testing.T, args ...string) (code int, stdout, stderr string) 
 	return code, out.String(), errb.String()
 }
 
-// TestHandEditIsDrift edits each file's list by hand, as a person adding a
-// code in one place would: -check fails naming the file, and generating
-// restores the file byte for byte.
+// TestHandEditIsDrift edits a generated file by hand, as a person adding
+// a code or changing a setting in one place would: -check fails naming the
+// file and leaves it as it is, and generating restores it byte for byte.
+// Every file's code list is edited (deep-nesting appears only in the
+// generated region of each), and the settings the schema, VS Code's
+// settings and the README's table are generated whole from (a bound, a
+// description, a flag).
 func TestHandEditIsDrift(t *testing.T) {
+	type edit struct {
+		path, old, new string
+		once           bool // old must occur exactly once in the file
+	}
+	var edits []edit
 	for _, tg := range targets() {
-		t.Run(tg.path, func(t *testing.T) {
+		edits = append(edits, edit{tg.path, "deep-nesting", "deep-nestin", true})
+	}
+	edits = append(edits,
+		edit{"schema/sessionls.schema.json", `"minimum": 1`, `"minimum": 2`, false},
+		edit{"schema/sessionls.schema.json", `"maxItems": 64`, `"maxItems": 65`, false},
+		edit{"editors/vscode/package.json", "`null` means no budget.", "`null` or 0 means no budget.", false},
+		edit{"editors/vscode/package.json", `"from sessionls.toml (else o200k_base)"`, `"from the file"`, false},
+		edit{"README.md", "| `strict` | `--strict` |", "| `strict` | `--strict`, `-s` |", false},
+	)
+	for _, e := range edits {
+		t.Run(e.path+" "+e.old, func(t *testing.T) {
 			dir := copyTargets(t)
-			path := filepath.Join(dir, filepath.FromSlash(tg.path))
+			path := filepath.Join(dir, filepath.FromSlash(e.path))
 			orig, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			// deep-nesting appears only in the generated region of each.
-			if n := bytes.Count(orig, []byte("deep-nesting")); n != 1 {
-				t.Fatalf("deep-nesting occurs %d times; the test wants it once, in the region", n)
+			if n := bytes.Count(orig, []byte(e.old)); n == 0 || e.once && n != 1 {
+				t.Fatalf("%s occurs %d times in %s; the test wants it (once: %v)", e.old, n, e.path, e.once)
 			}
-			edited := bytes.Replace(orig, []byte("deep-nesting"), []byte("deep-nestin"), 1)
+			edited := bytes.Replace(orig, []byte(e.old), []byte(e.new), 1)
 			if err := os.WriteFile(path, edited, 0o644); err != nil {
 				t.Fatal(err)
 			}
 			code, _, stderr := runGendocs(t, "-check", "-root", dir)
-			if code != 1 || !strings.Contains(stderr, tg.path+" is out of date") {
+			if code != 1 || !strings.Contains(stderr, e.path+" is out of date") {
 				t.Fatalf("-check after a hand edit: exit %d, stderr %q", code, stderr)
 			}
 			if got, _ := os.ReadFile(path); !bytes.Equal(got, edited) {
 				t.Fatal("-check changed the file")
 			}
 			code, stdout, stderr := runGendocs(t, "-root", dir)
-			if code != 0 || stdout != "gendocs: wrote "+tg.path+"\n" {
+			if code != 0 || stdout != "gendocs: wrote "+e.path+"\n" {
 				t.Fatalf("generate: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 			}
 			if got, _ := os.ReadFile(path); !bytes.Equal(got, orig) {
@@ -117,7 +135,6 @@ func TestEveryFileFollowsTheRegistry(t *testing.T) {
 			t.Errorf("%s does not list new-check", tg.path)
 		}
 	}
-	b, _ := os.ReadFile(filepath.Join(dir, "editors/vscode/package.json"))
 	var pkg struct {
 		Contributes struct {
 			Configuration struct {
@@ -130,9 +147,7 @@ func TestEveryFileFollowsTheRegistry(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal(b, &pkg); err != nil {
-		t.Fatal(err)
-	}
+	readJSON(t, filepath.Join(dir, "editors/vscode/package.json"), &pkg)
 	items := pkg.Contributes.Configuration.Properties["sessionls.checks"].Items
 	codes := append(analysis.Codes(), "new-check")
 	if strings.Join(items.Enum, ",") != strings.Join(codes, ",") || len(items.EnumDescriptions) != len(codes) ||
@@ -194,5 +209,108 @@ func TestWrap(t *testing.T) {
 		if got := wrap(tc.words, tc.width, "  "); got != tc.want {
 			t.Errorf("wrap(%q, %d) = %q, want %q", tc.words, tc.width, got, tc.want)
 		}
+	}
+}
+
+// TestNewSettingReachesEveryFile: a setting added to the table appears in
+// the schema (top level and [[overrides]]), in VS Code's settings when
+// editors may set it (after the others, before sessionls.trace.server)
+// and in the README's table, with its old spellings.
+func TestNewSettingReachesEveryFile(t *testing.T) {
+	dir := copyTargets(t)
+	settings := append(config.SettingTable(), config.Setting{
+		Key: "new-setting", Kind: config.KindEnum, Default: "a",
+		Values: []config.EnumValue{{Name: "a", Doc: "The a."}, {Name: "b", Doc: "The b."}},
+		InFile: true, InOverride: true,
+		Flag: "--new-setting", FlagAliases: []string{"--old-setting"},
+		Editor: "newSetting",
+		Doc:    "A new setting.",
+	})
+	changed, err := generate(dir, inputs{analysis.Rules(), settings, dialectDocs()}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"README.md", "schema/sessionls.schema.json", "editors/vscode/package.json"}
+	if strings.Join(changed, ",") != strings.Join(want, ",") {
+		t.Errorf("changed %v, want %v", changed, want)
+	}
+
+	var schema struct {
+		Properties map[string]struct {
+			Ref   string `json:"$ref"`
+			Items struct {
+				Properties map[string]struct {
+					Ref string `json:"$ref"`
+				}
+			}
+		}
+		Definitions map[string]struct {
+			Description string
+			Enum        []string
+			Default     string
+		}
+	}
+	readJSON(t, filepath.Join(dir, "schema/sessionls.schema.json"), &schema)
+	if schema.Properties["new-setting"].Ref != "#/definitions/new-setting" ||
+		schema.Properties["overrides"].Items.Properties["new-setting"].Ref != "#/definitions/new-setting" {
+		t.Errorf("schema properties: %+v", schema.Properties)
+	}
+	d := schema.Definitions["new-setting"]
+	if strings.Join(d.Enum, ",") != "a,b" || d.Default != "a" || !strings.Contains(d.Description, "`--old-setting`") {
+		t.Errorf("schema definition: %+v", d)
+	}
+
+	raw, err := os.ReadFile(filepath.Join(dir, "editors/vscode/package.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, j, k := bytes.Index(raw, []byte(`"sessionls.tokenizer"`)), bytes.Index(raw, []byte(`"sessionls.newSetting"`)), bytes.Index(raw, []byte(`"sessionls.trace.server"`))
+	if i < 0 || j < i || k < j {
+		t.Errorf("sessionls.newSetting is not between the generated settings and the extension's own (%d, %d, %d)", i, j, k)
+	}
+	var pkg struct {
+		Contributes struct {
+			Configuration struct {
+				Properties map[string]struct {
+					Enum           []any
+					EnumItemLabels []string
+				}
+			}
+		}
+	}
+	readJSON(t, filepath.Join(dir, "editors/vscode/package.json"), &pkg)
+	p := pkg.Contributes.Configuration.Properties["sessionls.newSetting"]
+	if len(p.Enum) != 3 || p.Enum[2] != nil || p.EnumItemLabels[2] != "from sessionls.toml (else a)" {
+		t.Errorf("sessionls.newSetting: %+v", p)
+	}
+
+	md, _ := os.ReadFile(filepath.Join(dir, "README.md"))
+	if !bytes.Contains(md, []byte("| `new-setting` | `--new-setting` (old spelling: `--old-setting`) | `sessionls.newSetting` | `a`, `b`; default `a` | A new setting. |")) {
+		t.Error("README.md has no row for new-setting")
+	}
+}
+
+// TestPackageJSONSettingsTogether: the extension's own settings may not be
+// written between the generated ones (they would be lost).
+func TestPackageJSONSettingsTogether(t *testing.T) {
+	src := []byte(`{"contributes": {"configuration": {"properties": {
+  "sessionls.budget": {}, "sessionls.mine": {}, "sessionls.tokenizer": {}}}}}`)
+	if _, err := packageJSON(src, current()); err == nil || !strings.Contains(err.Error(), "sessionls.mine is written between") {
+		t.Errorf("got %v", err)
+	}
+	src = []byte(`{"contributes": {"configuration": {"properties": {"sessionls.path": {}}}}}`)
+	if _, err := packageJSON(src, current()); err == nil {
+		t.Error("no generated setting: no error")
+	}
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatal(err)
 	}
 }
