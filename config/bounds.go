@@ -74,28 +74,20 @@ func skipString(data []byte, i int) int {
 	q := data[i]
 	escapes := q == '"'
 	multi := i+2 < len(data) && data[i+1] == q && data[i+2] == q
-	if !multi {
-		for j := i + 1; j < len(data); j++ {
-			switch data[j] {
-			case '\\':
-				if escapes {
-					j++
-				}
-			case q:
-				return j + 1
-			case '\n':
-				return j
-			}
-		}
-		return len(data)
+	open := 1
+	if multi {
+		open = 3
 	}
-	for j := i + 3; j < len(data); j++ {
+	for j := i + open; j < len(data); j++ {
 		switch data[j] {
 		case '\\':
 			if escapes {
 				j++
 			}
 		case q:
+			if !multi {
+				return j + 1
+			}
 			if j+2 < len(data) && data[j+1] == q && data[j+2] == q {
 				j += 3
 				// """" or """"": the quotes before the last three are
@@ -103,6 +95,10 @@ func skipString(data []byte, i int) int {
 				for k := 0; k < 2 && j < len(data) && data[j] == q; k++ {
 					j++
 				}
+				return j
+			}
+		case '\n':
+			if !multi {
 				return j
 			}
 		}
