@@ -22,6 +22,17 @@ func read(t *testing.T, path string) string {
 	return string(b)
 }
 
+// tempFile writes content to a file of that name in a new temporary
+// directory, with perm, and returns its path.
+func tempFile(t *testing.T, name, content string, perm fs.FileMode) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), perm); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 func mode(t *testing.T, path string) fs.FileMode {
 	t.Helper()
 	fi, err := os.Stat(path)
@@ -109,10 +120,7 @@ func TestWrite(t *testing.T) {
 // The special mode bits (set-group-ID on a shared file, for one) are kept;
 // they used to be dropped.
 func TestWriteKeepsSpecialModeBits(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "out.jsonl")
-	if err := os.WriteFile(out, []byte("old\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	out := tempFile(t, "out.jsonl", "old\n", 0o600)
 	want := fs.FileMode(0o640) | fs.ModeSetgid
 	if err := os.Chmod(out, want); err != nil {
 		t.Fatal(err)

@@ -5,7 +5,6 @@ package atomicfile
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -13,10 +12,7 @@ import (
 
 func leasesWork(t *testing.T) bool {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "lease")
-	if err := os.WriteFile(p, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := tempFile(t, "lease", "", 0o644)
 	f, err := os.Open(p)
 	if err != nil {
 		t.Fatal(err)

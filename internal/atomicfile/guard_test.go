@@ -118,10 +118,7 @@ func TestReplace(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := filepath.Join(t.TempDir(), "s.jsonl")
-			if err := os.WriteFile(p, []byte("a\nb\n"), 0o640); err != nil {
-				t.Fatal(err)
-			}
+			p := tempFile(t, "s.jsonl", "a\nb\n", 0o640)
 			s := openSource(t, p)
 			data := readAll(t, s)
 			if tc.meanwhile != nil {
@@ -155,10 +152,7 @@ func TestReplace(t *testing.T) {
 }
 
 func TestReplaceLastLineStillWritten(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "s.jsonl")
-	if err := os.WriteFile(p, []byte("a\n{\"partial"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := tempFile(t, "s.jsonl", "a\n{\"partial", 0o644)
 	s := openSource(t, p)
 	data := readAll(t, s)
 	appendTo(t, p, "\":1}\n")
@@ -200,10 +194,7 @@ func TestReplaceBusy(t *testing.T) {
 	if !leasesWork(t) {
 		t.Skip("no file leases here")
 	}
-	p := filepath.Join(t.TempDir(), "s.jsonl")
-	if err := os.WriteFile(p, []byte("a\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := tempFile(t, "s.jsonl", "a\n", 0o644)
 	s := openSource(t, p)
 	data := readAll(t, s)
 	// Another descriptor held open, as a writer that keeps its file open.
@@ -221,10 +212,7 @@ func TestReplaceBusy(t *testing.T) {
 }
 
 func TestReplaceKeepsXattrs(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "s.jsonl")
-	if err := os.WriteFile(p, []byte("a\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := tempFile(t, "s.jsonl", "a\n", 0o644)
 	if !setXattr(t, p, "user.sessionls.test", "kept") {
 		t.Skip("no user extended attributes here")
 	}
@@ -243,10 +231,7 @@ func TestReplaceKeepsXattrs(t *testing.T) {
 // one write, close, for every line): every line must be there, once and in
 // order.
 func TestReplaceConcurrentAppends(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "s.jsonl")
-	if err := os.WriteFile(p, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := tempFile(t, "s.jsonl", "", 0o644)
 	const n = 1500
 	var wg sync.WaitGroup
 	done := make(chan struct{})

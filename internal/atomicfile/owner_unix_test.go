@@ -4,7 +4,6 @@ package atomicfile
 
 import (
 	"os"
-	"path/filepath"
 	"syscall"
 	"testing"
 )
@@ -23,10 +22,7 @@ func owner(t *testing.T, path string) (uid, gid uint32) {
 // to whoever ran the write. Giving a file away takes root; elsewhere the
 // group is kept when the owner is in it.
 func TestWriteKeepsOwnerAndGroup(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "out.jsonl")
-	if err := os.WriteFile(out, []byte("old\n"), 0o640); err != nil {
-		t.Fatal(err)
-	}
+	out := tempFile(t, "out.jsonl", "old\n", 0o640)
 	uid, gid := os.Getuid(), os.Getgid()
 	if uid == 0 {
 		uid, gid = 4321, 8765
