@@ -3,7 +3,6 @@ package glob
 import (
 	"slices"
 	"sync"
-	"unicode/utf8"
 )
 
 // A lazily built DFA over the NFA, as RE2 has: a DFA state is the set of
@@ -157,10 +156,7 @@ func (p *Pattern) exec(start int32, t string, prefixes bool) bool {
 	}
 	prev := rune(0)
 	for i := 0; i < len(t); {
-		r, w := utf8.DecodeRuneInString(t[i:])
-		if r == utf8.RuneError && w == 1 {
-			r = invalidByte
-		}
+		r, w := pathRune(t, i)
 		i += w
 		if step(r); !alive() {
 			return false

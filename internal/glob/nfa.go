@@ -210,6 +210,17 @@ func (c *compiler) item(n *node, next int32) int32 {
 // equals it (the pattern is valid UTF-8), "?" and "*" match it.
 const invalidByte rune = -1
 
+// pathRune decodes the character of the path t at byte i and its width: a
+// byte that is not UTF-8 reads as invalidByte. The NFA and the DFA read the
+// path through it, so that they see the same characters.
+func pathRune(t string, i int) (rune, int) {
+	r, w := utf8.DecodeRuneInString(t[i:])
+	if r == utf8.RuneError && w == 1 {
+		r = invalidByte
+	}
+	return r, w
+}
+
 // machine is one simulation of the NFA over a path.
 type machine struct {
 	p     *Pattern
@@ -262,10 +273,7 @@ func (p *Pattern) runPrefixes(start int32, t string, prefixes bool) (bool, int) 
 	}
 	prev := rune(0)
 	for i := 0; i < len(t); {
-		r, w := utf8.DecodeRuneInString(t[i:])
-		if r == utf8.RuneError && w == 1 {
-			r = invalidByte
-		}
+		r, w := pathRune(t, i)
 		i += w
 		if !step(r) {
 			return false, m.steps
