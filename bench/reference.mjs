@@ -11,7 +11,7 @@
 // prints {"messages":N,"totalChars":C,"bytes":B,"seconds":S}; on an invalid
 // line it prints loadSession's error and exits 1.
 import { createReadStream } from "node:fs";
-import { parseSessionMessage, estimateContextChars } from "../testdata/oracle/runtime.mjs";
+import { loadSessionLine, estimateContextChars } from "../testdata/oracle/runtime.mjs";
 
 const path = process.argv[2];
 if (!path) {
@@ -26,15 +26,7 @@ let bytes = 0;
 
 function take(buf, s, e) {
   if (e === s) return; // an empty line: skipped, as filter(Boolean) does
-  const text = buf.toString("utf8", s, e);
-  let value;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new Error(`invalid session JSON at line ${messages + 1}`);
-  }
-  const message = parseSessionMessage(value);
-  if (message === undefined) throw new Error(`invalid session record at line ${messages + 1}`);
+  const message = loadSessionLine(buf.toString("utf8", s, e), messages + 1);
   messages++;
   totalChars += estimateContextChars([message]);
 }

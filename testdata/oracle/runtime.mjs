@@ -58,17 +58,21 @@ export function loadSessionText(text) {
   return text
     .split("\n")
     .filter(Boolean)
-    .map((line, index) => {
-      let value;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        throw new Error(`invalid session JSON at line ${index + 1}`);
-      }
-      const message = parseSessionMessage(value);
-      if (message === undefined) throw new Error(`invalid session record at line ${index + 1}`);
-      return message;
-    });
+    .map((line, index) => loadSessionLine(line, index + 1));
+}
+
+// What loadSession does with one non-empty line, number n: JSON.parse,
+// then parseSessionMessage, with the runtime's errors.
+export function loadSessionLine(line, n) {
+  let value;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    throw new Error(`invalid session JSON at line ${n}`);
+  }
+  const message = parseSessionMessage(value);
+  if (message === undefined) throw new Error(`invalid session record at line ${n}`);
+  return message;
 }
 
 // ---- src/context.ts -------------------------------------------------------
