@@ -493,11 +493,12 @@ local function show_diags(list)
   return table.concat(s, "\n")
 end
 
--- `sessionls check` of the buffer's text, with --budget when n is set.
 -- Finding codes the current setup() turns off (mirrored into the CLI).
 local disabled = {}
 
-local function check_json(buf, n, name)
+-- `sessionls check --format json` of the file at path, with --budget when
+-- n is set and the codes setup() turns off.
+local function check_file_json(path, n)
   local args = { "check", "--format", "json" }
   if n then
     vim.list_extend(args, { "--budget", string.format("%d", n) })
@@ -505,8 +506,13 @@ local function check_json(buf, n, name)
   if #disabled > 0 then
     vim.list_extend(args, { "--disable", table.concat(disabled, ",") })
   end
-  table.insert(args, buffer_to_file(buf, tmp .. "/" .. (name or "check.jsonl")))
+  table.insert(args, path)
   return cli(args)
+end
+
+-- `sessionls check` of the buffer's text, with --budget when n is set.
+local function check_json(buf, n, name)
+  return check_file_json(buffer_to_file(buf, tmp .. "/" .. (name or "check.jsonl")), n)
 end
 
 -- Wait until Neovim's diagnostics equal `sessionls check [--budget n]` of
@@ -1384,15 +1390,7 @@ local function check_dialects()
     -- Diagnostics: check --format json of the file itself, with the budget
     -- the server applies to it.
     local budget = type(st.budget) == "number" and st.budget or nil
-    local args = { "check", "--format", "json" }
-    if budget then
-      vim.list_extend(args, { "--budget", string.format("%d", budget) })
-    end
-    if #disabled > 0 then
-      vim.list_extend(args, { "--disable", table.concat(disabled, ",") })
-    end
-    table.insert(args, c.path)
-    local findings = cli(args)
+    local findings = check_file_json(c.path, budget)
     local want = sorted_diags(expected_diags(buf, findings))
     local missing
     for _, f in ipairs(findings) do

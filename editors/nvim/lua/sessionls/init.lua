@@ -63,20 +63,13 @@ local function notify(msg, level)
   vim.notify("sessionls: " .. msg, level or vim.log.levels.INFO)
 end
 
--- client:request on 0.11+ (method call), client.request before.
-local function client_request(client, method, params, handler, bufnr)
+-- client:name(...) on 0.11+ (a method call), client.name(...) before:
+-- request, request_sync and notify.
+local function client_call(client, name, ...)
   if has("nvim-0.11") then
-    return client:request(method, params, handler, bufnr)
+    return client[name](client, ...)
   end
-  return client.request(method, params, handler, bufnr)
-end
-
--- client:notify on 0.11+ (method call), client.notify before.
-local function client_notify(client, method, params)
-  if has("nvim-0.11") then
-    return client:notify(method, params)
-  end
-  return client.notify(method, params)
+  return client[name](...)
 end
 
 -- All running sessionls clients, optionally only those attached to bufnr.
@@ -536,7 +529,7 @@ function M.set_budget(n, on_done)
     if client.settings ~= nil then -- 0.11+ answers workspace/configuration from here
       client.settings = settings(M.config)
     end
-    client_request(client, "workspace/executeCommand", {
+    client_call(client, "request", "workspace/executeCommand", {
       command = COMMAND_SET_BUDGET,
       arguments = { budget },
     }, function(err)
@@ -588,7 +581,7 @@ local CONFIG_FILES = { "sessionls.toml", ".sessionls.toml" }
 local function config_written(path)
   local uri = vim.uri_from_fname(vim.fn.fnamemodify(path, ":p"))
   for _, client in ipairs(M.clients()) do
-    client_notify(client, "workspace/didChangeWatchedFiles", { changes = { { uri = uri, type = 2 } } })
+    client_call(client, "notify", "workspace/didChangeWatchedFiles", { changes = { { uri = uri, type = 2 } } })
     for b in pairs(client.attached_buffers or {}) do
       schedule_refresh(b)
     end
@@ -709,12 +702,7 @@ function M.fix_all(bufnr)
     range = { start = { line = 0, character = 0 }, ["end"] = { line = vim.api.nvim_buf_line_count(bufnr), character = 0 } },
     context = { diagnostics = {}, only = { "source.fixAll.sessionls" } },
   }
-  local resp
-  if has("nvim-0.11") then
-    resp = client:request_sync("textDocument/codeAction", params, 10000, bufnr)
-  else
-    resp = client.request_sync("textDocument/codeAction", params, 10000, bufnr)
-  end
+  local resp = client_call(client, "request_sync", "textDocument/codeAction", params, 10000, bufnr)
   if not resp or resp.err then
     notify("fix all: " .. (resp and resp.err and resp.err.message or "no answer from the server"), vim.log.levels.ERROR)
     return 0
@@ -745,12 +733,7 @@ function M.budget_text(bufnr)
       .. " (no sessionls server is attached to this buffer)"
   end
   local params = { uri = vim.uri_from_bufnr(bufnr) }
-  local resp
-  if has("nvim-0.11") then
-    resp = client:request_sync("sessionls/status", params, 5000, bufnr)
-  else
-    resp = client.request_sync("sessionls/status", params, 5000, bufnr)
-  end
+  local resp = client_call(client, "request_sync", "sessionls/status", params, 5000, bufnr)
   local st = resp and resp.result
   if type(st) ~= "table" then
     return "budget: the server did not answer (" .. tostring(resp and resp.err and resp.err.message) .. ")"
@@ -906,7 +889,7 @@ function M.map(bufnr, on_done)
   local client = M.clients(bufnr)[1]
   if client then
     local params = { uri = vim.uri_from_bufnr(bufnr), html = true }
-    client_request(client, "sessionls/contextMap", params, function(err, result)
+    client_call(client, "request", "sessionls/contextMap", params, function(err, result)
       if err and err.code == -32601 then
         -- A server older than the request: the CLI maps the saved file.
         map_with_cli(bufnr, out, done)
