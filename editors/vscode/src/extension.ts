@@ -11,7 +11,7 @@ import {
 } from "vscode-languageclient/node";
 import { CMD_SHOW_CONTEXT_MAP, ContextMaps } from "./contextmap";
 import { parseBudget, SessionStatus, setTomlBudget, statusText, statusTooltip, validateBudget } from "./format";
-import { findServer, INSTALL_HINT } from "./server-path";
+import { findServer, INSTALL_HINT, LookupResult } from "./server-path";
 
 const SECTION = "sessionls";
 /** The server's own command (registered by vscode-languageclient). */
@@ -211,14 +211,19 @@ class SessionlsExtension implements vscode.Disposable {
 
   /** The sessionls binary the server runs, for the CLI (sessionls on PATH when none is found). */
   private cliBinary(): string {
+    const found = this.findServer();
+    return found.ok ? found.server.command : "sessionls";
+  }
+
+  /** findServer with the sessionls.path setting, the environment and this extension's directory as they are now. */
+  private findServer(): LookupResult {
     const cfg = vscode.workspace.getConfiguration(SECTION);
-    const found = findServer({
+    return findServer({
       setting: cfg.get<string>("path", ""),
       envPath: process.env.SESSIONLS_PATH,
       extensionDir: this.context.extensionPath,
       searchPath: process.env.PATH,
     });
-    return found.ok ? found.server.command : "sessionls";
   }
 
   dispose(): void {
@@ -271,13 +276,7 @@ class SessionlsExtension implements vscode.Disposable {
   }
 
   private async doStart(): Promise<void> {
-    const cfg = vscode.workspace.getConfiguration(SECTION);
-    const found = findServer({
-      setting: cfg.get<string>("path", ""),
-      envPath: process.env.SESSIONLS_PATH,
-      extensionDir: this.context.extensionPath,
-      searchPath: process.env.PATH,
-    });
+    const found = this.findServer();
     if (!found.ok) {
       this.output.appendLine(`[sessionls] ${found.message}`);
       void this.offerFix(found.message);

@@ -26,12 +26,34 @@ const WORKSPACE = env("E2E_WORKSPACE");
 const OUT = env("E2E_OUT");
 const BIN = env("SESSIONLS_BIN");
 const CHROMIUM = env("CHROMIUM", "/usr/bin/chromium");
+const SETTINGS_FILE = path.join(WORKSPACE, ".vscode", "settings.json");
 const STEP_TIMEOUT_MS = Number(process.env.E2E_STEP_TIMEOUT_MS || 30000);
 const TOTAL_TIMEOUT_MS = Number(process.env.E2E_TOTAL_TIMEOUT_MS || 300000);
 
 const t0 = Date.now();
 const log = (...a) => console.log(`[e2e +${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// The workspace settings, .vscode/settings.json, which steps change and
+// then put back: workspaceSettings() is the file's text, or null when there
+// is none, and restoreSettings puts that back (no file for null).
+function workspaceSettings() {
+  return fs.existsSync(SETTINGS_FILE) ? fs.readFileSync(SETTINGS_FILE, "utf8") : null;
+}
+
+// writeSettings writes the object s as the workspace settings.
+function writeSettings(s) {
+  fs.mkdirSync(path.dirname(SETTINGS_FILE), { recursive: true });
+  fs.writeFileSync(SETTINGS_FILE, JSON.stringify(s, null, 2));
+}
+
+function restoreSettings(before) {
+  if (before === null) {
+    fs.rmSync(SETTINGS_FILE, { force: true });
+  } else {
+    fs.writeFileSync(SETTINGS_FILE, before);
+  }
+}
 
 // ---------------------------------------------------------------- expected
 
@@ -591,13 +613,11 @@ function writeBig(cleanText) {
 async function contextMapSteps(page) {
   const file = path.join(WORKSPACE, MAP_FILE);
   const text = fs.readFileSync(file, "utf8");
-  const settingsFile = path.join(WORKSPACE, ".vscode", "settings.json");
-  const settingsBefore = fs.existsSync(settingsFile) ? fs.readFileSync(settingsFile, "utf8") : null;
+  const settingsBefore = workspaceSettings();
   const setBudget = (n) => {
     const s = settingsBefore ? JSON.parse(settingsBefore) : {};
     s["sessionls.budget"] = n;
-    fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
-    fs.writeFileSync(settingsFile, JSON.stringify(s, null, 2));
+    writeSettings(s);
   };
   const want1 = budgetJSON(file, 600);
   const want2 = budgetJSON(file, 300);
@@ -741,11 +761,7 @@ async function contextMapSteps(page) {
   log("ok: the 51 MB file's map was not drawn again when the focus moved to the editor");
   await screenshot(page, "context-map-big-reveal");
 
-  if (settingsBefore === null) {
-    fs.rmSync(settingsFile, { force: true });
-  } else {
-    fs.writeFileSync(settingsFile, settingsBefore);
-  }
+  restoreSettings(settingsBefore);
 }
 
 // 18. A file that begins with a UTF-8 byte order mark: VS Code hides it
@@ -853,12 +869,10 @@ function writeManyFile() {
 async function manyLensSteps(page) {
   const file = path.join(WORKSPACE, MANY_FILE);
   const text = fs.readFileSync(file, "utf8");
-  const settingsFile = path.join(WORKSPACE, ".vscode", "settings.json");
-  const settingsBefore = fs.existsSync(settingsFile) ? fs.readFileSync(settingsFile, "utf8") : null;
+  const settingsBefore = workspaceSettings();
   const noBudget = settingsBefore ? JSON.parse(settingsBefore) : {};
   delete noBudget["sessionls.budget"];
-  fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
-  fs.writeFileSync(settingsFile, JSON.stringify(noBudget, null, 2));
+  writeSettings(noBudget);
   const facts = factsFor(MANY_FILE, text, 0);
   if (facts.units.length <= 200) {
     throw new Error(`${MANY_FILE} has ${facts.units.length} units: the step needs more than the extension's 200`);
@@ -896,11 +910,7 @@ async function manyLensSteps(page) {
     return { ok: got === status && cut.firstKeptLine === target, detail: `got ${JSON.stringify(got)}; the CLI keeps from line ${cut.firstKeptLine}` };
   });
   await screenshot(page, "many-lenses");
-  if (settingsBefore === null) {
-    fs.rmSync(settingsFile, { force: true });
-  } else {
-    fs.writeFileSync(settingsFile, settingsBefore);
-  }
+  restoreSettings(settingsBefore);
 }
 
 // E2E_ONLY=lag: how far the lenses lag behind typing in a large session
@@ -1044,13 +1054,11 @@ function writeDialectFiles() {
 
 async function dialectSteps(page) {
   // The editor's budget would override the file's: none, as the CLI has.
-  const settingsFile = path.join(WORKSPACE, ".vscode", "settings.json");
-  const settingsBefore = fs.existsSync(settingsFile) ? fs.readFileSync(settingsFile, "utf8") : null;
+  const settingsBefore = workspaceSettings();
   const noBudget = settingsBefore ? JSON.parse(settingsBefore) : {};
   delete noBudget["sessionls.budget"];
   delete noBudget["editor.codeActionsOnSave"];
-  fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
-  fs.writeFileSync(settingsFile, JSON.stringify(noBudget, null, 2));
+  writeSettings(noBudget);
   for (const c of DIALECT_FILES) {
     const file = path.join(WORKSPACE, c.rel);
     const name = path.basename(file);
@@ -1125,7 +1133,7 @@ async function dialectSteps(page) {
     await screenshot(page, `dialect-${c.dialect}`);
   }
   if (settingsBefore !== null) {
-    fs.writeFileSync(settingsFile, settingsBefore);
+    fs.writeFileSync(SETTINGS_FILE, settingsBefore);
   }
 }
 
@@ -1148,12 +1156,7 @@ async function main() {
   }
   if (process.env.E2E_ONLY === "lag") {
     fs.copyFileSync(process.env.E2E_LAG_FILE, path.join(WORKSPACE, LAG_FILE));
-    const settingsFile = path.join(WORKSPACE, ".vscode", "settings.json");
-    fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
-    fs.writeFileSync(
-      settingsFile,
-      JSON.stringify({ "sessionls.trace.server": "messages", "workbench.editorLargeFileConfirmation": 1024, ...JSON.parse(process.env.E2E_LAG_SETTINGS || "{}") }, null, 2),
-    );
+    writeSettings({ "sessionls.trace.server": "messages", "workbench.editorLargeFileConfirmation": 1024, ...JSON.parse(process.env.E2E_LAG_SETTINGS || "{}") });
     return withWorkbench(lagSteps);
   }
   if (process.env.E2E_ONLY === "bom") {
@@ -1258,9 +1261,8 @@ async function main() {
     await answerBudgetBox(page, budget);
     await checkEditor(page, `demo.jsonl, budget ${budget}`, demoBudget, budget);
     await waitUntil("the budget is stored in the workspace settings", async () => {
-      const file = path.join(WORKSPACE, ".vscode", "settings.json");
-      const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "";
-      return { ok: new RegExp(`"sessionls\\.budget"\\s*:\\s*${budget}\\b`).test(text), detail: `${file}: ${text}` };
+      const text = workspaceSettings() ?? "";
+      return { ok: new RegExp(`"sessionls\\.budget"\\s*:\\s*${budget}\\b`).test(text), detail: `${SETTINGS_FILE}: ${text}` };
     });
     await screenshot(page, "demo-budget-does-not-load");
 
@@ -1303,9 +1305,8 @@ async function main() {
       await clickLens(page, title);
       await checkEditor(page, `clean.jsonl, unit lens click on line ${u.startLine} (budget to here: ${from2[j]})`, cleanHere, from2[j]);
       await waitUntil("the unit lens's budget is stored in the workspace settings", async () => {
-        const file = path.join(WORKSPACE, ".vscode", "settings.json");
-        const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "";
-        return { ok: new RegExp(`"sessionls\\.budget"\\s*:\\s*${from2[j]}\\b`).test(text), detail: `${file}: ${text}` };
+        const text = workspaceSettings() ?? "";
+        return { ok: new RegExp(`"sessionls\\.budget"\\s*:\\s*${from2[j]}\\b`).test(text), detail: `${SETTINGS_FILE}: ${text}` };
       });
       await clickStatusItem(page);
       await answerBudgetBox(page, budget);
@@ -1355,11 +1356,10 @@ async function main() {
 
     // 7. A sessionls.path that names nothing: the error notification with
     // the fix; then the setting is removed and the server comes back.
-    const settingsFile = path.join(WORKSPACE, ".vscode", "settings.json");
-    const settingsBefore = fs.readFileSync(settingsFile, "utf8");
+    const settingsBefore = fs.readFileSync(SETTINGS_FILE, "utf8");
     const withPath = JSON.parse(settingsBefore);
     withPath["sessionls.path"] = "/nonexistent/sessionls";
-    fs.writeFileSync(settingsFile, JSON.stringify(withPath, null, 2));
+    writeSettings(withPath);
     await waitUntil("the missing-binary notification", async () => {
       const text = await notificationsText(page);
       const ok =
@@ -1393,17 +1393,17 @@ async function main() {
       return { ok: ok.ok, detail: `scope tab: ${ok.scope}` };
     });
     await screenshot(page, "missing-binary-open-setting");
-    fs.writeFileSync(settingsFile, settingsBefore);
+    restoreSettings(settingsBefore);
     await openFile(page, "demo.jsonl");
     await checkEditor(page, "demo.jsonl after sessionls.path was removed", fixedBudget, budget);
 
     // 8. sessionls.checks applies without a restart.
     const withChecks = JSON.parse(settingsBefore);
     withChecks["sessionls.checks"] = ["orphan-tool-result", "budget-cutoff"];
-    fs.writeFileSync(settingsFile, JSON.stringify(withChecks, null, 2));
+    writeSettings(withChecks);
     const fixedQuiet = factsFor("demo-fixed.jsonl", fixedText, budget, withChecks["sessionls.checks"]);
     await checkEditor(page, "demo.jsonl with sessionls.checks turning two checks off", fixedQuiet, budget);
-    fs.writeFileSync(settingsFile, settingsBefore);
+    restoreSettings(settingsBefore);
     await checkEditor(page, "demo.jsonl with every check back on", fixedBudget, budget);
     // 9. The status bar item is only for session files.
     await openFile(page, "settings.json");
@@ -1427,10 +1427,10 @@ async function main() {
     }
     const withFiles = JSON.parse(settingsBefore);
     withFiles["sessionls.files"] = ["**/*.jsonl", "**/*.log"];
-    fs.writeFileSync(settingsFile, JSON.stringify(withFiles, null, 2));
+    writeSettings(withFiles);
     await checkEditor(page, "session.log once sessionls.files names *.log", factsFor("session.log", cleanText, budget), budget);
     await screenshot(page, "session-log");
-    fs.writeFileSync(settingsFile, settingsBefore);
+    restoreSettings(settingsBefore);
     await waitUntil("session.log is no session file once the glob is gone", async () => {
       const n = Object.keys((await readEditor(page)).lenses).length;
       const status = await statusBarText(page);
@@ -1465,7 +1465,7 @@ async function main() {
     // budget; changing the file (the server watches it) moves it.
     const noBudget = JSON.parse(settingsBefore);
     delete noBudget["sessionls.budget"];
-    fs.writeFileSync(settingsFile, JSON.stringify(noBudget, null, 2));
+    writeSettings(noBudget);
     const tomlPath = path.join(WORKSPACE, "sessionls.toml");
     const cleanUnits = cleanBudget.units;
     if (cleanUnits.length < 3) {
@@ -1495,7 +1495,7 @@ async function main() {
     await page.keyboard.press("Enter");
     await waitUntil("the budget is written to sessionls.toml, not the settings", async () => {
       const toml = fs.readFileSync(tomlPath, "utf8");
-      const settings = fs.existsSync(settingsFile) ? fs.readFileSync(settingsFile, "utf8") : "";
+      const settings = workspaceSettings() ?? "";
       return {
         ok: toml === `# written by the e2e test\nbudget = ${tomlBudget3}\n` && !/"sessionls\.budget"/.test(settings),
         detail: `sessionls.toml: ${JSON.stringify(toml)}\nsettings: ${settings}`,
@@ -1504,7 +1504,7 @@ async function main() {
     await checkEditor(page, `clean.jsonl after Set Context Budget wrote budget = ${tomlBudget3} to sessionls.toml`,
       factsFor("clean.jsonl", cleanText, tomlBudget3), tomlBudget3);
     fs.rmSync(tomlPath);
-    fs.writeFileSync(settingsFile, settingsBefore);
+    restoreSettings(settingsBefore);
 
     // 13. Fixes: a quick fix from the light bulb menu (Ctrl+.) repairs
     // line 1; then a save runs source.fixAll.sessionls through
@@ -1512,7 +1512,7 @@ async function main() {
     // `sessionls check --fix` writes, with no fixable squiggle left.
     const withFixAll = JSON.parse(settingsBefore);
     withFixAll["editor.codeActionsOnSave"] = { "source.fixAll.sessionls": "explicit" };
-    fs.writeFileSync(settingsFile, JSON.stringify(withFixAll, null, 2));
+    writeSettings(withFixAll);
     await openFile(page, "fixme.jsonl");
     await checkEditor(page, "fixme.jsonl as written", factsFor("fixme.jsonl", fixmeText, budget), budget);
     await goToLine(page, 1);
@@ -1534,7 +1534,7 @@ async function main() {
     });
     await checkEditor(page, "fixme.jsonl after fix-all on save", factsFor("fixme-fixed.jsonl", fixmeFixed, budget), budget);
     await screenshot(page, "fixme-fixed");
-    fs.writeFileSync(settingsFile, settingsBefore);
+    restoreSettings(settingsBefore);
 
     // 14. sessionls.tokens: each unit lens adds its token count (resolved
     // lazily by the server), equal to `sessionls budget --tokens`'s.
@@ -1545,7 +1545,7 @@ async function main() {
     }
     const withTokens = JSON.parse(settingsBefore);
     withTokens["sessionls.tokens"] = true;
-    fs.writeFileSync(settingsFile, JSON.stringify(withTokens, null, 2));
+    writeSettings(withTokens);
     await openFile(page, "clean.jsonl");
     await waitUntil("sessionls.tokens: every unit lens shows the tokens of budget --tokens", async () => {
       const lenses = (await readEditor(page)).lenses;
@@ -1573,7 +1573,7 @@ async function main() {
       return { ok: got === tokStatus, detail: `want ${JSON.stringify(tokStatus)}\ngot  ${JSON.stringify(got)}` };
     });
     await screenshot(page, "clean-tokens");
-    fs.writeFileSync(settingsFile, settingsBefore);
+    restoreSettings(settingsBefore);
 
     // 15. Fix-all from the command palette ("sessionls: Fix All Safe
     // Findings"), as ESLint and ruff offer it: the buffer, saved, equals
