@@ -120,6 +120,18 @@ func (mapPage) Thousands(n any) string {
 	return fmt.Sprint(n)
 }
 
+// rowTable is what the "tableRows" template draws: the rows of the table
+// by role or by tool name, and whether the page has a tokens column.
+type rowTable struct {
+	Rows          []tableRow
+	TokensCounted bool
+}
+
+// Table is rows with what the "tableRows" template needs of the page.
+func (p mapPage) Table(rows []tableRow) rowTable {
+	return rowTable{rows, p.M.TokensCounted}
+}
+
 type legendItem struct {
 	Label string
 	Color template.CSS
