@@ -45,3 +45,29 @@ func TestTuneGC(t *testing.T) {
 	}
 	restore()
 }
+
+// TestPopulateKeepsContents: populate only backs pages; the bytes of the
+// buffer, inside and around the whole pages it covers, are unchanged and
+// writable, whatever the alignment of the range.
+func TestPopulateKeepsContents(t *testing.T) {
+	buf := make([]byte, 3<<20)
+	for i := range buf {
+		buf[i] = byte(i*7 + 3)
+	}
+	for _, r := range [][2]int{{0, 0}, {1, 2}, {0, len(buf)}, {5, 4096*3 + 11}, {4095, 8193}, {100, len(buf) - 100}} {
+		populate(buf[r[0]:r[1]])
+		for i := range buf {
+			if buf[i] != byte(i*7+3) {
+				t.Fatalf("populate(buf[%d:%d]) changed byte %d to %#x", r[0], r[1], i, buf[i])
+			}
+		}
+	}
+	for i := range buf {
+		buf[i] = ^byte(i*7 + 3)
+	}
+	for i := range buf {
+		if buf[i] != ^byte(i*7+3) {
+			t.Fatalf("byte %d is not writable after populate", i)
+		}
+	}
+}

@@ -431,10 +431,22 @@ func (s *stream) readHeaderLine(line []byte, room int64) ([]byte, error) {
 func (s *stream) readBody(length int64) ([]byte, error) {
 	buf := make([]byte, 0, min(length, firstBodyChunk))
 	var pre *prescan
+	populated := 0 // buf[:populated] is backed by memory (populate)
 	for {
 		end := cap(buf)
 		if pre != nil {
 			end = min(end, len(buf)+prescanStep)
+		}
+		if cap(buf) >= populateMin {
+			if populated < end {
+				// Ahead of the reader, never more than populateStep past the
+				// bytes arrived: a peer that declares more than it sends
+				// gets no more resident memory than before.
+				next := min(cap(buf), max(end, len(buf)+populateStep))
+				populate(buf[populated:next])
+				populated = next
+			}
+			end = min(end, populated)
 		}
 		n, err := io.ReadFull(s.in, buf[len(buf):end])
 		buf = buf[:len(buf)+n]
@@ -460,6 +472,11 @@ func (s *stream) readBody(length int64) ([]byte, error) {
 			continue
 		}
 		grown := make([]byte, len(buf), nextBodyCap(len(buf), cap(buf), length)) // memory.go
+		populated = 0
+		if cap(grown) >= populateMin {
+			populated = min(cap(grown), len(buf)+populateStep)
+			populate(grown[:populated])
+		}
 		copy(grown, buf)
 		buf = grown
 		if int64(cap(buf)) == length && length >= prescanMin {
