@@ -494,19 +494,32 @@ func scanStr(b []byte, i, stop int) strRun {
 	for {
 		// Plain ASCII runs eight bytes at a time, and the escapes of one
 		// character (nearly all of them) without leaving the loop.
+	words:
 		for i+8 <= stop {
 			m := specialBytes(binary.LittleEndian.Uint64(b[i:]))
 			if m == 0 {
 				i += 8
 				continue
 			}
-			i += bits.TrailingZeros64(m) >> 3
-			if b[i] == '\\' && i+1 < len(b) && simpleEscape(b[i+1]) != 0 {
+			// The flagged bytes of the word in turn: a flag may be false
+			// (specialBytes), never missing, so each is looked at.
+			for word := i; ; {
+				k := bits.TrailingZeros64(m) >> 3
+				i = word + k
+				if b[i] != '\\' || i+1 >= len(b) || simpleEscape(b[i+1]) == 0 {
+					break words
+				}
 				r.escaped = true
 				i += 2
-				continue
+				if k+2 >= 8 {
+					continue words
+				}
+				m &= ^uint64(0) << ((k + 2) * 8) // the escape's two bytes are read
+				if m == 0 {
+					i = word + 8
+					continue words
+				}
 			}
-			break
 		}
 		if i >= stop {
 			r.next = i
@@ -556,22 +569,12 @@ func scanStr(b []byte, i, stop int) strRun {
 // (the character after a backslash) stands for, or 0 when c does not make
 // one (\u, and what JSON does not allow).
 func simpleEscape(c byte) byte {
-	switch c {
-	case '"', '\\', '/':
-		return c
-	case 'b':
-		return '\b'
-	case 'f':
-		return '\f'
-	case 'n':
-		return '\n'
-	case 'r':
-		return '\r'
-	case 't':
-		return '\t'
-	}
-	return 0
+	return simpleEscapes[c]
 }
+
+// simpleEscapes is simpleEscape as a table, read in the decoder's inner
+// loops.
+var simpleEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // specialBytes has the high bit set in each byte of x that is '"', '\\',
 // below 0x20 or not ASCII.
