@@ -102,37 +102,69 @@ func newDocument(e engine, text string, opts Options) *Document {
 // parseText splits text into lines and parses them, across cores when the
 // text is large. Its error is a panic of a worker (a bug in the parser).
 func (d *Document) parseText(text string) ([]string, []lineRes, error) {
-	lines := strings.Split(text, "\n")
-	results := make([]lineRes, len(lines))
 	if len(text) < d.eng.parallelMin || d.eng.workers < 2 {
+		lines := strings.Split(text, "\n")
+		results := make([]lineRes, len(lines))
 		for i, l := range lines {
 			results[i] = d.parse(l)
 		}
 		return lines, results, nil
 	}
-	// Hand out runs of lines of about equal byte size.
-	const runs = 64
-	size := len(text)/runs + 1
-	var bounds []int
-	acc := 0
-	for i, l := range lines {
-		if acc >= size {
-			bounds = append(bounds, i)
-			acc = 0
+	// Runs of whole lines of about equal byte size, each split and parsed
+	// by one worker: splitting the whole text first was a pass over it on
+	// one core (issue 19).
+	starts := textRuns(text, 64)
+	runLines := make([][]string, len(starts))
+	runResults := make([][]lineRes, len(starts))
+	err := newPool(d.eng.workers).each(len(starts), func(k int) {
+		lines := strings.Split(runText(text, starts, k), "\n")
+		results := make([]lineRes, len(lines))
+		for i, l := range lines {
+			results[i] = d.parse(l)
 		}
-		acc += len(l) + 1
-	}
-	bounds = append(bounds, len(lines))
-	err := newPool(d.eng.workers).each(len(bounds), func(k int) {
-		from := 0
-		if k > 0 {
-			from = bounds[k-1]
-		}
-		for i := from; i < bounds[k]; i++ {
-			results[i] = d.parse(lines[i])
-		}
+		runLines[k], runResults[k] = lines, results
 	})
-	return lines, results, err
+	if err != nil {
+		return nil, nil, err
+	}
+	n := 0
+	for _, ls := range runLines {
+		n += len(ls)
+	}
+	lines := make([]string, 0, n)
+	results := make([]lineRes, 0, n)
+	for k := range runLines {
+		lines = append(lines, runLines[k]...)
+		results = append(results, runResults[k]...)
+	}
+	return lines, results, nil
+}
+
+// textRuns returns where up to n runs of text's lines begin: the first at
+// 0, each other one just after a '\n', in increasing order.
+func textRuns(text string, n int) []int {
+	starts := []int{0}
+	for k := 1; k < n; k++ {
+		p := max(len(text)/n*k, starts[len(starts)-1])
+		j := strings.IndexByte(text[p:], '\n')
+		if j < 0 {
+			break
+		}
+		if s := p + j + 1; s > starts[len(starts)-1] {
+			starts = append(starts, s)
+		}
+	}
+	return starts
+}
+
+// runText is run k of textRuns' starts without the '\n' that ends it
+// (but the last): strings.Split of it gives the run's lines, and the runs'
+// lines one after another are strings.Split(text, "\n").
+func runText(text string, starts []int, k int) string {
+	if k == len(starts)-1 {
+		return text[starts[k]:]
+	}
+	return text[starts[k] : starts[k+1]-1]
 }
 
 // parse is the verdict on one line; an empty line is skipped by the runtime

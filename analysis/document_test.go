@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -544,8 +545,26 @@ func TestNewDocumentParallel(t *testing.T) {
 		seqE.parallelMin = 1 << 40
 		parE.parallelMin, parE.workers = 0, 3
 		a, b := newDocument(seqE, text, Options{Budget: 3000}), newDocument(parE, text, Options{Budget: 3000})
-		if !reflect.DeepEqual(a.results, b.results) || !reflect.DeepEqual(a.Report(), b.Report()) {
+		if !slices.Equal(a.lines, b.lines) || !reflect.DeepEqual(a.results, b.results) || !reflect.DeepEqual(a.Report(), b.Report()) {
 			t.Fatalf("seed %d: parallel parse differs from sequential", seed)
+		}
+	}
+}
+
+// TestTextRuns: the runs' lines, one after another, are the text's lines,
+// whatever the runs' count and where the newlines fall.
+func TestTextRuns(t *testing.T) {
+	for _, text := range []string{"", "\n", "\n\n\n", "a", "a\n", "ab\ncd\nef", "ab\ncd\nef\n", strings.Repeat("x\n", 40), strings.Repeat("\n", 17) + "tail", strings.Repeat("long line ", 50) + "\nshort\n"} {
+		want := strings.Split(text, "\n")
+		for _, n := range []int{1, 2, 3, 7, 64} {
+			starts := textRuns(text, n)
+			var got []string
+			for k := range starts {
+				got = append(got, strings.Split(runText(text, starts, k), "\n")...)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("textRuns(%q, %d) = %v: lines %q, want %q", text, n, starts, got, want)
+			}
 		}
 	}
 }
