@@ -438,13 +438,12 @@ func (s *stream) readBody(length int64) ([]byte, error) {
 			end = min(end, len(buf)+prescanStep)
 		}
 		if cap(buf) >= populateMin {
-			if populated < end {
+			if populated <= len(buf) {
 				// Ahead of the reader, never more than populateStep past the
 				// bytes arrived: a peer that declares more than it sends
 				// gets no more resident memory than before.
-				next := min(cap(buf), max(end, len(buf)+populateStep))
-				populate(buf[populated:next])
-				populated = next
+				populated = min(cap(buf), len(buf)+populateStep)
+				populate(buf[len(buf):populated])
 			}
 			end = min(end, populated)
 		}
