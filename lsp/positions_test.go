@@ -100,6 +100,20 @@ func requireClientDiagnostics(t *testing.T, text string, rep *analysis.Report, g
 	}
 }
 
+// requireEditApplied checks that the server holds text, whose report is
+// rep, after an edit: its diagnostics are rep's on the client's lines, its
+// status counts text's characters, and it showed the user no message.
+func requireEditApplied(t *testing.T, h *harness, uri protocol.DocumentURI, text string, rep *analysis.Report) {
+	t.Helper()
+	requireClientDiagnostics(t, text, rep, h.client.lastDiagnostics(uri).Diagnostics)
+	if want, got := float64(rep.TotalChars), statusOf(h, uri)["totalChars"]; !reflect.DeepEqual(got, want) {
+		t.Fatalf(`statusOf(h, uri)["totalChars"] = %+v, want %v`, got, want)
+	}
+	if got := h.client.shownMessages(); len(got) != 0 {
+		t.Fatalf("h.client.shownMessages() = %+v, want empty", got)
+	}
+}
+
 // loneCRSession has a lone '\r' (JSON whitespace) in each of its first
 // three lines: five runtime lines, eight client lines.
 var loneCRSession = []string{
@@ -248,8 +262,8 @@ func TestLoneCR(t *testing.T) {
 		if len(locs) != 2 {
 			t.Fatalf("len(locs) = %d, want %d: %+v", len(locs), 2, locs)
 		}
-		if want := uint32(3); locs[0].Range.Start.Line != want {
-			t.Fatalf("locs[0].Range.Start.Line = %v, want %v", locs[0].Range.Start.Line, want)
+		if got, want := startLines(locs), []uint32{3, 4}; !reflect.DeepEqual(got, want) {
+			t.Fatalf("startLines(locs) = %v, want %v", got, want)
 		}
 		if want := (protocol.Position{Line: 4, Character: uint32(idCol - 1)}); !reflect.DeepEqual(locs[1].Range.Start, want) {
 			t.Fatalf("locs[1].Range.Start = %+v, want %+v", locs[1].Range.Start, want)
@@ -270,11 +284,8 @@ func TestLoneCR(t *testing.T) {
 		if want := "lines 2–3 · " + textfmt.Thousands(rep.Units[1].Chars) + " chars"; syms[1].Name != want {
 			t.Fatalf("names keep the runtime's lines: syms[1].Name = %q, want %q", syms[1].Name, want)
 		}
-		if want := uint32(2); syms[1].Range.Start.Line != want {
-			t.Fatalf("syms[1].Range.Start.Line = %v, want %v", syms[1].Range.Start.Line, want)
-		}
-		if want := uint32(5); syms[1].Range.End.Line != want {
-			t.Fatalf("syms[1].Range.End.Line = %v, want %v", syms[1].Range.End.Line, want)
+		if got, want := lineSpan(syms[1].Range), [2]uint32{2, 5}; got != want {
+			t.Fatalf("lineSpan(syms[1].Range) = %v, want %v", got, want)
 		}
 		if want := uint32(4); syms[1].Children[1].Range.Start.Line != want {
 			t.Fatalf("syms[1].Children[1].Range.Start.Line = %v, want %v", syms[1].Children[1].Range.Start.Line, want)
@@ -286,13 +297,7 @@ func TestLoneCR(t *testing.T) {
 		didChange(h, uri, 2, rangeChange(5, 11, 5, 13, "okay"))
 		text = strings.Replace(text, `"content":"ok"}`, `"content":"okay"}`, 1)
 		rep = analysis.Analyze([]byte(text), opts)
-		requireClientDiagnostics(t, text, rep, h.client.lastDiagnostics(uri).Diagnostics)
-		if want, got := float64(rep.TotalChars), statusOf(h, uri)["totalChars"]; !reflect.DeepEqual(got, want) {
-			t.Fatalf(`statusOf(h, uri)["totalChars"] = %+v, want %v`, got, want)
-		}
-		if got := h.client.shownMessages(); len(got) != 0 {
-			t.Fatalf("h.client.shownMessages() = %+v, want empty", got)
-		}
+		requireEditApplied(t, h, uri, text, rep)
 
 		// Break the JSON after the lone CR: the diagnostic is on line 5.
 		didChange(h, uri, 3, rangeChange(5, 16, 5, 16, ","))
@@ -322,13 +327,7 @@ func TestLoneCR(t *testing.T) {
 		text = strings.Replace(text, "\r", "", 1)
 		text = strings.Replace(text, `{"role":"user","content":"second"}`, `{"role":"user",`+"\r"+`"content":"second"}`, 1)
 		rep = analysis.Analyze([]byte(text), opts)
-		requireClientDiagnostics(t, text, rep, h.client.lastDiagnostics(uri).Diagnostics)
-		if want, got := float64(rep.TotalChars), statusOf(h, uri)["totalChars"]; !reflect.DeepEqual(got, want) {
-			t.Fatalf(`statusOf(h, uri)["totalChars"] = %+v, want %v`, got, want)
-		}
-		if got := h.client.shownMessages(); len(got) != 0 {
-			t.Fatalf("h.client.shownMessages() = %+v, want empty", got)
-		}
+		requireEditApplied(t, h, uri, text, rep)
 	})
 }
 

@@ -26,6 +26,18 @@ func at(uri protocol.DocumentURI, line, char int) map[string]any {
 	}
 }
 
+// startLines are the lines the locations start on, in order.
+func startLines(locs []protocol.Location) []uint32 {
+	lines := make([]uint32, len(locs))
+	for i, l := range locs {
+		lines[i] = l.Range.Start.Line
+	}
+	return lines
+}
+
+// lineSpan is the first and the last line of r.
+func lineSpan(r protocol.Range) [2]uint32 { return [2]uint32{r.Start.Line, r.End.Line} }
+
 // requireDiagnosticsMatch checks that got is rep, a report on text, as a
 // client should see it. A whole-line finding (zero span) covers the line's
 // text, less a trailing '\r'.
@@ -516,17 +528,14 @@ func TestNavigation(t *testing.T) {
 		if len(locs) != 1 {
 			t.Fatalf("len(locs) = %d, want %d: %+v", len(locs), 1, locs)
 		}
-		if locs[0].URI != uri {
-			t.Fatalf("locs[0].URI = %q, want %q", locs[0].URI, uri)
-		}
-		if want := uint32(1); locs[0].Range.Start.Line != want {
-			t.Fatalf("locs[0].Range.Start.Line = %v, want %v", locs[0].Range.Start.Line, want)
-		}
-		if want := uint32(col(1, `"call_2"`)); locs[0].Range.Start.Character != want {
-			t.Fatalf("locs[0].Range.Start.Character = %v, want %v", locs[0].Range.Start.Character, want)
-		}
-		if want := uint32(col(1, `"call_2"`) + len(`"call_2"`)); locs[0].Range.End.Character != want {
-			t.Fatalf("locs[0].Range.End.Character = %v, want %v", locs[0].Range.End.Character, want)
+		// The call's id on line 1, quotes included.
+		start := uint32(col(1, `"call_2"`))
+		want := protocol.Location{URI: uri, Range: protocol.Range{
+			Start: protocol.Position{Line: 1, Character: start},
+			End:   protocol.Position{Line: 1, Character: start + uint32(len(`"call_2"`))},
+		}}
+		if locs[0] != want {
+			t.Fatalf("locs[0] = %+v, want %+v", locs[0], want)
 		}
 		// The orphan result has no declaration; a position off the id has none.
 		h.call("textDocument/definition", at(uri, 10, col(10, `"call_9"`)+1), &locs)
@@ -547,22 +556,16 @@ func TestNavigation(t *testing.T) {
 		if len(locs) != 1 {
 			t.Fatalf("len(locs) = %d, want %d: %+v", len(locs), 1, locs)
 		}
-		if want := uint32(2); locs[0].Range.Start.Line != want {
-			t.Fatalf("locs[0].Range.Start.Line = %v, want %v", locs[0].Range.Start.Line, want)
-		}
-		if want := uint32(col(2, `"call_1"`)); locs[0].Range.Start.Character != want {
-			t.Fatalf("locs[0].Range.Start.Character = %v, want %v", locs[0].Range.Start.Character, want)
+		if want := (protocol.Position{Line: 2, Character: uint32(col(2, `"call_1"`))}); locs[0].Range.Start != want {
+			t.Fatalf("locs[0].Range.Start = %+v, want %+v", locs[0].Range.Start, want)
 		}
 		params["context"] = map[string]any{"includeDeclaration": true}
 		h.call("textDocument/references", params, &locs)
 		if len(locs) != 2 {
 			t.Fatalf("len(locs) = %d, want %d: %+v", len(locs), 2, locs)
 		}
-		if want := uint32(1); locs[0].Range.Start.Line != want {
-			t.Fatalf("locs[0].Range.Start.Line = %v, want %v", locs[0].Range.Start.Line, want)
-		}
-		if want := uint32(2); locs[1].Range.Start.Line != want {
-			t.Fatalf("locs[1].Range.Start.Line = %v, want %v", locs[1].Range.Start.Line, want)
+		if got, want := startLines(locs), []uint32{1, 2}; !reflect.DeepEqual(got, want) {
+			t.Fatalf("startLines(locs) = %v, want %v", got, want)
 		}
 	})
 
@@ -595,11 +598,8 @@ func TestNavigation(t *testing.T) {
 		if syms[5].Children[0].Name != "assistant: All tests pass now. ✅" {
 			t.Fatalf("syms[5].Children[0].Name = %q, want %q", syms[5].Children[0].Name, "assistant: All tests pass now. ✅")
 		}
-		if want := uint32(1); syms[1].Range.Start.Line != want {
-			t.Fatalf("syms[1].Range.Start.Line = %v, want %v", syms[1].Range.Start.Line, want)
-		}
-		if want := uint32(3); syms[1].Range.End.Line != want {
-			t.Fatalf("syms[1].Range.End.Line = %v, want %v", syms[1].Range.End.Line, want)
+		if got, want := lineSpan(syms[1].Range), [2]uint32{1, 3}; got != want {
+			t.Fatalf("lineSpan(syms[1].Range) = %v, want %v", got, want)
 		}
 	})
 
