@@ -16,7 +16,8 @@ func mustCompile(t *testing.T, g string) *Pattern {
 	return p
 }
 
-// TestServerCases are the language server's glob cases (lsp TestGlob).
+// TestServerCases are the language server's glob cases (its files setting;
+// lsp's matchGlob is Compile and Match).
 func TestServerCases(t *testing.T) {
 	roots := []string{"/work"}
 	tests := []struct {
