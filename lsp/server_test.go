@@ -182,54 +182,35 @@ func lensTitles(lenses []protocol.CodeLens) []string {
 func TestCodeLenses(t *testing.T) {
 	demo := readSession(t, "demo.jsonl")
 	clean := readSession(t, "clean.jsonl")
+	// The unit lenses are the same whatever the budget; the budget lens
+	// (first here, the comparison takes any order) is what changes.
+	demoUnits := []string{
+		"0: 95 chars · 1 message · 1,351 from newest [sessionls.setBudget [1351]]",
+		"1: 590 chars · 3 messages · 1,256 from newest [sessionls.setBudget [1256]]",
+		"4: 283 chars · 2 messages · 666 from newest [sessionls.setBudget [666]]",
+		"8: 234 chars · 2 messages · 383 from newest [sessionls.setBudget [383]]",
+		"10: 79 chars · 1 message · 149 from newest [sessionls.setBudget [149]]",
+		"11: 70 chars · 1 message · 70 from newest [sessionls.setBudget [70]]",
+	}
+	cleanUnits := []string{
+		"0: 81 chars · 1 message · 719 from newest [sessionls.setBudget [719]]",
+		"1: 210 chars · 2 messages · 638 from newest [sessionls.setBudget [638]]",
+		"3: 247 chars · 2 messages · 428 from newest [sessionls.setBudget [428]]",
+		"5: 138 chars · 1 message · 181 from newest [sessionls.setBudget [181]]",
+		"6: 43 chars · 1 message · 43 from newest [sessionls.setBudget [43]]",
+	}
+	with := func(budgetLens string, units []string) []string { return append([]string{budgetLens}, units...) }
 	tests := []struct {
 		name   string
 		text   string
 		budget any
 		want   []string
 	}{
-		{"demo, no budget", demo, nil, []string{
-			"0: Σ 1,351 chars · 10 messages · the file does not load (line 7 is invalid) [sessionls.setBudget]",
-			"0: 95 chars · 1 message · 1,351 from newest [sessionls.setBudget [1351]]",
-			"1: 590 chars · 3 messages · 1,256 from newest [sessionls.setBudget [1256]]",
-			"4: 283 chars · 2 messages · 666 from newest [sessionls.setBudget [666]]",
-			"8: 234 chars · 2 messages · 383 from newest [sessionls.setBudget [383]]",
-			"10: 79 chars · 1 message · 149 from newest [sessionls.setBudget [149]]",
-			"11: 70 chars · 1 message · 70 from newest [sessionls.setBudget [70]]",
-		}},
-		{"demo does not load", demo, 8000, []string{
-			"0: ✂ budget 8,000: the file does not load (line 7 is invalid) [sessionls.setBudget]",
-			"0: 95 chars · 1 message · 1,351 from newest [sessionls.setBudget [1351]]",
-			"1: 590 chars · 3 messages · 1,256 from newest [sessionls.setBudget [1256]]",
-			"4: 283 chars · 2 messages · 666 from newest [sessionls.setBudget [666]]",
-			"8: 234 chars · 2 messages · 383 from newest [sessionls.setBudget [383]]",
-			"10: 79 chars · 1 message · 149 from newest [sessionls.setBudget [149]]",
-			"11: 70 chars · 1 message · 70 from newest [sessionls.setBudget [70]]",
-		}},
-		{"clean, cut", clean, 300, []string{
-			"0: 81 chars · 1 message · 719 from newest [sessionls.setBudget [719]]",
-			"1: 210 chars · 2 messages · 638 from newest [sessionls.setBudget [638]]",
-			"3: 247 chars · 2 messages · 428 from newest [sessionls.setBudget [428]]",
-			"5: ✂ budget 300 · keeps lines 6–7 · 181 chars · 5 messages above are trimmed [sessionls.setBudget]",
-			"5: 138 chars · 1 message · 181 from newest [sessionls.setBudget [181]]",
-			"6: 43 chars · 1 message · 43 from newest [sessionls.setBudget [43]]",
-		}},
-		{"clean, all kept", clean, 100000, []string{
-			"0: ✂ budget 100,000 · keeps lines 1–7 · 719 chars · nothing trimmed [sessionls.setBudget]",
-			"0: 81 chars · 1 message · 719 from newest [sessionls.setBudget [719]]",
-			"1: 210 chars · 2 messages · 638 from newest [sessionls.setBudget [638]]",
-			"3: 247 chars · 2 messages · 428 from newest [sessionls.setBudget [428]]",
-			"5: 138 chars · 1 message · 181 from newest [sessionls.setBudget [181]]",
-			"6: 43 chars · 1 message · 43 from newest [sessionls.setBudget [43]]",
-		}},
-		{"clean, too small", clean, 42, []string{
-			"0: 81 chars · 1 message · 719 from newest [sessionls.setBudget [719]]",
-			"1: 210 chars · 2 messages · 638 from newest [sessionls.setBudget [638]]",
-			"3: 247 chars · 2 messages · 428 from newest [sessionls.setBudget [428]]",
-			"5: 138 chars · 1 message · 181 from newest [sessionls.setBudget [181]]",
-			"6: ✂ budget 42: context budget cannot contain the smallest consistent message unit; the least budget that works is 43 [sessionls.setBudget]",
-			"6: 43 chars · 1 message · 43 from newest [sessionls.setBudget [43]]",
-		}},
+		{"demo, no budget", demo, nil, with("0: Σ 1,351 chars · 10 messages · the file does not load (line 7 is invalid) [sessionls.setBudget]", demoUnits)},
+		{"demo does not load", demo, 8000, with("0: ✂ budget 8,000: the file does not load (line 7 is invalid) [sessionls.setBudget]", demoUnits)},
+		{"clean, cut", clean, 300, with("5: ✂ budget 300 · keeps lines 6–7 · 181 chars · 5 messages above are trimmed [sessionls.setBudget]", cleanUnits)},
+		{"clean, all kept", clean, 100000, with("0: ✂ budget 100,000 · keeps lines 1–7 · 719 chars · nothing trimmed [sessionls.setBudget]", cleanUnits)},
+		{"clean, too small", clean, 42, with("6: ✂ budget 42: context budget cannot contain the smallest consistent message unit; the least budget that works is 43 [sessionls.setBudget]", cleanUnits)},
 		{"empty file", "", 100, []string{
 			"0: ✂ budget 100: context budget cannot be empty [sessionls.setBudget]",
 		}},
