@@ -534,6 +534,29 @@ func (rc *rawClient) response(id any) map[string]any {
 	}
 }
 
+// requireOK sends a request and fails unless its response is a success;
+// it returns the response.
+func (rc *rawClient) requireOK(id any, method string, params any) map[string]any {
+	rc.t.Helper()
+	rc.send(id, method, params)
+	res := rc.response(id)
+	if got := errorCode(res); got != 0 {
+		rc.t.Fatalf("%s (id %v): errorCode(rc.response(%v)) = %v, want 0: %v", method, id, id, got, res)
+	}
+	return res
+}
+
+// shutdownExit shuts the server down with request id, sends exit, and
+// fails unless the server stops with code 0.
+func (rc *rawClient) shutdownExit(id any) {
+	rc.t.Helper()
+	rc.requireOK(id, "shutdown", nil)
+	rc.send(nil, "exit", nil)
+	if got := rc.exitCode(); got != 0 {
+		rc.t.Fatalf("after shutdown and exit: rc.exitCode() = %v, want %v", got, 0)
+	}
+}
+
 // errorCode is the error code of a response, 0 if it succeeded.
 func errorCode(msg map[string]any) int {
 	e, ok := msg["error"].(map[string]any)

@@ -116,16 +116,10 @@ func TestExitCodes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rc := startRaw(t, nil)
-			rc.send(1, "initialize", initParams())
-			if got := errorCode(rc.response(1)); got != 0 {
-				t.Fatalf("errorCode(rc.response(1)) = %v, want 0", got)
-			}
+			rc.requireOK(1, "initialize", initParams())
 			rc.send(nil, "initialized", map[string]any{})
 			if tt.shutdown {
-				rc.send(2, "shutdown", nil)
-				if got := errorCode(rc.response(2)); got != 0 {
-					t.Fatalf("errorCode(rc.response(2)) = %v, want 0", got)
-				}
+				rc.requireOK(2, "shutdown", nil)
 			}
 			if tt.exit {
 				rc.send(nil, "exit", nil)
@@ -146,14 +140,8 @@ func TestExitCodes(t *testing.T) {
 func TestExitRacesEOF(t *testing.T) {
 	for range 20 {
 		rc := startRaw(t, nil)
-		rc.send(1, "initialize", initParams())
-		if got := errorCode(rc.response(1)); got != 0 {
-			t.Fatalf("errorCode(rc.response(1)) = %v, want 0", got)
-		}
-		rc.send(2, "shutdown", nil)
-		if got := errorCode(rc.response(2)); got != 0 {
-			t.Fatalf("errorCode(rc.response(2)) = %v, want 0", got)
-		}
+		rc.requireOK(1, "initialize", initParams())
+		rc.requireOK(2, "shutdown", nil)
 		rc.send(nil, "exit", nil)
 		_ = rc.w.Close()
 		if got := rc.exitCode(); got != 0 {
@@ -190,10 +178,7 @@ func TestCancel(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			hook, holding := blockOn("textDocument/hover")
 			rc := startRaw(t, hook)
-			rc.send(1, "initialize", initParams())
-			if got := errorCode(rc.response(1)); got != 0 {
-				t.Fatalf("errorCode(rc.response(1)) = %v, want 0", got)
-			}
+			rc.requireOK(1, "initialize", initParams())
 			hover := map[string]any{"textDocument": map[string]any{"uri": "file:///a.jsonl"}, "position": map[string]any{"line": 0, "character": 0}}
 
 			rc.send(tt.id, "textDocument/hover", hover)
@@ -216,10 +201,7 @@ func TestCancel(t *testing.T) {
 			// Cancelling an id that is not in flight changes nothing.
 			rc.send(nil, "$/cancelRequest", map[string]any{"id": 12345})
 			rc.send(nil, "$/cancelRequest", map[string]any{"id": "nope"})
-			rc.send(3, "textDocument/foldingRange", map[string]any{"textDocument": map[string]any{"uri": "file:///a.jsonl"}})
-			if got := errorCode(rc.response(3)); got != 0 {
-				t.Fatalf("errorCode(rc.response(3)) = %v, want 0", got)
-			}
+			rc.requireOK(3, "textDocument/foldingRange", map[string]any{"textDocument": map[string]any{"uri": "file:///a.jsonl"}})
 		})
 	}
 }
@@ -231,10 +213,7 @@ func TestPanicRecovered(t *testing.T) {
 		}
 	}
 	rc := startRaw(t, hook)
-	rc.send(1, "initialize", initParams())
-	if got := errorCode(rc.response(1)); got != 0 {
-		t.Fatalf("errorCode(rc.response(1)) = %v, want 0", got)
-	}
+	rc.requireOK(1, "initialize", initParams())
 	hover := map[string]any{"textDocument": map[string]any{"uri": "file:///a.jsonl"}, "position": map[string]any{"line": 0, "character": 0}}
 	rc.send(2, "textDocument/hover", hover)
 	res := rc.response(2)
@@ -245,18 +224,8 @@ func TestPanicRecovered(t *testing.T) {
 		t.Fatalf(`res["error"].(map[string]any)["message"] = %q, want a string containing %q`, got, "injected failure")
 	}
 	// Still serving.
-	rc.send(3, "textDocument/foldingRange", map[string]any{"textDocument": map[string]any{"uri": "file:///a.jsonl"}})
-	if got := errorCode(rc.response(3)); got != 0 {
-		t.Fatalf("errorCode(rc.response(3)) = %v, want 0", got)
-	}
-	rc.send(4, "shutdown", nil)
-	if got := errorCode(rc.response(4)); got != 0 {
-		t.Fatalf("errorCode(rc.response(4)) = %v, want 0", got)
-	}
-	rc.send(nil, "exit", nil)
-	if got := rc.exitCode(); got != 0 {
-		t.Fatalf("rc.exitCode() = %v, want %v", got, 0)
-	}
+	rc.requireOK(3, "textDocument/foldingRange", map[string]any{"textDocument": map[string]any{"uri": "file:///a.jsonl"}})
+	rc.shutdownExit(4)
 }
 
 // TestMalformedMessageSkipped: a body that is not JSON-RPC is skipped, and
@@ -267,10 +236,7 @@ func TestMalformedMessageSkipped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc.send(1, "initialize", initParams())
-	if got := errorCode(rc.response(1)); got != 0 {
-		t.Fatalf("errorCode(rc.response(1)) = %v, want 0", got)
-	}
+	rc.requireOK(1, "initialize", initParams())
 }
 
 // TestExitDrainsQueue: a client that sends everything at once still gets

@@ -53,10 +53,7 @@ func (rc *rawClient) serverRequest(method string) map[string]any {
 
 func initialize(t *testing.T, rc *rawClient, caps map[string]any) {
 	t.Helper()
-	rc.send("init", "initialize", map[string]any{"processId": nil, "rootUri": nil, "capabilities": caps})
-	if got := errorCode(rc.response("init")); got != 0 {
-		t.Fatalf(`errorCode(rc.response("init")) = %v, want 0`, got)
-	}
+	rc.requireOK("init", "initialize", map[string]any{"processId": nil, "rootUri": nil, "capabilities": caps})
 }
 
 func hoverParams() map[string]any {
@@ -112,10 +109,7 @@ func TestRepeatedResponse(t *testing.T) {
 	if !hasLog(logs, "dropping a response to no outstanding request") {
 		t.Fatal(`hasLog(logs, "dropping a response to no outstanding request") is false, want true`)
 	}
-	rc.send(3, "shutdown", nil)
-	if got := errorCode(rc.response(3)); got != 0 {
-		t.Fatalf("errorCode(rc.response(3)) = %v, want 0", got)
-	}
+	rc.requireOK(3, "shutdown", nil)
 	if err := rc.w.Close(); err != nil {
 		t.Fatalf("rc.w.Close(): %v", err)
 	}
@@ -244,21 +238,11 @@ func TestErrorCodes(t *testing.T) {
 			}
 		}
 		// exit with an id did not stop the server.
-		rc.send(200, "textDocument/hover", hoverParams())
-		if got := errorCode(rc.response(200)); got != 0 {
-			t.Fatalf("errorCode(rc.response(200)) = %v, want 0", got)
-		}
+		rc.requireOK(200, "textDocument/hover", hoverParams())
 	})
 
 	rc.t = t
-	rc.send(300, "shutdown", nil)
-	if got := errorCode(rc.response(300)); got != 0 {
-		t.Fatalf("errorCode(rc.response(300)) = %v, want 0", got)
-	}
-	rc.send(nil, "exit", nil)
-	if got := rc.exitCode(); got != 0 {
-		t.Fatalf("rc.exitCode() = %v, want %v", got, 0)
-	}
+	rc.shutdownExit(300)
 }
 
 // TestCancelEmptyStringID: $/cancelRequest finds a request whose id is "",
