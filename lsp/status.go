@@ -28,27 +28,37 @@ type statusResult struct {
 	// sessionls.budget", or the key in a configuration file
 	// ("/repo/sessionls.toml:3:1"); null without a budget.
 	BudgetSource *string `json:"budgetSource"`
-	// With the tokens setting on, for a file that loads: the tokenizer,
-	// every message's tokens (totalTokens) and the kept units' (keptTokens,
-	// null without a cutoff), as `sessionls budget --tokens` counts them;
-	// tokensError says why they are null when they cannot be counted (a
-	// file of more than maxTotalTokenBytes). The keys are absent with the
-	// setting off or for a file that does not load.
-	Tokenizer   *string `json:"tokenizer,omitempty"`
-	TotalTokens *int64  `json:"totalTokens,omitempty"`
-	KeptTokens  *int64  `json:"keptTokens,omitempty"`
-	TokensError *string `json:"tokensError,omitempty"`
+	statusTokens
 	// Dialect is the session format the document is read in ("seed",
 	// "claude-code", "codex"); DialectWhy says why: "set by ..." or
 	// "auto (default), detected: line 1, the first line JSON.parse
 	// accepts, is a ... record".
 	Dialect    string `json:"dialect"`
 	DialectWhy string `json:"dialectWhy"`
-	// For a dialect whose file records the model's usage (claude-code,
-	// codex): the last turn's context (contextTokens, at contextLine), the
-	// model's window (contextWindow, absent when unknown) and the fill in
-	// percent of it (contextFill); compactions counts the compaction
-	// points. The keys are absent when the file records none.
+	statusContext
+}
+
+// statusTokens: with the tokens setting on, for a file that loads, the
+// tokenizer, every message's tokens (totalTokens) and the kept units'
+// (keptTokens, null without a cutoff), as `sessionls budget --tokens`
+// counts them; tokensError says why they are null when they cannot be
+// counted (a file of more than maxTotalTokenBytes). The keys are absent
+// with the setting off or for a file that does not load. Embedded, so
+// its keys are statusResult's own, in this place.
+type statusTokens struct {
+	Tokenizer   *string `json:"tokenizer,omitempty"`
+	TotalTokens *int64  `json:"totalTokens,omitempty"`
+	KeptTokens  *int64  `json:"keptTokens,omitempty"`
+	TokensError *string `json:"tokensError,omitempty"`
+}
+
+// statusContext: for a dialect whose file records the model's usage
+// (claude-code, codex), the last turn's context (contextTokens, at
+// contextLine), the model's window (contextWindow, absent when unknown)
+// and the fill in percent of it (contextFill); compactions counts the
+// compaction points. The keys are absent when the file records none.
+// Embedded, as statusTokens.
+type statusContext struct {
 	ContextTokens *int64 `json:"contextTokens,omitempty"`
 	ContextLine   *int   `json:"contextLine,omitempty"`
 	ContextWindow *int64 `json:"contextWindow,omitempty"`
@@ -86,13 +96,7 @@ func (s *server) status(ctx context.Context, params any) (*statusResult, error) 
 		Dialect:    f.dialect.Name(),
 		DialectWhy: f.dialectWhy,
 	}
-	if u, ok := lastUsage(rep); ok {
-		res.ContextTokens, res.ContextLine = &u.ContextTokens, &u.Line
-		if fill, ok := u.Fill(); ok {
-			res.ContextWindow, res.ContextFill = &u.ContextWindow, &fill
-		}
-	}
-	res.Compactions = len(rep.Compactions)
+	res.statusContext = contextStatus(rep)
 	if b := f.opts.Budget; b > 0 {
 		res.Budget = &b
 		src := s.budgetSource(f.uri)
@@ -116,21 +120,39 @@ func (s *server) status(ctx context.Context, params any) (*statusResult, error) 
 		res.Error = &msg
 	}
 	if s.currentSettings().tokens && rep.Loads() {
-		dt, err := s.budgetTokens(ctx, f, rep)
-		enc := string(dt.enc)
-		res.Tokenizer = &enc
-		switch {
-		case err != nil:
-			e := "cannot count the tokens: " + err.Error()
-			res.TokensError = &e
-		default:
-			res.TotalTokens = &dt.total
-			if dt.kept >= 0 {
-				res.KeptTokens = &dt.kept
-			}
-		}
+		res.statusTokens = s.tokensStatus(ctx, f, rep)
 	}
 	return res, nil
+}
+
+// contextStatus is the status's part on the model's context.
+func contextStatus(rep *analysis.Report) statusContext {
+	var c statusContext
+	if u, ok := lastUsage(rep); ok {
+		c.ContextTokens, c.ContextLine = &u.ContextTokens, &u.Line
+		if fill, ok := u.Fill(); ok {
+			c.ContextWindow, c.ContextFill = &u.ContextWindow, &fill
+		}
+	}
+	c.Compactions = len(rep.Compactions)
+	return c
+}
+
+// tokensStatus is the status's part on tokens, for a file that loads.
+func (s *server) tokensStatus(ctx context.Context, f *file, rep *analysis.Report) statusTokens {
+	dt, err := s.budgetTokens(ctx, f, rep)
+	enc := string(dt.enc)
+	t := statusTokens{Tokenizer: &enc}
+	if err != nil {
+		e := "cannot count the tokens: " + err.Error()
+		t.TokensError = &e
+		return t
+	}
+	t.TotalTokens = &dt.total
+	if dt.kept >= 0 {
+		t.KeptTokens = &dt.kept
+	}
+	return t
 }
 
 // budgetSource says where a document's budget comes from, by the one
