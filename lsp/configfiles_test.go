@@ -369,9 +369,7 @@ func TestConfigErrorsPublished(t *testing.T) {
 	h.openDoc("a.jsonl", "jsonl", clean)
 	eventually(t, func() bool { return h.client.lastDiagnostics(toml) != nil }, wait, time.Millisecond, "no diagnostics published for the bad sessionls.toml: h.client.lastDiagnostics(toml) != nil")
 	ds := h.client.lastDiagnostics(toml).Diagnostics
-	if len(ds) != 1 {
-		t.Fatalf("len(ds) = %d, want %d: %+v", len(ds), 1, ds)
-	}
+	requireLen(t, "ds", ds, 1)
 	if !reflect.DeepEqual(ds[0].Code, "config") {
 		t.Fatalf("ds[0].Code = %+v, want %q", ds[0].Code, "config")
 	}

@@ -110,9 +110,7 @@ func TestDialectDocument(t *testing.T) {
 		"range":        protocol.Range{Start: protocol.Position{Line: 1}, End: protocol.Position{Line: 1}},
 		"context":      map[string]any{"diagnostics": []any{}, "only": []string{"quickfix"}},
 	}, &acts)
-	if len(acts) != 1 {
-		t.Fatalf("len(acts) = %d, want %d: %+v", len(acts), 1, acts)
-	}
+	requireLen(t, "acts", acts, 1)
 	if !acts[0].IsPreferred {
 		t.Fatal("a safe fix: acts[0].IsPreferred is false, want true")
 	}
@@ -129,9 +127,7 @@ func TestDialectDocument(t *testing.T) {
 		"range":        protocol.Range{},
 		"context":      map[string]any{"diagnostics": []any{}, "only": []string{string(codeActionFixAll)}},
 	}, &acts)
-	if len(acts) != 1 {
-		t.Fatalf("len(acts) = %d, want %d: %+v", len(acts), 1, acts)
-	}
+	requireLen(t, "acts", acts, 1)
 	if acts[0].Title != "Fix all safe sessionls findings (1 fix)" {
 		t.Fatalf("acts[0].Title = %q, want %q", acts[0].Title, "Fix all safe sessionls findings (1 fix)")
 	}

@@ -25,9 +25,7 @@ func applyWorkspaceEdit(t *testing.T, text string, uri protocol.DocumentURI, ver
 	}
 	var edits []protocol.TextEdit
 	if len(we.DocumentChanges) > 0 {
-		if len(we.DocumentChanges) != 1 {
-			t.Fatalf("len(we.DocumentChanges) = %d, want %d: %+v", len(we.DocumentChanges), 1, we.DocumentChanges)
-		}
+		requireLen(t, "we.DocumentChanges", we.DocumentChanges, 1)
 		dc := we.DocumentChanges[0]
 		if dc.TextDocument.URI != uri {
 			t.Fatalf("dc.TextDocument.URI = %q, want %q", dc.TextDocument.URI, uri)
@@ -200,9 +198,7 @@ func TestQuickFixesMatchCheckFix(t *testing.T) {
 					if want := fixOf(t, *next).Fix == "safe"; a.IsPreferred != want {
 						t.Fatalf("preferred exactly when safe: %q: a.IsPreferred = %v, want %v", a.Title, a.IsPreferred, want)
 					}
-					if len(a.Diagnostics) != 1 {
-						t.Fatalf("len(a.Diagnostics) = %d, want %d: %+v", len(a.Diagnostics), 1, a.Diagnostics)
-					}
+					requireLen(t, "a.Diagnostics", a.Diagnostics, 1)
 					if !reflect.DeepEqual(a.Diagnostics[0].Code, next.Code) {
 						t.Fatalf("a.Diagnostics[0].Code = %+v, want %+v", a.Diagnostics[0].Code, next.Code)
 					}
@@ -244,14 +240,10 @@ func TestFixAllMatchesCheckFix(t *testing.T) {
 				want := fix.FixAll([]byte(text), analysis.Options{}, false)
 				acts := d.actions(protocol.Range{}, nil, codeActionFixAll)
 				if want.Fixed == 0 {
-					if len(acts) != 0 {
-						t.Fatalf("acts = %+v, want empty", acts)
-					}
+					requireLen(t, "acts", acts, 0)
 					return
 				}
-				if len(acts) != 1 {
-					t.Fatalf("len(acts) = %d, want %d: %+v", len(acts), 1, acts)
-				}
+				requireLen(t, "acts", acts, 1)
 				if acts[0].Kind != codeActionFixAll {
 					t.Fatalf("acts[0].Kind = %q, want %q", acts[0].Kind, codeActionFixAll)
 				}
@@ -260,9 +252,7 @@ func TestFixAllMatchesCheckFix(t *testing.T) {
 						t.Fatal("acts[0].Edit.DocumentChanges is empty, want some")
 					}
 				} else {
-					if len(acts[0].Edit.DocumentChanges) != 0 {
-						t.Fatalf("acts[0].Edit.DocumentChanges = %+v, want empty", acts[0].Edit.DocumentChanges)
-					}
+					requireLen(t, "acts[0].Edit.DocumentChanges", acts[0].Edit.DocumentChanges, 0)
 				}
 				got := applyWorkspaceEdit(t, d.text, d.uri, d.version, acts[0].Edit)
 				if expected := string(want.Data); got != expected {
@@ -311,9 +301,7 @@ func TestQuickFixLinkage(t *testing.T) {
 	h := startHarness(t, harnessOptions{})
 	d := &fixDoc{h: h, uri: h.open("f.jsonl", "jsonl", text), text: text, version: 1}
 	diags := d.diagnostics()
-	if len(diags) != 3 {
-		t.Fatalf("len(diags) = %d, want %d: %+v", len(diags), 3, diags)
-	}
+	requireLen(t, "diags", diags, 3)
 	if want, got := (diagnosticData{Fix: "safe", Version: 1}), fixOf(t, diags[0]); !reflect.DeepEqual(got, want) {
 		t.Fatalf("fixOf(t, diags[0]) = %+v, want %+v", got, want)
 	}
@@ -326,9 +314,7 @@ func TestQuickFixLinkage(t *testing.T) {
 
 	// Without context diagnostics: the fixable findings on the lines.
 	acts := d.actions(protocol.Range{End: protocol.Position{Line: 2}}, nil, protocol.QuickFix)
-	if len(acts) != 2 {
-		t.Fatalf("len(acts) = %d, want %d: %+v", len(acts), 2, acts)
-	}
+	requireLen(t, "acts", acts, 2)
 	if acts[0].Title != "Remove the trailing comma" {
 		t.Fatalf("acts[0].Title = %q, want %q", acts[0].Title, "Remove the trailing comma")
 	}
@@ -349,15 +335,11 @@ func TestQuickFixLinkage(t *testing.T) {
 	// A diagnostic of an older version is not fixed: its line may have moved.
 	d.change("\n" + text)
 	stale := diags[0]
-	if got := d.actions(stale.Range, []protocol.Diagnostic{stale}, protocol.QuickFix); len(got) != 0 {
-		t.Fatalf("d.actions(stale.Range, []protocol.Diagnostic{stale}, protocol.QuickFix) = %+v, want empty", got)
-	}
+	requireLen(t, "d.actions(stale.Range, []protocol.Diagnostic{stale}, protocol.QuickFix)", d.actions(stale.Range, []protocol.Diagnostic{stale}, protocol.QuickFix), 0)
 	// Nor is one of another source or without data.
 	other := d.diagnostics()[0]
 	other.Source = "other"
-	if got := d.actions(other.Range, []protocol.Diagnostic{other}, protocol.QuickFix); len(got) != 0 {
-		t.Fatalf("d.actions(other.Range, []protocol.Diagnostic{other}, protocol.QuickFix) = %+v, want empty", got)
-	}
+	requireLen(t, "d.actions(other.Range, []protocol.Diagnostic{other}, protocol.QuickFix)", d.actions(other.Range, []protocol.Diagnostic{other}, protocol.QuickFix), 0)
 
 	// The capabilities name the kinds.
 	var res struct {

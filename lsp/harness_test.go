@@ -61,6 +61,19 @@ func sameElements[E comparable](want, got []E) bool {
 	return true
 }
 
+// requireLen fails the test unless xs, written name in the test, has n
+// elements; the message shows xs.
+func requireLen[E any](t testing.TB, name string, xs []E, n int) {
+	t.Helper()
+	if len(xs) == n {
+		return
+	}
+	if n == 0 {
+		t.Fatalf("%s = %+v, want empty", name, xs)
+	}
+	t.Fatalf("len(%s) = %d, want %d: %+v", name, len(xs), n, xs)
+}
+
 // jsonEqual reports whether two JSON texts encode the same value; an error
 // says one of them is not JSON.
 func jsonEqual(want, got string) (bool, error) {

@@ -69,9 +69,7 @@ func TestGlob(t *testing.T) {
 		t.Fatalf("checkGlobs(make([]string, 129)) = %v, want an error containing %q", err, "at most 128")
 	}
 	_, errs := parseSettings(map[string]any{"files": []any{"**/*" + strings.Repeat("{a,b}", 40)}})
-	if len(errs) != 1 {
-		t.Fatalf("len(errs) = %d, want %d: %+v", len(errs), 1, errs)
-	}
+	requireLen(t, "errs", errs, 1)
 	if errs[0] == nil || !strings.Contains(errs[0].Error(), "sessionls.files: glob") {
 		t.Fatalf("errs[0] = %v, want an error containing %q", errs[0], "sessionls.files: glob")
 	}
@@ -125,9 +123,7 @@ func TestSettingsSection(t *testing.T) {
 	}
 
 	p, errs := parseSettings(map[string]any{"budget": 10.0, "checks": []any{"swept-message", "nope"}, "files": []any{"*.x"}})
-	if len(errs) != 1 {
-		t.Fatalf("len(errs) = %d, want %d: %+v", len(errs), 1, errs)
-	}
+	requireLen(t, "errs", errs, 1)
 	if want := int64(10); *p.budget != want {
 		t.Fatalf("*p.budget = %v, want %v", *p.budget, want)
 	}
@@ -138,7 +134,5 @@ func TestSettingsSection(t *testing.T) {
 		t.Fatalf("p.files = %+v, want %+v", p.files, want)
 	}
 	_, errs = parseSettings(map[string]any{"checks": "swept-message", "files": []any{"["}})
-	if len(errs) != 2 {
-		t.Fatalf("len(errs) = %d, want %d: %+v", len(errs), 2, errs)
-	}
+	requireLen(t, "errs", errs, 2)
 }

@@ -109,9 +109,7 @@ func requireEditApplied(t *testing.T, h *harness, uri protocol.DocumentURI, text
 	if want, got := float64(rep.TotalChars), statusOf(h, uri)["totalChars"]; !reflect.DeepEqual(got, want) {
 		t.Fatalf(`statusOf(h, uri)["totalChars"] = %+v, want %v`, got, want)
 	}
-	if got := h.client.shownMessages(); len(got) != 0 {
-		t.Fatalf("h.client.shownMessages() = %+v, want empty", got)
-	}
+	requireLen(t, "h.client.shownMessages()", h.client.shownMessages(), 0)
 }
 
 // loneCRSession has a lone '\r' (JSON whitespace) in each of its first
@@ -160,9 +158,7 @@ func TestLoneCR(t *testing.T) {
 	if !rep.Loads() {
 		t.Fatal("a lone CR between tokens is JSON whitespace: rep.Loads() is false, want true")
 	}
-	if len(rep.Messages) != 5 {
-		t.Fatalf("len(rep.Messages) = %d, want %d: %+v", len(rep.Messages), 5, rep.Messages)
-	}
+	requireLen(t, "rep.Messages", rep.Messages, 5)
 	// A budget that keeps the last two units: the cutoff is runtime line 4,
 	// the client's line 6.
 	budget := rep.Units[len(rep.Units)-2].FromNewest
@@ -207,9 +203,7 @@ func TestLoneCR(t *testing.T) {
 	t.Run("trim action", func(t *testing.T) {
 		// Client line 5 is the second part of runtime line 3, above the cut.
 		actions := codeActionsAt(h, uri, 5)
-		if len(actions) != 1 {
-			t.Fatalf("len(actions) = %d, want %d: %+v", len(actions), 1, actions)
-		}
+		requireLen(t, "actions", actions, 1)
 		if actions[0].Title != "Trim 3 lines above the budget cutoff" {
 			t.Fatalf("the title counts runtime lines: actions[0].Title = %q, want %q", actions[0].Title, "Trim 3 lines above the budget cutoff")
 		}
@@ -245,9 +239,7 @@ func TestLoneCR(t *testing.T) {
 		idCol := strings.Index(loneCRSession[2], `"c1"`) + 1
 		var locs []protocol.Location
 		h.call("textDocument/definition", at(uri, 4, idCol), &locs)
-		if len(locs) != 1 {
-			t.Fatalf("len(locs) = %d, want %d: %+v", len(locs), 1, locs)
-		}
+		requireLen(t, "locs", locs, 1)
 		declared := strings.Index(text, `"c1"`)
 		if want := (protocol.Range{Start: clientPos(text, declared), End: clientPos(text, declared+4)}); !reflect.DeepEqual(locs[0].Range, want) {
 			t.Fatalf("locs[0].Range = %+v, want %+v", locs[0].Range, want)
@@ -259,9 +251,7 @@ func TestLoneCR(t *testing.T) {
 		p := at(uri, 3, int(locs[0].Range.Start.Character)+1)
 		p["context"] = map[string]any{"includeDeclaration": true}
 		h.call("textDocument/references", p, &locs)
-		if len(locs) != 2 {
-			t.Fatalf("len(locs) = %d, want %d: %+v", len(locs), 2, locs)
-		}
+		requireLen(t, "locs", locs, 2)
 		if got, want := startLines(locs), []uint32{3, 4}; !reflect.DeepEqual(got, want) {
 			t.Fatalf("startLines(locs) = %v, want %v", got, want)
 		}
@@ -269,14 +259,8 @@ func TestLoneCR(t *testing.T) {
 			t.Fatalf("locs[1].Range.Start = %+v, want %+v", locs[1].Range.Start, want)
 		}
 
-		var folds []protocol.FoldingRange
-		h.call("textDocument/foldingRange", textDoc(uri), &folds)
-		var got [][2]uint32
-		for _, f := range folds {
-			got = append(got, [2]uint32{f.StartLine, f.EndLine})
-		}
-		if want := ([][2]uint32{{0, 1}, {2, 5}}); !reflect.DeepEqual(got, want) {
-			t.Fatalf("units on the client's lines: got %+v, want %+v", got, want)
+		if got, want := foldLines(h, uri), [][2]uint32{{0, 1}, {2, 5}}; !reflect.DeepEqual(got, want) {
+			t.Fatalf("units on the client's lines: foldLines(h, uri) = %+v, want %+v", got, want)
 		}
 
 		var syms []protocol.DocumentSymbol
@@ -345,9 +329,7 @@ func TestLoneCRFaded(t *testing.T) {
 			faded = append(faded, d)
 		}
 	}
-	if len(faded) != 1 {
-		t.Fatalf("len(faded) = %d, want %d: %+v", len(faded), 1, faded)
-	}
+	requireLen(t, "faded", faded, 1)
 	end := clientPos(text, runtimeOffset(text, 3, utf16Len(loneCRSession[2])))
 	if want := (protocol.Position{Line: 5, Character: uint32(len(`"content":"ok"}`))}); !reflect.DeepEqual(end, want) {
 		t.Fatalf("end = %+v, want %+v", end, want)
@@ -394,12 +376,8 @@ func TestCRLFRanges(t *testing.T) {
 	text = `{"role":"user","content":"a"}` + "\r\n"
 	rep = analysis.Analyze([]byte(text), analysis.Options{})
 	requireClientDiagnostics(t, text, rep, h.client.lastDiagnostics(uri).Diagnostics)
-	if len(rep.Findings) != 0 {
-		t.Fatalf("rep.Findings = %+v, want empty", rep.Findings)
-	}
-	if got := h.client.shownMessages(); len(got) != 0 {
-		t.Fatalf("h.client.shownMessages() = %+v, want empty", got)
-	}
+	requireLen(t, "rep.Findings", rep.Findings, 0)
+	requireLen(t, "h.client.shownMessages()", h.client.shownMessages(), 0)
 }
 
 // TestPastEndCharacter: as the LSP specification says, a character past
@@ -502,9 +480,7 @@ func TestOutOfSync(t *testing.T) {
 			if lenses == nil {
 				t.Fatal("lenses is nil, want non-nil")
 			}
-			if len(lenses) != 0 {
-				t.Fatalf("lenses = %+v, want empty", lenses)
-			}
+			requireLen(t, "lenses", lenses, 0)
 			if got := len(h.client.shownMessages()); got != 1 {
 				t.Fatalf("len(h.client.shownMessages()) = %d, want %d", got, 1)
 			}
@@ -535,15 +511,11 @@ func TestOutOfSync(t *testing.T) {
 			h.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sessionls": map[string]any{"budget": 250}}})
 			h.sync()
 			pub = h.client.lastDiagnostics(uri)
-			if len(pub.Diagnostics) != 1 {
-				t.Fatalf("len(pub.Diagnostics) = %d, want %d: %+v", len(pub.Diagnostics), 1, pub.Diagnostics)
-			}
+			requireLen(t, "pub.Diagnostics", pub.Diagnostics, 1)
 			if !reflect.DeepEqual(pub.Diagnostics[0].Code, codeOutOfSync) {
 				t.Fatalf("pub.Diagnostics[0].Code = %+v, want %q", pub.Diagnostics[0].Code, codeOutOfSync)
 			}
-			if got := codeActionsAt(h, uri, 0); len(got) != 0 {
-				t.Fatalf("codeActionsAt(h, uri, 0) = %+v, want empty", got)
-			}
+			requireLen(t, "codeActionsAt(h, uri, 0)", codeActionsAt(h, uri, 0), 0)
 
 			// A full-text change brings it back.
 			didChange(h, uri, 7, map[string]any{"text": clean})
@@ -553,9 +525,7 @@ func TestOutOfSync(t *testing.T) {
 			}
 			requireDiagnosticsMatch(t, uri, clean, analysis.Analyze([]byte(clean), analysis.Options{Budget: 250}), pub.Diagnostics)
 			actions := codeActionsAt(h, uri, 0)
-			if len(actions) != 1 {
-				t.Fatalf("len(actions) = %d, want %d: %+v", len(actions), 1, actions)
-			}
+			requireLen(t, "actions", actions, 1)
 			if want := int32(7); *actions[0].Edit.DocumentChanges[0].TextDocument.Version != want {
 				t.Fatalf("*actions[0].Edit.DocumentChanges[0].TextDocument.Version = %v, want %v", *actions[0].Edit.DocumentChanges[0].TextDocument.Version, want)
 			}
@@ -569,9 +539,7 @@ func TestOutOfSync(t *testing.T) {
 			if got := len(h.client.shownMessages()); got != 2 {
 				t.Fatalf("len(h.client.shownMessages()) = %d, want %d", got, 2)
 			}
-			if got := codeActionsAt(h, uri, 0); len(got) != 0 {
-				t.Fatalf("codeActionsAt(h, uri, 0) = %+v, want empty", got)
-			}
+			requireLen(t, "codeActionsAt(h, uri, 0)", codeActionsAt(h, uri, 0), 0)
 			h.open("clean.jsonl", "jsonl", clean)
 			if got := len(codeActionsAt(h, uri, 0)); got != 1 {
 				t.Fatalf("len(codeActionsAt(h, uri, 0)) = %d, want %d", got, 1)

@@ -35,6 +35,18 @@ func startLines(locs []protocol.Location) []uint32 {
 	return lines
 }
 
+// foldLines are the first and last lines of the document's folding ranges.
+func foldLines(h *harness, uri protocol.DocumentURI) [][2]uint32 {
+	h.t.Helper()
+	var folds []protocol.FoldingRange
+	h.call("textDocument/foldingRange", textDoc(uri), &folds)
+	var lines [][2]uint32
+	for _, f := range folds {
+		lines = append(lines, [2]uint32{f.StartLine, f.EndLine})
+	}
+	return lines
+}
+
 // lineSpan is the first and the last line of r.
 func lineSpan(r protocol.Range) [2]uint32 { return [2]uint32{r.Start.Line, r.End.Line} }
 
@@ -142,9 +154,7 @@ func TestDiagnostics(t *testing.T) {
 	if pub.Diagnostics == nil {
 		t.Fatal("pub.Diagnostics is nil, want non-nil")
 	}
-	if len(pub.Diagnostics) != 0 {
-		t.Fatalf("pub.Diagnostics = %+v, want empty", pub.Diagnostics)
-	}
+	requireLen(t, "pub.Diagnostics", pub.Diagnostics, 0)
 
 	// Closing clears the diagnostics with [].
 	h.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
@@ -156,16 +166,12 @@ func TestDiagnostics(t *testing.T) {
 	if pub.Diagnostics == nil {
 		t.Fatal("pub.Diagnostics is nil, want non-nil")
 	}
-	if len(pub.Diagnostics) != 0 {
-		t.Fatalf("pub.Diagnostics = %+v, want empty", pub.Diagnostics)
-	}
+	requireLen(t, "pub.Diagnostics", pub.Diagnostics, 0)
 	h.sync()
 	if got := h.client.publications(docURI("notes.txt")); got != 0 {
 		t.Fatalf(`a plain-text document is not analysed: h.client.publications(docURI("notes.txt")) = %v, want 0`, got)
 	}
-	if got := h.client.shownMessages(); len(got) != 0 {
-		t.Fatalf("h.client.shownMessages() = %+v, want empty", got)
-	}
+	requireLen(t, "h.client.shownMessages()", h.client.shownMessages(), 0)
 }
 
 func lensTitles(lenses []protocol.CodeLens) []string {
@@ -443,9 +449,7 @@ func TestConfigurationPull(t *testing.T) {
 	if pub.Diagnostics == nil {
 		t.Fatal("pub.Diagnostics is nil, want non-nil")
 	}
-	if len(pub.Diagnostics) != 0 {
-		t.Fatalf("pub.Diagnostics = %+v, want empty", pub.Diagnostics)
-	}
+	requireLen(t, "pub.Diagnostics", pub.Diagnostics, 0)
 }
 
 func TestNavigation(t *testing.T) {
@@ -506,9 +510,7 @@ func TestNavigation(t *testing.T) {
 	t.Run("definition", func(t *testing.T) {
 		var locs []protocol.Location
 		h.call("textDocument/definition", at(uri, 3, col(3, `"call_2"`)+2), &locs)
-		if len(locs) != 1 {
-			t.Fatalf("len(locs) = %d, want %d: %+v", len(locs), 1, locs)
-		}
+		requireLen(t, "locs", locs, 1)
 		// The call's id on line 1, quotes included.
 		start := uint32(col(1, `"call_2"`))
 		want := protocol.Location{URI: uri, Range: protocol.Range{
@@ -520,13 +522,9 @@ func TestNavigation(t *testing.T) {
 		}
 		// The orphan result has no declaration; a position off the id has none.
 		h.call("textDocument/definition", at(uri, 10, col(10, `"call_9"`)+1), &locs)
-		if len(locs) != 0 {
-			t.Fatalf("locs = %+v, want empty", locs)
-		}
+		requireLen(t, "locs", locs, 0)
 		h.call("textDocument/definition", at(uri, 3, 0), &locs)
-		if len(locs) != 0 {
-			t.Fatalf("locs = %+v, want empty", locs)
-		}
+		requireLen(t, "locs", locs, 0)
 	})
 
 	t.Run("references", func(t *testing.T) {
@@ -534,17 +532,13 @@ func TestNavigation(t *testing.T) {
 		params := at(uri, 1, col(1, `"call_1"`)+3)
 		params["context"] = map[string]any{"includeDeclaration": false}
 		h.call("textDocument/references", params, &locs)
-		if len(locs) != 1 {
-			t.Fatalf("len(locs) = %d, want %d: %+v", len(locs), 1, locs)
-		}
+		requireLen(t, "locs", locs, 1)
 		if want := (protocol.Position{Line: 2, Character: uint32(col(2, `"call_1"`))}); locs[0].Range.Start != want {
 			t.Fatalf("locs[0].Range.Start = %+v, want %+v", locs[0].Range.Start, want)
 		}
 		params["context"] = map[string]any{"includeDeclaration": true}
 		h.call("textDocument/references", params, &locs)
-		if len(locs) != 2 {
-			t.Fatalf("len(locs) = %d, want %d: %+v", len(locs), 2, locs)
-		}
+		requireLen(t, "locs", locs, 2)
 		if got, want := startLines(locs), []uint32{1, 2}; !reflect.DeepEqual(got, want) {
 			t.Fatalf("startLines(locs) = %v, want %v", got, want)
 		}
@@ -585,14 +579,8 @@ func TestNavigation(t *testing.T) {
 	})
 
 	t.Run("folding", func(t *testing.T) {
-		var folds []protocol.FoldingRange
-		h.call("textDocument/foldingRange", textDoc(uri), &folds)
-		var got [][2]uint32
-		for _, f := range folds {
-			got = append(got, [2]uint32{f.StartLine, f.EndLine})
-		}
-		if want := ([][2]uint32{{1, 3}, {4, 5}, {8, 9}}); !reflect.DeepEqual(got, want) {
-			t.Fatalf("got %+v, want %+v", got, want)
+		if got, want := foldLines(h, uri), [][2]uint32{{1, 3}, {4, 5}, {8, 9}}; !reflect.DeepEqual(got, want) {
+			t.Fatalf("foldLines(h, uri) = %+v, want %+v", got, want)
 		}
 	})
 }
@@ -609,9 +597,7 @@ func TestCodeAction(t *testing.T) {
 	h.call("textDocument/codeAction", map[string]any{
 		"textDocument": map[string]any{"uri": uri}, "range": rangeAt(5), "context": map[string]any{"diagnostics": []any{}},
 	}, &actions)
-	if len(actions) != 1 {
-		t.Fatalf("len(actions) = %d, want %d: %+v", len(actions), 1, actions)
-	}
+	requireLen(t, "actions", actions, 1)
 	a := actions[0]
 	if a.Title != "Trim 5 lines above the budget cutoff" {
 		t.Fatalf("a.Title = %q, want %q", a.Title, "Trim 5 lines above the budget cutoff")
@@ -619,9 +605,7 @@ func TestCodeAction(t *testing.T) {
 	if a.Kind != protocol.RefactorRewrite {
 		t.Fatalf("a.Kind = %q, want %q", a.Kind, protocol.RefactorRewrite)
 	}
-	if len(a.Edit.DocumentChanges) != 1 {
-		t.Fatalf("len(a.Edit.DocumentChanges) = %d, want %d: %+v", len(a.Edit.DocumentChanges), 1, a.Edit.DocumentChanges)
-	}
+	requireLen(t, "a.Edit.DocumentChanges", a.Edit.DocumentChanges, 1)
 	dc := a.Edit.DocumentChanges[0]
 	if dc.TextDocument.URI != uri {
 		t.Fatalf("dc.TextDocument.URI = %q, want %q", dc.TextDocument.URI, uri)
@@ -635,9 +619,7 @@ func TestCodeAction(t *testing.T) {
 	if want := ([]protocol.TextEdit{{Range: protocol.Range{End: protocol.Position{Line: 5}}, NewText: ""}}); !reflect.DeepEqual(dc.Edits, want) {
 		t.Fatalf("dc.Edits = %+v, want %+v", dc.Edits, want)
 	}
-	if len(a.Diagnostics) != 1 {
-		t.Fatalf("len(a.Diagnostics) = %d, want %d: %+v", len(a.Diagnostics), 1, a.Diagnostics)
-	}
+	requireLen(t, "a.Diagnostics", a.Diagnostics, 1)
 	if !reflect.DeepEqual(a.Diagnostics[0].Code, analysis.CodeBudgetCutoff) {
 		t.Fatalf("a.Diagnostics[0].Code = %+v, want %q", a.Diagnostics[0].Code, analysis.CodeBudgetCutoff)
 	}
@@ -654,21 +636,15 @@ func TestCodeAction(t *testing.T) {
 	h.call("textDocument/codeAction", map[string]any{
 		"textDocument": map[string]any{"uri": uri}, "range": rangeAt(6), "context": map[string]any{"diagnostics": []any{}},
 	}, &actions)
-	if len(actions) != 0 {
-		t.Fatalf("actions = %+v, want empty", actions)
-	}
+	requireLen(t, "actions", actions, 0)
 	h.call("textDocument/codeAction", map[string]any{
 		"textDocument": map[string]any{"uri": uri}, "range": rangeAt(0), "context": map[string]any{"diagnostics": []any{}, "only": []any{"quickfix"}},
 	}, &actions)
-	if len(actions) != 0 {
-		t.Fatalf("actions = %+v, want empty", actions)
-	}
+	requireLen(t, "actions", actions, 0)
 	h.call("textDocument/codeAction", map[string]any{
 		"textDocument": map[string]any{"uri": uri}, "range": rangeAt(0), "context": map[string]any{"diagnostics": []any{}, "only": []any{"refactor"}},
 	}, &actions)
-	if len(actions) != 1 {
-		t.Fatalf("len(actions) = %d, want %d: %+v", len(actions), 1, actions)
-	}
+	requireLen(t, "actions", actions, 1)
 }
 
 // TestAstralEdit edits after non-ASCII and astral characters: positions
@@ -678,9 +654,7 @@ func TestAstralEdit(t *testing.T) {
 	prefix := `{"role":"user","content":"é🙏`
 	text := prefix + `"}` + "\n" + `{"role":"user","content":"ok"}`
 	uri := h.open("astral.jsonl", "jsonl", text)
-	if got := h.client.lastDiagnostics(uri).Diagnostics[:0]; len(got) != 0 {
-		t.Fatalf("h.client.lastDiagnostics(uri).Diagnostics[:0] = %+v, want empty", got)
-	}
+	requireLen(t, "h.client.lastDiagnostics(uri).Diagnostics[:0]", h.client.lastDiagnostics(uri).Diagnostics[:0], 0)
 
 	// Insert "ß🎉" just before the closing quote: UTF-16 column 26+1+2.
 	c := utf16Len(prefix)
@@ -757,9 +731,7 @@ func TestBadEdits(t *testing.T) {
 	if want := uint32(4); pub.Version != want {
 		t.Fatalf("pub.Version = %v, want %v", pub.Version, want)
 	}
-	if len(pub.Diagnostics) != 1 {
-		t.Fatalf("len(pub.Diagnostics) = %d, want %d: %+v", len(pub.Diagnostics), 1, pub.Diagnostics)
-	}
+	requireLen(t, "pub.Diagnostics", pub.Diagnostics, 1)
 	if !reflect.DeepEqual(pub.Diagnostics[0].Code, analysis.CodeTruncatedRecord) {
 		t.Fatalf("a lone { is a record cut short: pub.Diagnostics[0].Code = %+v, want %q", pub.Diagnostics[0].Code, analysis.CodeTruncatedRecord)
 	}
@@ -787,9 +759,7 @@ func TestFileSelection(t *testing.T) {
 	h.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sessionls": map[string]any{"files": []any{"logs/*.txt"}}}})
 	h.sync()
 	pub := h.client.lastDiagnostics(docURI("a.session"))
-	if len(pub.Diagnostics) != 0 {
-		t.Fatalf("pub.Diagnostics = %+v, want empty", pub.Diagnostics)
-	}
+	requireLen(t, "pub.Diagnostics", pub.Diagnostics, 0)
 	if err := h.callErr("sessionls/status", map[string]any{"uri": docURI("a.session")}, nil); err == nil {
 		t.Fatal(`h.callErr("sessionls/status", map[string]any{"uri": docURI("a.session")}, nil) = nil, want an error`)
 	}
@@ -833,9 +803,7 @@ func TestRedeclaredCallID(t *testing.T) {
 	for line, want := range map[int]uint32{1: 0, 3: 2, 4: 2} {
 		var locs []protocol.Location
 		h.call("textDocument/definition", at(uri, line, resCol), &locs)
-		if len(locs) != 1 {
-			t.Fatalf("len(locs) = %d, want %d: %+v", len(locs), 1, locs)
-		}
+		requireLen(t, "locs", locs, 1)
 		if locs[0].Range.Start.Line != want {
 			t.Fatalf("definition from line %d: locs[0].Range.Start.Line = %v, want %v", line, locs[0].Range.Start.Line, want)
 		}
@@ -908,9 +876,7 @@ func TestTrimmedRegionFaded(t *testing.T) {
 				}
 				return
 			}
-			if len(faded) != 1 {
-				t.Fatalf("len(faded) = %d, want %d: %+v", len(faded), 1, faded)
-			}
+			requireLen(t, "faded", faded, 1)
 			d := faded[0]
 			lines := strings.Split(text, "\n")
 			lastWidth := len(utf16.Encode([]rune(strings.TrimSuffix(lines[tt.last-1], "\r"))))
@@ -936,9 +902,7 @@ func TestTrimmedRegionFaded(t *testing.T) {
 			h.call("textDocument/codeAction", map[string]any{
 				"textDocument": map[string]any{"uri": uri}, "range": map[string]any{"start": p, "end": p}, "context": map[string]any{"diagnostics": []any{}},
 			}, &actions)
-			if len(actions) != 1 {
-				t.Fatalf("len(actions) = %d, want %d: %+v", len(actions), 1, actions)
-			}
+			requireLen(t, "actions", actions, 1)
 			if want := ([]protocol.Diagnostic{d}); !reflect.DeepEqual(actions[0].Diagnostics, want) {
 				t.Fatalf("actions[0].Diagnostics = %+v, want %+v", actions[0].Diagnostics, want)
 			}

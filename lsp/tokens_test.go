@@ -376,9 +376,7 @@ func TestTokenSettingsErrors(t *testing.T) {
 		}
 	}
 	p, errs := parseSettings(map[string]any{"tokens": true, "tokenizer": "cl100k_base"})
-	if len(errs) != 0 {
-		t.Fatalf("errs = %+v, want empty", errs)
-	}
+	requireLen(t, "errs", errs, 0)
 	s := p.apply(defaultSettings())
 	if !s.tokens {
 		t.Fatal("s.tokens is false, want true")
