@@ -15,49 +15,53 @@ type feature struct {
 	// the client the server has the feature; nil for methods a client
 	// sends regardless (lifecycle, configuration changes, custom requests).
 	advertise func(*protocol.ServerCapabilities)
+	// handle serves the method (dispatch.go); nil for those Handle or the
+	// router serve themselves, with params decoded their own way
+	// (protocolfix.go).
+	handle handler
 }
 
 // features is the feature table: every method the server serves, each
 // with the capability that advertises it. The router serves exactly these
 // (served) and initialize advertises exactly their capabilities
-// (capabilities). Adding a feature is one entry here and its handler, a
-// server method in a file of its own that overrides unimplemented's stub;
-// TestFeatureTable checks that the two agree.
+// (capabilities). Adding a feature is one entry here, naming its handler:
+// a server method in a file of its own; TestFeatureTable checks that every
+// protocol.Server method the server has is in the table.
 func features() []feature {
 	return []feature{
 		// lifecycle.go (exit is handled by the router)
 		{method: protocol.MethodInitialize},
-		{method: protocol.MethodInitialized},
+		{method: protocol.MethodInitialized, handle: notification((*server).Initialized)},
 		{method: protocol.MethodShutdown},
 		{method: protocol.MethodExit},
-		{method: protocol.MethodSetTrace},
+		{method: protocol.MethodSetTrace, handle: notification((*server).SetTrace)},
 		// textsync.go
-		{method: protocol.MethodTextDocumentDidOpen, advertise: func(c *protocol.ServerCapabilities) { textSync(c).OpenClose = true }},
+		{method: protocol.MethodTextDocumentDidOpen, handle: notification((*server).DidOpen), advertise: func(c *protocol.ServerCapabilities) { textSync(c).OpenClose = true }},
 		{method: protocol.MethodTextDocumentDidChange, advertise: func(c *protocol.ServerCapabilities) {
 			textSync(c).Change = protocol.TextDocumentSyncKindIncremental
 		}},
-		{method: protocol.MethodTextDocumentDidClose, advertise: func(c *protocol.ServerCapabilities) { textSync(c).OpenClose = true }},
-		{method: protocol.MethodTextDocumentDidSave, advertise: func(c *protocol.ServerCapabilities) {
+		{method: protocol.MethodTextDocumentDidClose, handle: notification((*server).DidClose), advertise: func(c *protocol.ServerCapabilities) { textSync(c).OpenClose = true }},
+		{method: protocol.MethodTextDocumentDidSave, handle: notification((*server).DidSave), advertise: func(c *protocol.ServerCapabilities) {
 			textSync(c).Save = &protocol.SaveOptions{IncludeText: false}
 		}},
 		// lenses.go
-		{method: protocol.MethodTextDocumentCodeLens, advertise: func(c *protocol.ServerCapabilities) {
+		{method: protocol.MethodTextDocumentCodeLens, handle: request((*server).CodeLens), advertise: func(c *protocol.ServerCapabilities) {
 			c.CodeLensProvider = &protocol.CodeLensOptions{ResolveProvider: true}
 		}},
 		// tokens.go
-		{method: protocol.MethodCodeLensResolve},
+		{method: protocol.MethodCodeLensResolve, handle: request((*server).CodeLensResolve)},
 		// hover.go
-		{method: protocol.MethodTextDocumentHover, advertise: func(c *protocol.ServerCapabilities) { c.HoverProvider = true }},
+		{method: protocol.MethodTextDocumentHover, handle: request((*server).Hover), advertise: func(c *protocol.ServerCapabilities) { c.HoverProvider = true }},
 		// definition.go
-		{method: protocol.MethodTextDocumentDefinition, advertise: func(c *protocol.ServerCapabilities) { c.DefinitionProvider = true }},
+		{method: protocol.MethodTextDocumentDefinition, handle: request((*server).Definition), advertise: func(c *protocol.ServerCapabilities) { c.DefinitionProvider = true }},
 		// references.go
-		{method: protocol.MethodTextDocumentReferences, advertise: func(c *protocol.ServerCapabilities) { c.ReferencesProvider = true }},
+		{method: protocol.MethodTextDocumentReferences, handle: request((*server).References), advertise: func(c *protocol.ServerCapabilities) { c.ReferencesProvider = true }},
 		// symbols.go
-		{method: protocol.MethodTextDocumentDocumentSymbol, advertise: func(c *protocol.ServerCapabilities) { c.DocumentSymbolProvider = true }},
+		{method: protocol.MethodTextDocumentDocumentSymbol, handle: request((*server).DocumentSymbol), advertise: func(c *protocol.ServerCapabilities) { c.DocumentSymbolProvider = true }},
 		// folding.go
-		{method: protocol.MethodTextDocumentFoldingRange, advertise: func(c *protocol.ServerCapabilities) { c.FoldingRangeProvider = true }},
+		{method: protocol.MethodTextDocumentFoldingRange, handle: request((*server).FoldingRanges), advertise: func(c *protocol.ServerCapabilities) { c.FoldingRangeProvider = true }},
 		// actions.go
-		{method: protocol.MethodTextDocumentCodeAction, advertise: func(c *protocol.ServerCapabilities) {
+		{method: protocol.MethodTextDocumentCodeAction, handle: request((*server).CodeAction), advertise: func(c *protocol.ServerCapabilities) {
 			c.CodeActionProvider = &protocol.CodeActionOptions{CodeActionKinds: append([]protocol.CodeActionKind{protocol.RefactorRewrite}, fixActionKinds...)}
 		}},
 		// commands.go
@@ -65,13 +69,13 @@ func features() []feature {
 			c.ExecuteCommandProvider = &protocol.ExecuteCommandOptions{Commands: commands()}
 		}},
 		// config.go
-		{method: protocol.MethodWorkspaceDidChangeConfiguration},
+		{method: protocol.MethodWorkspaceDidChangeConfiguration, handle: notification((*server).DidChangeConfiguration)},
 		// configfiles.go (registered dynamically, not advertised)
-		{method: protocol.MethodWorkspaceDidChangeWatchedFiles},
-		// status.go (a custom request: protocol.ServerHandler passes it to Request)
-		{method: methodStatus},
+		{method: protocol.MethodWorkspaceDidChangeWatchedFiles, handle: notification((*server).DidChangeWatchedFiles)},
+		// status.go (a custom request: its params decoded as any)
+		{method: methodStatus, handle: custom((*server).status)},
 		// contextmap.go (a custom request, as status)
-		{method: methodContextMap},
+		{method: methodContextMap, handle: custom((*server).contextMap)},
 	}
 }
 

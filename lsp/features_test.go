@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
+	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
 )
@@ -52,119 +53,147 @@ func TestCapabilities(t *testing.T) {
 	}
 }
 
-// handlerKind is how the server answers a protocol.Server method.
-type handlerKind int
+// methodRecorder is a jsonrpc2.Conn that only notes the method of each
+// call: protocol.ServerDispatcher over it names the LSP method of every
+// protocol.Server method.
+type methodRecorder struct{ method string }
 
-const (
-	stub    handlerKind = iota // unimplemented's: the method is not served
-	routed                     // the router calls the server itself (protocolfix.go)
-	handled                    // a server method
-)
+var errRecorded = errors.New("recorded")
 
-// callWithZeroParams calls method name of v with a background context and
-// zero parameters (pointers to zero values), and returns its error.
-func callWithZeroParams(t *testing.T, v reflect.Value, name string, args ...any) (err error) {
-	t.Helper()
-	m := v.MethodByName(name)
-	if !m.IsValid() {
-		t.Fatalf("%v: m.IsValid() is false, want true", name)
-	}
-	in := []reflect.Value{reflect.ValueOf(context.Background())}
-	for i := 1; i < m.Type().NumIn(); i++ {
-		if i-1 < len(args) {
-			in = append(in, reflect.ValueOf(args[i-1]))
-			continue
-		}
-		at := m.Type().In(i)
-		if at.Kind() == reflect.Pointer {
-			in = append(in, reflect.New(at.Elem()))
-		} else {
-			in = append(in, reflect.Zero(at))
-		}
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("%s panicked with zero params: %v", name, p)
-			t.Error(err)
-		}
-	}()
-	out := m.Call(in)
-	e, _ := out[len(out)-1].Interface().(error)
-	return e
+func (r *methodRecorder) Call(_ context.Context, method string, _, _ any) (jsonrpc2.ID, error) {
+	r.method = method
+	return jsonrpc2.ID{}, errRecorded
 }
 
-func kindOf(err error, method string) handlerKind {
-	var ni *notImplementedError
-	switch {
-	case errors.As(err, &ni):
-		return stub
-	case err != nil && err.Error() == errRouted(method).Error():
-		return routed
+func (r *methodRecorder) Notify(_ context.Context, method string, _ any) error {
+	r.method = method
+	return errRecorded
+}
+
+func (r *methodRecorder) Go(context.Context, jsonrpc2.Handler) {}
+func (r *methodRecorder) Close() error                         { return nil }
+func (r *methodRecorder) Done() <-chan struct{}                { return nil }
+func (r *methodRecorder) Err() error                           { return nil }
+
+// lspMethod is the LSP method of protocol.Server's method name.
+func lspMethod(t *testing.T, name string) string {
+	t.Helper()
+	rec := &methodRecorder{}
+	m := reflect.ValueOf(protocol.ServerDispatcher(rec, zap.NewNop())).MethodByName(name)
+	in := []reflect.Value{reflect.ValueOf(context.Background())}
+	for i := 1; i < m.Type().NumIn(); i++ {
+		in = append(in, reflect.Zero(m.Type().In(i)))
 	}
-	return handled
+	m.Call(in)
+	if rec.method == "" {
+		t.Fatalf("%s: the dispatcher sent nothing: rec.method is empty, want a method", name)
+	}
+	return rec.method
+}
+
+// routedHere are the table's methods without a handler: Handle serves them
+// with params decoded its own way (protocolfix.go), the router serves exit.
+var routedHere = map[string]bool{
+	protocol.MethodInitialize:              true,
+	protocol.MethodShutdown:                true,
+	protocol.MethodExit:                    true,
+	protocol.MethodTextDocumentDidChange:   true,
+	protocol.MethodWorkspaceExecuteCommand: true,
+}
+
+// replyOf runs method with params through dispatch and returns its reply's
+// error.
+func replyOf(t *testing.T, s *server, method, params string) error {
+	t.Helper()
+	call, err := jsonrpc2.NewCall(jsonrpc2.NewNumberID(1), method, json.RawMessage(params))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var replied error
+	if err := s.dispatch(context.Background(), func(_ context.Context, _ any, err error) error { replied = err; return nil }, call); err != nil {
+		t.Fatalf("%s: s.dispatch: %v", method, err)
+	}
+	return replied
 }
 
 // TestFeatureTable checks that the feature table and the server's methods
-// agree: every method in the table has a handler (a server method that
-// overrides unimplemented's stub, or one the router calls), and every
-// handler is in the table, so the router serves it and initialize
-// advertises it.
+// agree: every method in the table has a handler (or is one Handle or the
+// router serve), which answers, and every protocol.Server method the server
+// has is in the table, so the router serves it and initialize advertises
+// it.
 func TestFeatureTable(t *testing.T) {
 	srv := newServer(context.Background(), zap.NewNop(), nil)
-	sv, uv := reflect.ValueOf(srv), reflect.ValueOf(unimplemented{})
 
 	table := map[string]bool{}
+	handlers := map[string]handler{}
 	for _, f := range features() {
+		handlers[f.method] = f.handle
 		if table[f.method] {
 			t.Fatalf("%s is in the table twice: table[f.method] is true, want false", f.method)
 		}
 		table[f.method] = true
+		switch {
+		case f.handle.serve == nil && !routedHere[f.method]:
+			t.Fatalf("%s is in the feature table but has no handler: f.handle.serve is nil, want a handler", f.method)
+		case f.handle.serve != nil && routedHere[f.method]:
+			t.Fatalf("%s is served by Handle or the router, yet has a handler: f.handle.serve is not nil, want nil", f.method)
+		case f.handle.serve != nil:
+			// Zero params: the handler answers, whatever it thinks of them.
+			err := replyOf(t, srv, f.method, "{}")
+			var je *jsonrpc2.Error
+			if errors.As(err, &je) && je.Code == jsonrpc2.MethodNotFound {
+				t.Fatalf("%s is in the feature table but its handler does not serve it: %v", f.method, err)
+			}
+		}
 	}
 
-	// Every protocol.Server method: its LSP name (from the stub's error)
-	// and whether the server handles it.
-	handledMethods := map[string]bool{}
-	iface := reflect.TypeFor[protocol.Server]()
+	// Every protocol.Server method the server has (same name, same type)
+	// is a feature.
+	iface, st := reflect.TypeFor[protocol.Server](), reflect.TypeFor[*server]()
+	has := 0
 	for i := range iface.NumMethod() {
-		name := iface.Method(i).Name
-		if name == "Request" {
-			continue // custom methods, below
+		im := iface.Method(i)
+		if im.Name == "Request" {
+			continue // custom methods are features by their own names
 		}
-		var ni *notImplementedError
-		if !errors.As(callWithZeroParams(t, uv, name), &ni) {
-			t.Fatalf("unimplemented.%s is not a stub: errors.As(callWithZeroParams(t, uv, name), &ni) is false, want true", name)
-		}
-		switch kindOf(callWithZeroParams(t, sv, name), ni.method) {
-		case stub:
-			if table[ni.method] {
-				t.Fatalf("%s (%s) is in the feature table but the server has no handler: table[ni.method] is true, want false", ni.method, name)
-			}
-		case routed, handled:
-			if !table[ni.method] {
-				t.Fatalf("the server handles %s (%s) but the feature table does not list it: table[ni.method] is false, want true", ni.method, name)
-			}
-			handledMethods[ni.method] = true
-		}
-	}
-
-	// The rest of the table are custom methods, which ServerHandler passes
-	// to Request.
-	for m := range table {
-		if handledMethods[m] {
+		sm, ok := st.MethodByName(im.Name)
+		if !ok {
 			continue
 		}
-		err := callWithZeroParams(t, sv, "Request", m)
-		if got := kindOf(err, m); got == stub {
-			t.Fatalf("%s is in the feature table but Request does not serve it: kindOf(err, m) = %v, want anything else", m, got)
+		// sm.Type has the receiver first.
+		args := make([]reflect.Type, 0, sm.Type.NumIn()-1)
+		for j := 1; j < sm.Type.NumIn(); j++ {
+			args = append(args, sm.Type.In(j))
 		}
-		if want, got := "method not found: "+m, errMessage(err); got == want {
-			t.Fatalf("%s is in the feature table but Request does not serve it: errMessage(err) = %q, want anything else", m, got)
+		outs := make([]reflect.Type, 0, sm.Type.NumOut())
+		for j := range sm.Type.NumOut() {
+			outs = append(outs, sm.Type.Out(j))
+		}
+		if reflect.FuncOf(args, outs, false) != im.Type {
+			continue
+		}
+		has++
+		m := lspMethod(t, im.Name)
+		if !table[m] {
+			t.Fatalf("the server has %s (%s) but the feature table does not list it: table[m] is false, want true", m, im.Name)
+		}
+		if h := handlers[m]; h.serve != nil {
+			if got, want := funcName(h.method), funcName(sm.Func.Interface()); got != want {
+				t.Fatalf("%s: the handler calls %s, want %s", m, got, want)
+			}
 		}
 	}
-	if got := errMessage(callWithZeroParams(t, sv, "Request", "sessionls/nope")); !strings.Contains(got, "method not found") {
-		t.Fatalf(`errMessage(callWithZeroParams(t, sv, "Request", "sessionls/nope")) = %q, want it to contain %q`, got, "method not found")
+	if has == 0 {
+		t.Fatal("the server has no protocol.Server method: has is 0, want some")
+	}
+
+	if got := errMessage(replyOf(t, srv, "sessionls/nope", "{}")); !strings.Contains(got, "method not found") {
+		t.Fatalf(`errMessage(replyOf(t, srv, "sessionls/nope", "{}")) = %q, want it to contain %q`, got, "method not found")
 	}
 }
+
+// funcName is the name of function f.
+func funcName(f any) string { return runtime.FuncForPC(reflect.ValueOf(f).Pointer()).Name() }
 
 func errMessage(err error) string {
 	if err == nil {

@@ -16,7 +16,7 @@ var _ transport.Server = (*server)(nil)
 func (s *server) Served(method string) bool { return served(method) }
 
 // Handle runs one message: the methods whose params the server decodes
-// itself (protocolfix.go), then protocol.ServerHandler for the rest.
+// itself (protocolfix.go), then the feature table's handlers (dispatch.go).
 func (s *server) Handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
 	switch req.Method() {
 	case protocol.MethodInitialize:
@@ -43,7 +43,7 @@ func (s *server) Handle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc
 		s.didChange(ctx, req.Params())
 		return nil
 	}
-	return s.handler(ctx, reply, req)
+	return s.dispatch(ctx, reply, req)
 }
 
 // Wait waits for the goroutines the server started on its own.

@@ -118,28 +118,17 @@ func (s *server) didChange(ctx context.Context, raw json.RawMessage) {
 	s.changeText(p)
 }
 
-// 3. The protocol.Server entry points of the methods above, and of shutdown
-// and exit, are never used: Handle (handle.go) decodes initialize and
-// didChange itself (1, 2) and calls server.shutdown directly because
-// ServerHandler rejects shutdown's "params": {} with -32602 (Emacs
-// lsp-mode sends that); the router handles exit on the read loop. If they
-// are ever reached, they say so.
+// 3. The methods above, shutdown and exit have no handler in the feature
+// table: Handle (handle.go) decodes initialize and didChange itself (1, 2)
+// and calls server.shutdown directly because protocol's decoding rejects
+// shutdown's "params": {} with -32602 (Emacs lsp-mode sends that); the
+// router handles exit on the read loop. If dispatch is ever asked for
+// one, it says so.
 
-// errRouted is the error of an entry point the router bypasses.
+// errRouted is the error of a method the router or Handle serve, should
+// it reach dispatch.
 func errRouted(method string) error {
 	return jsonrpc2.NewError(jsonrpc2.InternalError, fmt.Sprintf("%s is handled by the router, not protocol.ServerHandler", method))
-}
-
-func (s *server) Initialize(context.Context, *protocol.InitializeParams) (*protocol.InitializeResult, error) {
-	return nil, errRouted(protocol.MethodInitialize)
-}
-
-func (s *server) Shutdown(context.Context) error { return errRouted(protocol.MethodShutdown) }
-
-func (s *server) Exit(context.Context) error { return errRouted(protocol.MethodExit) }
-
-func (s *server) DidChange(context.Context, *protocol.DidChangeTextDocumentParams) error {
-	return errRouted(protocol.MethodTextDocumentDidChange)
 }
 
 // 4. textDocument/publishDiagnostics: protocol's Version is uint32 with
@@ -172,8 +161,10 @@ func (s *server) refreshLenses() {
 	})
 }
 
-// 6. protocol.Server has about sixty methods and no base to embed: the
-// server embeds unimplemented (nyi.go), and the router answers -32601 for
-// every method outside the feature table before ServerHandler is reached.
-// Custom methods (sessionls/status) reach Server.Request with params
-// decoded as any (status.go).
+// 6. protocol.ServerHandler calls a protocol.Server, about sixty methods
+// with no base to embed, for the twenty the server serves. The feature
+// table names each served method's handler instead (dispatch.go), which
+// decodes and replies as ServerHandler does: custom methods
+// (sessionls/status) get their params decoded as any, as ServerHandler
+// gives them to Server.Request. The router answers -32601 for every method
+// outside the table.

@@ -16,12 +16,7 @@ import (
 // in the order the messages arrived, so the handlers need no locking among
 // themselves; mu guards what the read loop or background goroutines may
 // also read.
-//
-// The embedded unimplemented (nyi.go) answers the rest of protocol.Server;
-// the methods defined on server override it.
 type server struct {
-	unimplemented
-
 	logger *zap.Logger
 	conn   jsonrpc2.Conn
 	// ctx outlives requests: notifications are sent under it, so a
@@ -41,9 +36,6 @@ type server struct {
 	// already queued (set by serve; see transport.NewServer). False once
 	// exit came.
 	post func(fn func()) bool
-	// handler is protocol.ServerHandler over the server: Handle's way to
-	// the protocol.Server methods.
-	handler jsonrpc2.Handler
 	// configStamps: what the configuration files near open documents
 	// looked like at the last poll (configwatch.go); worker only.
 	configStamps map[string]configStamp
@@ -73,7 +65,7 @@ type clientCaps struct {
 }
 
 func newServer(ctx context.Context, logger *zap.Logger, conn jsonrpc2.Conn) *server {
-	s := &server{
+	return &server{
 		logger:   logger,
 		conn:     conn,
 		ctx:      ctx,
@@ -83,11 +75,7 @@ func newServer(ctx context.Context, logger *zap.Logger, conn jsonrpc2.Conn) *ser
 		cfg:      newConfigState(),
 		dialects: dialect.All(),
 	}
-	s.handler = protocol.ServerHandler(s, nil)
-	return s
 }
-
-var _ protocol.Server = (*server)(nil)
 
 func (s *server) currentSettings() settings {
 	s.mu.Lock()

@@ -66,18 +66,6 @@ type statusContext struct {
 	Compactions   int    `json:"compactions,omitempty"`
 }
 
-// Request serves the custom requests (protocol.ServerHandler hands every
-// method it does not know to it): sessionls/status, sessionls/contextMap.
-func (s *server) Request(ctx context.Context, method string, params any) (any, error) {
-	switch method {
-	case methodStatus:
-		return s.status(ctx, params)
-	case methodContextMap:
-		return s.contextMap(ctx, params)
-	}
-	return nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "method not found: "+method)
-}
-
 func (s *server) status(ctx context.Context, params any) (*statusResult, error) {
 	m, _ := params.(map[string]any)
 	uri, _ := m["uri"].(string)
