@@ -11,13 +11,12 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/sessionls/sessionls/analysis/dialect"
+	"github.com/sessionls/sessionls/internal/lspframe"
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 	"go.uber.org/zap"
@@ -482,26 +481,10 @@ func waitAll(t testing.TB, done ...<-chan struct{}) {
 	}
 }
 
+// readFrame reads one message from the server, decoded.
 func readFrame(r *bufio.Reader) (map[string]any, error) {
-	length := -1
-	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			return nil, err
-		}
-		line = strings.TrimSpace(line)
-		if line == "" {
-			break
-		}
-		if v, ok := strings.CutPrefix(line, "Content-Length: "); ok {
-			length, err = strconv.Atoi(v)
-			if err != nil {
-				return nil, err
-			}
-		}
-	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(r, body); err != nil {
+	body, err := lspframe.Read(r)
+	if err != nil {
 		return nil, err
 	}
 	var msg map[string]any

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/sessionls/sessionls/internal/lspframe"
 )
 
 // event is one message from the server, stamped when its last byte was
@@ -61,7 +63,7 @@ func startServer(bin string) (*client, error) {
 // readLoop reads the server's messages until EOF.
 func (c *client) readLoop(r *bufio.Reader) {
 	for {
-		body, err := readFrame(r)
+		body, err := lspframe.Read(r)
 		if err != nil {
 			c.readErr <- err
 			close(c.events)
@@ -83,34 +85,6 @@ func (c *client) readLoop(r *bufio.Reader) {
 		}
 		c.events <- ev
 	}
-}
-
-// readFrame reads one Content-Length framed body.
-func readFrame(r *bufio.Reader) ([]byte, error) {
-	length := -1
-	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			return nil, err
-		}
-		line = strings.TrimSpace(line)
-		if line == "" {
-			if length < 0 {
-				return nil, errors.New("a message without Content-Length")
-			}
-			break
-		}
-		name, value, ok := strings.Cut(line, ":")
-		if ok && strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
-			length, err = strconv.Atoi(strings.TrimSpace(value))
-			if err != nil || length < 0 {
-				return nil, fmt.Errorf("bad Content-Length %q", value)
-			}
-		}
-	}
-	body := make([]byte, length)
-	_, err := io.ReadFull(r, body)
-	return body, err
 }
 
 // parseMessage reads what the benchmark needs from a server message. A

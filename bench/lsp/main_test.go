@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"strings"
 	"testing"
+
+	"github.com/sessionls/sessionls/internal/lspframe"
 )
 
 func TestReadFrameAndParseMessage(t *testing.T) {
@@ -12,7 +14,7 @@ func TestReadFrameAndParseMessage(t *testing.T) {
 		string(frame([]byte(`{"jsonrpc":"2.0","id":"r1","method":"workspace/configuration","params":{}}`)))
 	r := bufio.NewReader(strings.NewReader(in))
 
-	body, err := readFrame(r)
+	body, err := lspframe.Read(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -21,7 +23,7 @@ func TestReadFrameAndParseMessage(t *testing.T) {
 		t.Errorf("publishDiagnostics: got %+v, request %s, %v", ev, req, err)
 	}
 
-	body, err = readFrame(r)
+	body, err = lspframe.Read(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +32,7 @@ func TestReadFrameAndParseMessage(t *testing.T) {
 		t.Errorf("response: got %+v, request %s, %v", ev, req, err)
 	}
 
-	body, err = readFrame(r)
+	body, err = lspframe.Read(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,8 +41,8 @@ func TestReadFrameAndParseMessage(t *testing.T) {
 		t.Errorf("server request: got id %s, %v; want \"r1\"", req, err)
 	}
 
-	if _, err := readFrame(r); err == nil {
-		t.Error("readFrame at the end of the input: no error")
+	if _, err := lspframe.Read(r); err == nil {
+		t.Error("lspframe.Read at the end of the input: no error")
 	}
 }
 

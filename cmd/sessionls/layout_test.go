@@ -24,6 +24,7 @@ var layers = map[string]int{
 	// test and benchmark support
 	"internal/transcript":       0,
 	"internal/allocs":           0,
+	"internal/lspframe":         0,
 	"internal/randjsonl":        0,
 	"internal/randjsonl/oracle": 0,
 	// the engine
