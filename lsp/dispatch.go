@@ -71,14 +71,22 @@ func (s *server) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 	if ctx.Err() != nil {
 		return reply(context.WithoutCancel(ctx), nil, protocol.ErrRequestCancelled)
 	}
-	for _, f := range features() {
-		if f.method != req.Method() {
-			continue
-		}
-		if f.handle.serve == nil {
-			return reply(ctx, nil, errRouted(f.method))
-		}
-		return f.handle.serve(s, ctx, reply, req)
+	h, ok := s.handlers[req.Method()]
+	switch {
+	case !ok:
+		return reply(ctx, nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "method not found: "+req.Method()))
+	case h.serve == nil:
+		return reply(ctx, nil, errRouted(req.Method()))
 	}
-	return reply(ctx, nil, jsonrpc2.NewError(jsonrpc2.MethodNotFound, "method not found: "+req.Method()))
+	return h.serve(s, ctx, reply, req)
+}
+
+// handlers is the feature table's handlers by method, made once per server
+// (features() builds the table anew, closures and all).
+func handlers() map[string]handler {
+	m := map[string]handler{}
+	for _, f := range features() {
+		m[f.method] = f.handle
+	}
+	return m
 }

@@ -23,7 +23,9 @@ type server struct {
 	// cancelled request cannot drop a publishDiagnostics.
 	ctx   context.Context
 	files *fileManager
-	toks  *tokenState // token counters and counts (tokens.go)
+	// handlers serve the feature table's methods (dispatch.go).
+	handlers map[string]handler
+	toks     *tokenState // token counters and counts (tokens.go)
 
 	// cfg: configuration files (sessionls.toml), see configfiles.go.
 	cfg *configState
@@ -70,6 +72,7 @@ func newServer(ctx context.Context, logger *zap.Logger, conn jsonrpc2.Conn) *ser
 		conn:     conn,
 		ctx:      ctx,
 		files:    newFileManager(),
+		handlers: handlers(),
 		toks:     newTokenState(),
 		settings: defaultSettings(),
 		cfg:      newConfigState(),
