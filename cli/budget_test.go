@@ -38,9 +38,7 @@ func TestBudgetGolden(t *testing.T) {
 			name := bc.session + "-" + strconv.FormatInt(bc.budget, 10) + "." + format
 			t.Run(name, func(t *testing.T) {
 				r := sessionls(t, "budget", "--format", format, "--max-chars", strconv.FormatInt(bc.budget, 10), sessionPath(bc.session))
-				if r.code != bc.code {
-					t.Errorf("stderr %q: r.code = %v, want %v", r.stderr, r.code, bc.code)
-				}
+				r.wantCode(t, bc.code)
 				golden(t, "budget/"+name, r.stdout+stderrSection(r.stderr))
 			})
 		}
@@ -102,13 +100,9 @@ func TestBudgetJSONExactKeys(t *testing.T) {
 func TestBudgetErrors(t *testing.T) {
 	atRepoRoot(t)
 	r := sessionls(t, "budget", "--format", "json", "--max-chars", "10", sessionPath("clean"))
-	if r.code != 1 {
-		t.Errorf("r.code = %v, want %v", r.code, 1)
-	}
+	r.wantCode(t, 1)
 	var bj budgetJSON
-	if err := json.Unmarshal([]byte(r.stdout), &bj); err != nil {
-		t.Fatalf("json.Unmarshal([]byte(r.stdout), &bj): %v", err)
-	}
+	r.decodeJSON(t, &bj)
 	if bj.Error == nil {
 		t.Fatal("bj.Error is nil, want non-nil")
 	}
@@ -128,25 +122,17 @@ func TestBudgetErrors(t *testing.T) {
 		t.Errorf("the newest unit's cost: *bj.MinBudget = %v, want %v", *bj.MinBudget, want)
 	}
 	r = sessionls(t, "budget", "--max-chars", "10", sessionPath("clean"))
-	if r.code != 1 {
-		t.Errorf("r.code = %v, want %v", r.code, 1)
-	}
+	r.wantCode(t, 1)
 	if r.stderr != "sessionls: testdata/sessions/clean.jsonl: context budget cannot contain the smallest consistent message unit; the least budget that works is 43 (the newest unit, line 7)\n" {
 		t.Errorf("r.stderr = %q, want %q", r.stderr, "sessionls: testdata/sessions/clean.jsonl: context budget cannot contain the smallest consistent message unit; the least budget that works is 43 (the newest unit, line 7)\n")
 	}
 	r = sessionls(t, "budget", "--max-chars", "43", sessionPath("clean"))
-	if r.code != 0 {
-		t.Errorf("the least budget that works works: %s: r.code = %v, want %v", r.stderr, r.code, 0)
-	}
+	r.wantCode(t, 0, "the least budget that works works")
 
 	r = sessionls(t, "budget", "--format", "json", "--max-chars", "10", sessionPath("empty"))
-	if r.code != 1 {
-		t.Errorf("r.code = %v, want %v", r.code, 1)
-	}
+	r.wantCode(t, 1)
 	bj = budgetJSON{}
-	if err := json.Unmarshal([]byte(r.stdout), &bj); err != nil {
-		t.Fatalf("json.Unmarshal([]byte(r.stdout), &bj): %v", err)
-	}
+	r.decodeJSON(t, &bj)
 	if bj.Error == nil {
 		t.Fatal("bj.Error is nil, want non-nil")
 	}
@@ -158,13 +144,9 @@ func TestBudgetErrors(t *testing.T) {
 	}
 
 	r = sessionls(t, "budget", "--format", "json", "--max-chars", "1000", sessionPath("demo"))
-	if r.code != 1 {
-		t.Errorf("r.code = %v, want %v", r.code, 1)
-	}
+	r.wantCode(t, 1)
 	bj = budgetJSON{}
-	if err := json.Unmarshal([]byte(r.stdout), &bj); err != nil {
-		t.Fatalf("json.Unmarshal([]byte(r.stdout), &bj): %v", err)
-	}
+	r.decodeJSON(t, &bj)
 	if bj.Error == nil {
 		t.Fatal("bj.Error is nil, want non-nil")
 	}
@@ -178,56 +160,28 @@ func TestBudgetErrors(t *testing.T) {
 		t.Error("bj.MinBudget == nil is false, want true")
 	}
 
-	data, err := os.ReadFile(sessionPath("clean"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, sessionPath("clean"))
 	e, out, errb := testEnv(string(data), nil)
 	r = runWith(t, e, out, errb, "budget", "--format", "json", "--max-chars", "300", "-")
-	if r.code != 0 {
-		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
-	}
-	if !strings.Contains(r.stdout, `"file": "-"`) {
-		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, `"file": "-"`)
-	}
-	if !strings.Contains(r.stdout, `"firstKeptLine": 6`) {
-		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, `"firstKeptLine": 6`)
-	}
+	r.wantCode(t, 0)
+	r.wantStdout(t, `"file": "-"`, `"firstKeptLine": 6`)
 
 	// Text output of a file that does not load: the units of its valid
 	// lines, marked as what it would cost once it loads (as the editors show).
 	r = sessionls(t, "budget", "--max-chars", "1000", sessionPath("demo"))
-	if r.code != 1 {
-		t.Errorf("r.code = %v, want %v", r.code, 1)
-	}
-	if !strings.HasPrefix(r.stdout, "testdata/sessions/demo.jsonl: the file does not load (line 7 is invalid)") {
-		t.Errorf(`%v: strings.HasPrefix(r.stdout, "testdata/sessions/demo.jsonl: the file does not load (line 7 is invalid)") is false, want true`, r.stdout)
-	}
-	if !strings.Contains(r.stdout, "once it loads, its valid lines would cost (invalid lines not counted): 10 messages in 6 units, 1,351 chars\n") {
-		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "once it loads, its valid lines would cost (invalid lines not counted): 10 messages in 6 units, 1,351 chars\n")
-	}
-	if strings.Contains(r.stdout, "cuts here") {
-		t.Errorf("r.stdout = %q, want it not to contain %q", r.stdout, "cuts here")
-	}
-	if !strings.HasPrefix(r.stderr, "sessionls: testdata/sessions/demo.jsonl: invalid session record at line 7") {
-		t.Errorf(`%v: strings.HasPrefix(r.stderr, "sessionls: testdata/sessions/demo.jsonl: invalid session record at line 7") is false, want true`, r.stderr)
-	}
+	r.wantCode(t, 1)
+	wantPrefix(t, "stdout", r.stdout, "testdata/sessions/demo.jsonl: the file does not load (line 7 is invalid)")
+	r.wantStdout(t, "once it loads, its valid lines would cost (invalid lines not counted): 10 messages in 6 units, 1,351 chars\n")
+	wantNotContains(t, "stdout", r.stdout, "cuts here")
+	wantPrefix(t, "stderr", r.stderr, "sessionls: testdata/sessions/demo.jsonl: invalid session record at line 7")
 
 	// No budget: the units and totals, nothing cut, exit 0 (the README
 	// shows the budget as optional).
 	r = sessionls(t, "budget", sessionPath("clean"))
-	if r.code != 0 {
-		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
-	}
-	if !strings.HasPrefix(r.stdout, "testdata/sessions/clean.jsonl: 7 messages in 5 units, 719 chars\n") {
-		t.Errorf(`%v: strings.HasPrefix(r.stdout, "testdata/sessions/clean.jsonl: 7 messages in 5 units, 719 chars\n") is false, want true`, r.stdout)
-	}
-	if !strings.Contains(r.stdout, "no budget: give --budget N") {
-		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "no budget: give --budget N")
-	}
-	if strings.Contains(r.stdout, "cuts here") {
-		t.Errorf("r.stdout = %q, want it not to contain %q", r.stdout, "cuts here")
-	}
+	r.wantCode(t, 0)
+	wantPrefix(t, "stdout", r.stdout, "testdata/sessions/clean.jsonl: 7 messages in 5 units, 719 chars\n")
+	r.wantStdout(t, "no budget: give --budget N")
+	wantNotContains(t, "stdout", r.stdout, "cuts here")
 
 	for _, args := range [][]string{
 		{"budget", "--max-chars", "0", sessionPath("clean")},
@@ -241,9 +195,7 @@ func TestBudgetErrors(t *testing.T) {
 		{"trim", "--max-chars", "0", sessionPath("clean")},
 	} {
 		r := sessionls(t, args...)
-		if r.code != 2 {
-			t.Errorf("%v: r.code = %v, want %v", args, r.code, 2)
-		}
+		r.wantCode(t, 2, args)
 		if want := "Usage: sessionls " + args[0]; !strings.Contains(r.stderr, want) {
 			t.Errorf("%v: r.stderr = %q, want it to contain %q", args, r.stderr, want)
 		}
@@ -329,14 +281,10 @@ func TestBudgetMatchesNodeOracle(t *testing.T) {
 			bs := strconv.FormatInt(b, 10)
 			r := sessionls(t, "budget", "--format", "json", "--max-chars", bs, s)
 			var got budgetJSON
-			if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
-				t.Fatalf("%s %d: %q: json.Unmarshal([]byte(r.stdout), &got): %v", s, b, r.stderr, err)
-			}
+			r.decodeJSON(t, &got)
 			where := s + " budget " + bs
 			if !want.Loads {
-				if r.code != 1 {
-					t.Errorf("%v: r.code = %v, want %v", where, r.code, 1)
-				}
+				r.wantCode(t, 1, where)
 				if got.Error == nil {
 					t.Fatalf("%v: got.Error is nil, want non-nil", where)
 				}
@@ -385,9 +333,7 @@ func TestBudgetMatchesNodeOracle(t *testing.T) {
 				t.Fatalf("cut.Budget = %v, want %v", cut.Budget, b)
 			}
 			if cut.Error != "" {
-				if r.code != 1 {
-					t.Errorf("%v: r.code = %v, want %v", where, r.code, 1)
-				}
+				r.wantCode(t, 1, where)
 				if got.Error == nil {
 					t.Fatalf("%v: got.Error is nil, want non-nil", where)
 				}
@@ -399,9 +345,7 @@ func TestBudgetMatchesNodeOracle(t *testing.T) {
 				}
 				continue
 			}
-			if r.code != 0 {
-				t.Errorf("%v: r.code = %v, want %v", where, r.code, 0)
-			}
+			r.wantCode(t, 0, where)
 			if got.Cutoff == nil {
 				t.Fatalf("%v: got.Cutoff is nil, want non-nil", where)
 			}
@@ -421,9 +365,7 @@ func TestCostsByHand(t *testing.T) {
 	units := func(session string) []unitJSON {
 		r := sessionls(t, "budget", "--format", "json", "--max-chars", "1000000", sessionPath(session))
 		var bj budgetJSON
-		if err := json.Unmarshal([]byte(r.stdout), &bj); err != nil {
-			t.Fatalf("%v: json.Unmarshal([]byte(r.stdout), &bj): %v", r.stderr, err)
-		}
+		r.decodeJSON(t, &bj)
 		return bj.Units
 	}
 	clean := units("clean")

@@ -42,9 +42,7 @@ func TestCheckGolden(t *testing.T) {
 		for _, sc := range sessionCases {
 			t.Run(format+"/"+sc.name, func(t *testing.T) {
 				r := sessionls(t, "check", "--format", format, sessionPath(sc.name))
-				if r.code != sc.code {
-					t.Errorf("exit code; stderr: %s: r.code = %v, want %v", r.stderr, r.code, sc.code)
-				}
+				r.wantCode(t, sc.code)
 				if r.stderr != "" {
 					t.Errorf("r.stderr = %q, want %q", r.stderr, "")
 				}
@@ -56,9 +54,7 @@ func TestCheckGolden(t *testing.T) {
 		}
 		t.Run(format+"/directory", func(t *testing.T) {
 			r := sessionls(t, "check", "--format", format, "testdata/sessions")
-			if r.code != 1 {
-				t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 1)
-			}
+			r.wantCode(t, 1)
 			golden(t, "check/sessions-dir."+format, r.stdout)
 		})
 	}
@@ -74,18 +70,14 @@ func checkJSON(t *testing.T, args ...string) []jsonFinding {
 	t.Helper()
 	r := sessionls(t, append([]string{"check", "--format", "json"}, args...)...)
 	var out []jsonFinding
-	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
-		t.Fatalf("json output: %q, stderr %q: json.Unmarshal([]byte(r.stdout), &out): %v", r.stdout, r.stderr, err)
-	}
+	r.decodeJSON(t, &out)
 	return out
 }
 
 func TestCheckTextFormatAndSummary(t *testing.T) {
 	atRepoRoot(t)
 	r := sessionls(t, "check", sessionPath("clean"), sessionPath("demo"), sessionPath("units"))
-	if r.code != 1 {
-		t.Errorf("r.code = %v, want %v", r.code, 1)
-	}
+	r.wantCode(t, 1)
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
 	if got := len(lines); got < 3 {
 		t.Fatalf("len(lines) = %v, want >= %v", got, 3)
@@ -118,9 +110,7 @@ func TestCheckTextFormatAndSummary(t *testing.T) {
 	}
 
 	r = sessionls(t, "check", sessionPath("clean"), sessionPath("crlf_ok"))
-	if r.code != 0 {
-		t.Errorf("r.code = %v, want %v", r.code, 0)
-	}
+	r.wantCode(t, 0)
 	if r.stdout != "All checks passed (2 files).\n" {
 		t.Errorf("r.stdout = %q, want %q", r.stdout, "All checks passed (2 files).\n")
 	}
@@ -136,9 +126,7 @@ func TestCheckColor(t *testing.T) {
 		e, out, errb := testEnv("", map[string]string{"NO_COLOR": tc.noColor})
 		e.stdoutTTY = tc.tty
 		r := runWith(t, e, out, errb, "check", sessionPath("demo"))
-		if r.code != 1 {
-			t.Errorf("r.code = %v, want %v", r.code, 1)
-		}
+		r.wantCode(t, 1)
 		if got := strings.Contains(r.stdout, "\x1b["); got != tc.want {
 			t.Errorf(`tty=%v NO_COLOR=%q: %q: strings.Contains(r.stdout, "\x1b[") = %v, want %v`, tc.tty, tc.noColor, r.stdout, got, tc.want)
 		}
@@ -177,9 +165,7 @@ func TestCheckExitCodes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := sessionls(t, tc.args...)
-			if r.code != tc.code {
-				t.Errorf("stdout %q stderr %q: r.code = %v, want %v", r.stdout, r.stderr, r.code, tc.code)
-			}
+			r.wantCode(t, tc.code)
 			if tc.stderr != "" {
 				if !strings.Contains(r.stderr, tc.stderr) {
 					t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, tc.stderr)
@@ -240,21 +226,14 @@ func TestCheckDisable(t *testing.T) {
 
 func TestCheckStdin(t *testing.T) {
 	atRepoRoot(t)
-	data, err := os.ReadFile(sessionPath("demo"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, sessionPath("demo"))
 	fromFile := checkJSON(t, sessionPath("demo"))
 
 	e, out, errb := testEnv(string(data), nil)
 	r := runWith(t, e, out, errb, "check", "--format", "json", "--stdin-filename", "piped/demo.jsonl", "-")
-	if r.code != 1 {
-		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 1)
-	}
+	r.wantCode(t, 1)
 	var fromStdin []jsonFinding
-	if err := json.Unmarshal([]byte(r.stdout), &fromStdin); err != nil {
-		t.Fatalf("json.Unmarshal([]byte(r.stdout), &fromStdin): %v", err)
-	}
+	r.decodeJSON(t, &fromStdin)
 	if want := len(fromFile); len(fromStdin) != want {
 		t.Fatalf("len(fromStdin) = %d, want %d: %+v", len(fromStdin), want, fromStdin)
 	}
@@ -271,9 +250,7 @@ func TestCheckStdin(t *testing.T) {
 	// Without --stdin-filename the file is "-".
 	e, out, errb = testEnv(string(data), nil)
 	r = runWith(t, e, out, errb, "check", "-")
-	if !strings.HasPrefix(r.stdout, "-:") {
-		t.Errorf(`%v: strings.HasPrefix(r.stdout, "-:") is false, want true`, r.stdout)
-	}
+	wantPrefix(t, "stdout", r.stdout, "-:")
 }
 
 // writeTree creates files (path → content) under a new temporary directory.
@@ -306,9 +283,7 @@ func TestCheckDirectoryRecursion(t *testing.T) {
 	})
 	t.Chdir(dir)
 	r := sessionls(t, "check", ".")
-	if r.code != 1 {
-		t.Errorf("r.code = %v, want %v", r.code, 1)
-	}
+	r.wantCode(t, 1)
 	if got := r.stdout[:len("a.jsonl:1:1: error[invalid-record] ")]; got != `a.jsonl:1:1: error[invalid-record] ` {
 		t.Errorf(`r.stdout[:len("a.jsonl:1:1: error[invalid-record] ")] = %q, want %q`, got, `a.jsonl:1:1: error[invalid-record] `)
 	}
@@ -319,9 +294,7 @@ func TestCheckDirectoryRecursion(t *testing.T) {
 	if want := ([]string{"a.jsonl", "b.jsonl", "sub/a.jsonl", "sub/deeper/c.jsonl"}); !reflect.DeepEqual(files, want) {
 		t.Errorf("files = %+v, want %+v", files, want)
 	}
-	if !strings.Contains(r.stdout, "in 4 of 5 files.") {
-		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "in 4 of 5 files.")
-	}
+	r.wantStdout(t, "in 4 of 5 files.")
 	// A file named explicitly is checked whatever its name.
 	if got := len(checkJSON(t, "notes.txt")); got != 1 {
 		t.Errorf(`len(checkJSON(t, "notes.txt")) = %d, want %d`, got, 1)
@@ -333,12 +306,8 @@ func TestCheckDirectoryRecursion(t *testing.T) {
 
 	empty := t.TempDir()
 	r = sessionls(t, "check", empty)
-	if r.code != 0 {
-		t.Errorf("r.code = %v, want %v", r.code, 0)
-	}
-	if !strings.Contains(r.stderr, "no .jsonl files found") {
-		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "no .jsonl files found")
-	}
+	r.wantCode(t, 0)
+	r.wantStderr(t, "no .jsonl files found")
 	if r.stdout != "All checks passed (0 files).\n" {
 		t.Errorf("r.stdout = %q, want %q", r.stdout, "All checks passed (0 files).\n")
 	}
@@ -363,9 +332,7 @@ func TestCheckShards(t *testing.T) {
 		for i := 1; i <= n; i++ {
 			r := sessionls(t, "check", "--format", "json", "--shard", fmt.Sprintf("%d/%d", i, n), ".")
 			var fs []jsonFinding
-			if err := json.Unmarshal([]byte(r.stdout), &fs); err != nil {
-				t.Fatalf("json.Unmarshal([]byte(r.stdout), &fs): %v", err)
-			}
+			r.decodeJSON(t, &fs)
 			for _, f := range fs {
 				seen[f.File]++
 			}
@@ -415,28 +382,14 @@ func TestCheckIOErrors(t *testing.T) {
 	}
 
 	r := sessionls(t, "check", "missing.jsonl", "good.jsonl", "data")
-	if r.code != 2 {
-		t.Errorf("2 beats 1: r.code = %v, want %v", r.code, 2)
-	}
-	if !strings.Contains(r.stderr, "sessionls: cannot read missing.jsonl: no such file or directory\n") {
-		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "sessionls: cannot read missing.jsonl: no such file or directory\n")
-	}
-	if !strings.Contains(r.stderr, "sessionls: cannot read data/b.jsonl: no such file or directory\n") {
-		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "sessionls: cannot read data/b.jsonl: no such file or directory\n")
-	}
+	r.wantCode(t, 2, "2 beats 1")
+	r.wantStderr(t, "sessionls: cannot read missing.jsonl: no such file or directory\n", "sessionls: cannot read data/b.jsonl: no such file or directory\n")
 	if _, err := os.Lstat(filepath.Join("data", "m.jsonl")); err == nil {
 		// EIO on Linux; a hardened kernel may refuse the open instead.
-		if !strings.Contains(r.stderr, "sessionls: cannot read data/m.jsonl: ") {
-			t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "sessionls: cannot read data/m.jsonl: ")
-		}
+		r.wantStderr(t, "sessionls: cannot read data/m.jsonl: ")
 	}
 	// The other files are still checked and reported.
-	if !strings.Contains(r.stdout, "data/a.jsonl:1:1: error[invalid-record]") {
-		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "data/a.jsonl:1:1: error[invalid-record]")
-	}
-	if !strings.Contains(r.stdout, "data/z.jsonl:1:1: error[invalid-record]") {
-		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "data/z.jsonl:1:1: error[invalid-record]")
-	}
+	r.wantStdout(t, "data/a.jsonl:1:1: error[invalid-record]", "data/z.jsonl:1:1: error[invalid-record]")
 	n := 2
 	if _, err := os.Lstat(filepath.Join("data", "m.jsonl")); err == nil {
 		n = 3
@@ -444,15 +397,11 @@ func TestCheckIOErrors(t *testing.T) {
 	if want := fmt.Sprintf("in 2 of 3 files; %d paths could not be read.\n", n); !strings.Contains(r.stdout, want) {
 		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, want)
 	}
-	if strings.Contains(r.stderr, "no .jsonl files found") {
-		t.Errorf("r.stderr = %q, want it not to contain %q", r.stderr, "no .jsonl files found")
-	}
+	wantNotContains(t, "stderr", r.stderr, "no .jsonl files found")
 
 	// Good file only plus a missing one: still 2, good file's result shown.
 	r = sessionls(t, "check", "--format", "json", "good.jsonl", "missing.jsonl")
-	if r.code != 2 {
-		t.Errorf("r.code = %v, want %v", r.code, 2)
-	}
+	r.wantCode(t, 2)
 	if r.stdout != "[]\n" {
 		t.Errorf("r.stdout = %q, want %q", r.stdout, "[]\n")
 	}
@@ -462,18 +411,14 @@ func TestCheckIOErrors(t *testing.T) {
 		t.Fatalf(`os.Mkdir("dir.jsonl", 0o755): %v`, err)
 	}
 	r = sessionls(t, "budget", "--max-chars", "10", "dir.jsonl")
-	if r.code != 2 {
-		t.Errorf("r.code = %v, want %v", r.code, 2)
-	}
+	r.wantCode(t, 2)
 	if r.stderr != "sessionls: cannot read dir.jsonl: is a directory\n" {
 		t.Errorf("r.stderr = %q, want %q", r.stderr, "sessionls: cannot read dir.jsonl: is a directory\n")
 	}
 
 	// SARIF records the failure in the invocation.
 	r = sessionls(t, "check", "--format", "sarif", "good.jsonl", "missing.jsonl")
-	if r.code != 2 {
-		t.Errorf("r.code = %v, want %v", r.code, 2)
-	}
+	r.wantCode(t, 2)
 	log := validateSARIF(t, []byte(r.stdout), 0)
 	inv := log["runs"].([]any)[0].(map[string]any)["invocations"].([]any)[0].(map[string]any)
 	if !reflect.DeepEqual(inv["executionSuccessful"], false) {
@@ -485,12 +430,8 @@ func TestCheckIOErrors(t *testing.T) {
 			t.Fatalf(`os.WriteFile("locked.jsonl", []byte(badLine), 0o000): %v`, err)
 		}
 		r = sessionls(t, "check", "locked.jsonl", "good.jsonl")
-		if r.code != 2 {
-			t.Errorf("r.code = %v, want %v", r.code, 2)
-		}
-		if !strings.Contains(r.stderr, "sessionls: cannot read locked.jsonl: permission denied\n") {
-			t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "sessionls: cannot read locked.jsonl: permission denied\n")
-		}
+		r.wantCode(t, 2)
+		r.wantStderr(t, "sessionls: cannot read locked.jsonl: permission denied\n")
 	}
 }
 
@@ -537,16 +478,12 @@ func TestCheckHostileInputs(t *testing.T) {
 	}
 
 	r := sessionls(t, "check", "--format", "json", big, nested, nestedClosed, nul)
-	if r.code != 1 {
-		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 1)
-	}
+	r.wantCode(t, 1)
 	if r.stderr != "" {
 		t.Errorf("r.stderr = %q, want %q", r.stderr, "")
 	}
 	var fs []jsonFinding
-	if err := json.Unmarshal([]byte(r.stdout), &fs); err != nil {
-		t.Fatalf("json.Unmarshal([]byte(r.stdout), &fs): %v", err)
-	}
+	r.decodeJSON(t, &fs)
 	byFile := map[string][]jsonFinding{}
 	for _, f := range fs {
 		byFile[f.File] = append(byFile[f.File], f)
@@ -584,13 +521,9 @@ func TestCheckHostileInputs(t *testing.T) {
 
 	// budget reads the big file too: one unit per message.
 	r = sessionls(t, "budget", "--format", "json", "--max-chars", "1000", big)
-	if r.code != 0 {
-		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
-	}
+	r.wantCode(t, 0)
 	var bj budgetJSON
-	if err := json.Unmarshal([]byte(r.stdout), &bj); err != nil {
-		t.Fatalf("json.Unmarshal([]byte(r.stdout), &bj): %v", err)
-	}
+	r.decodeJSON(t, &bj)
 	if len(bj.Units) != 2 {
 		t.Fatalf("len(bj.Units) = %d, want %d: %+v", len(bj.Units), 2, bj.Units)
 	}
@@ -619,9 +552,7 @@ func TestCheckMemoryLimit(t *testing.T) {
 			return analysis.AnalyzeReader(ctx, r, o)
 		}
 		r := runWith(t, e, out, errb, "check", sessionPath("clean"))
-		if r.code != 0 {
-			t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
-		}
+		r.wantCode(t, 0)
 		if during != tc.want {
 			t.Errorf("GOMEMLIMIT=%q: during = %v, want %v", tc.gomemlimit, during, tc.want)
 		}
@@ -644,15 +575,8 @@ func TestInternalErrorsBecomeExit2(t *testing.T) {
 		e, out, errb := testEnv("", nil)
 		e.analyze = boom
 		r := runWith(t, e, out, errb, args...)
-		if r.code != 2 {
-			t.Errorf("%v: r.code = %v, want %v", args, r.code, 2)
-		}
-		if !strings.Contains(r.stderr, "internal error") {
-			t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "internal error")
-		}
-		if !strings.Contains(r.stderr, "engine bug") {
-			t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "engine bug")
-		}
+		r.wantCode(t, 2, args)
+		r.wantStderr(t, "internal error", "engine bug")
 	}
 	// A failing read (not a panic) is an I/O error naming the file.
 	e, out, errb := testEnv("", nil)
@@ -660,9 +584,7 @@ func TestInternalErrorsBecomeExit2(t *testing.T) {
 		return nil, &os.PathError{Op: "read", Path: "x", Err: errors.New("device unplugged")}
 	}
 	r := runWith(t, e, out, errb, "check", sessionPath("clean"))
-	if r.code != 2 {
-		t.Errorf("r.code = %v, want %v", r.code, 2)
-	}
+	r.wantCode(t, 2)
 	if r.stderr != "sessionls: cannot read testdata/sessions/clean.jsonl: device unplugged\n" {
 		t.Errorf("r.stderr = %q, want %q", r.stderr, "sessionls: cannot read testdata/sessions/clean.jsonl: device unplugged\n")
 	}
@@ -670,9 +592,7 @@ func TestInternalErrorsBecomeExit2(t *testing.T) {
 
 func TestVersionAndHelp(t *testing.T) {
 	r := sessionls(t, "version")
-	if r.code != 0 {
-		t.Errorf("r.code = %v, want %v", r.code, 0)
-	}
+	r.wantCode(t, 0)
 	if !regexp.MustCompile(`^sessionls 0\.0\.0-test \(go1\.test [a-z0-9]+/[a-z0-9]+\)\n$`).MatchString(r.stdout) {
 		t.Errorf("%v: regexp.MustCompile(`^sessionls 0\\.0\\.0-test \\(go1\\.test [a-z0-9]+/[a-z0-9]+\\)\\n$`).MatchString(r.stdout) is false, want true", r.stdout)
 	}
@@ -685,9 +605,7 @@ func TestVersionAndHelp(t *testing.T) {
 	}
 	for _, cmd := range []string{"check", "budget", "trim", "version", "serve"} {
 		r := sessionls(t, cmd, "--help")
-		if r.code != 0 {
-			t.Errorf("%v: r.code = %v, want %v", cmd, r.code, 0)
-		}
+		r.wantCode(t, 0, cmd)
 		if !strings.Contains(r.stdout, "Examples:") {
 			t.Errorf("%v: r.stdout = %q, want it to contain %q", cmd, r.stdout, "Examples:")
 		}
@@ -696,12 +614,8 @@ func TestVersionAndHelp(t *testing.T) {
 		}
 	}
 	r = sessionls(t, "serve", "--log-level", "loud")
-	if r.code != 2 {
-		t.Errorf("r.code = %v, want %v", r.code, 2)
-	}
-	if !strings.Contains(r.stderr, "invalid --log-level") {
-		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "invalid --log-level")
-	}
+	r.wantCode(t, 2)
+	r.wantStderr(t, "invalid --log-level")
 }
 
 func TestCheckInterrupted(t *testing.T) {

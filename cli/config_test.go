@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -19,10 +18,7 @@ import (
 func configTree(t *testing.T) {
 	t.Helper()
 	read := func(name string) string {
-		b, err := os.ReadFile(filepath.Join("..", "testdata", "sessions", name+".jsonl"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readFile(t, filepath.Join("..", "testdata", "sessions", name+".jsonl"))
 		return string(b)
 	}
 	clean, units, demo := read("clean"), read("units"), read("demo")
@@ -70,9 +66,7 @@ func findingsByFile(t *testing.T, args ...string) (map[string][]string, result) 
 	t.Helper()
 	r := sessionls(t, append([]string{"check", "--format", "json"}, args...)...)
 	var fs []jsonFinding
-	if err := json.Unmarshal([]byte(r.stdout), &fs); err != nil {
-		t.Fatalf("stdout %q stderr %q: json.Unmarshal([]byte(r.stdout), &fs): %v", r.stdout, r.stderr, err)
-	}
+	r.decodeJSON(t, &fs)
 	m := map[string][]string{}
 	for _, f := range fs {
 		m[filepath.ToSlash(f.File)] = append(m[filepath.ToSlash(f.File)], f.Code)
@@ -113,34 +107,24 @@ func TestCheckReadsConfiguration(t *testing.T) {
 	if !slices.Contains(m["strict/units.jsonl"], analysis.CodeOrphanToolResult) {
 		t.Errorf(`m["strict/units.jsonl"] = %+v, want it to contain %q`, m["strict/units.jsonl"], analysis.CodeOrphanToolResult)
 	}
-	if r.code != 1 {
-		t.Errorf("stderr %q: r.code = %v, want %v", r.stderr, r.code, 1)
-	}
+	r.wantCode(t, 1)
 	if r.stderr != "" {
 		t.Errorf("r.stderr = %q, want %q", r.stderr, "")
 	}
 
 	// Strictness per file: lenient.jsonl's warnings alone do not fail.
 	r = sessionls(t, "check", "strict/lenient.jsonl")
-	if r.code != 0 {
-		t.Errorf("stderr %q: r.code = %v, want %v", r.stderr, r.code, 0)
-	}
+	r.wantCode(t, 0)
 	r = sessionls(t, "check", "strict/units.jsonl")
-	if r.code != 1 {
-		t.Errorf("stderr %q: r.code = %v, want %v", r.stderr, r.code, 1)
-	}
+	r.wantCode(t, 1)
 	// A flag overrides the configuration, overrides included.
 	r = sessionls(t, "check", "--strict=false", "strict/units.jsonl")
-	if r.code != 0 {
-		t.Errorf("stderr %q: r.code = %v, want %v", r.stderr, r.code, 0)
-	}
+	r.wantCode(t, 0)
 	m, r = findingsByFile(t, "--budget", "100000", "tight/clean.jsonl")
 	if want := ([]string{analysis.CodeBudgetCutoff}); !reflect.DeepEqual(m["tight/clean.jsonl"], want) {
 		t.Errorf(`m["tight/clean.jsonl"] = %+v, want %+v`, m["tight/clean.jsonl"], want)
 	}
-	if r.code != 0 {
-		t.Errorf("r.code = %v, want %v", r.code, 0)
-	}
+	r.wantCode(t, 0)
 	m, _ = findingsByFile(t, "--disable", "budget-cutoff", "clean.jsonl")
 	if len(m["clean.jsonl"]) != 0 {
 		t.Errorf(`m["clean.jsonl"] = %+v, want empty`, m["clean.jsonl"])
@@ -148,10 +132,7 @@ func TestCheckReadsConfiguration(t *testing.T) {
 
 	// stdin takes the settings of its --stdin-filename, or of the current
 	// directory.
-	data, err := os.ReadFile("clean.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, "clean.jsonl")
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -171,25 +152,19 @@ func TestCheckReadsConfiguration(t *testing.T) {
 	if len(m["drafts/broken.jsonl"]) == 0 {
 		t.Error(`m["drafts/broken.jsonl"] is empty, want some`)
 	}
-	if r.code != 1 {
-		t.Errorf("r.code = %v, want %v", r.code, 1)
-	}
+	r.wantCode(t, 1)
 
 	// Searching the whole tree reports the bad configuration (once) and
 	// checks the rest.
 	r = sessionls(t, "check", ".")
-	if r.code != 2 {
-		t.Errorf("r.code = %v, want %v", r.code, 2)
-	}
+	r.wantCode(t, 2)
 	if got := strings.Count(r.stderr, `bad/sessionls.toml:1:1: unknown key "budgte" (did you mean "budget"?)`); got != 1 {
 		t.Errorf("%v: strings.Count(r.stderr, `bad/sessionls.toml:1:1: unknown key \"budgte\" (did you mean \"budget\"?)`) = %v, want %v", r.stderr, got, 1)
 	}
 	if got := strings.Count(r.stderr, `bad/sessionls.toml:2:10: strict: want true or false, got "yes"`); got != 1 {
 		t.Errorf("%v: strings.Count(r.stderr, `bad/sessionls.toml:2:10: strict: want true or false, got \"yes\"`) = %v, want %v", r.stderr, got, 1)
 	}
-	if !strings.Contains(r.stdout, "tight/clean.jsonl") {
-		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "tight/clean.jsonl")
-	}
+	r.wantStdout(t, "tight/clean.jsonl")
 }
 
 func TestCheckIsolatedAndExplicitConfig(t *testing.T) {
@@ -203,9 +178,7 @@ func TestCheckIsolatedAndExplicitConfig(t *testing.T) {
 	if slices.Contains(m["clean.jsonl"], analysis.CodeBudgetCutoff) {
 		t.Errorf(`m["clean.jsonl"] = %+v, want it not to contain %q`, m["clean.jsonl"], analysis.CodeBudgetCutoff)
 	}
-	if r.code != 1 {
-		t.Errorf("r.code = %v, want %v", r.code, 1)
-	}
+	r.wantCode(t, 1)
 	if r.stderr != "" {
 		t.Errorf("r.stderr = %q, want %q", r.stderr, "")
 	}
@@ -219,27 +192,17 @@ func TestCheckIsolatedAndExplicitConfig(t *testing.T) {
 	if len(m["bad/one.jsonl"]) != 0 {
 		t.Errorf(`m["bad/one.jsonl"] = %+v, want empty`, m["bad/one.jsonl"])
 	}
-	if r.code != 1 {
-		t.Errorf("strict/units.jsonl has warnings and other.toml's override makes them fail: r.code = %v, want %v", r.code, 1)
-	}
+	r.wantCode(t, 1, "strict/units.jsonl has warnings and other.toml's override makes them fail")
 	if r.stderr != "" {
 		t.Errorf("r.stderr = %q, want %q", r.stderr, "")
 	}
 
 	r = sessionls(t, "check", "--config", "nope.toml", "clean.jsonl")
-	if r.code != 2 {
-		t.Errorf("r.code = %v, want %v", r.code, 2)
-	}
-	if !strings.Contains(r.stderr, "sessionls: cannot read configuration nope.toml: no such file or directory") {
-		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "sessionls: cannot read configuration nope.toml: no such file or directory")
-	}
+	r.wantCode(t, 2)
+	r.wantStderr(t, "sessionls: cannot read configuration nope.toml: no such file or directory")
 	r = sessionls(t, "check", "--config", "bad/sessionls.toml", "clean.jsonl")
-	if r.code != 2 {
-		t.Errorf("r.code = %v, want %v", r.code, 2)
-	}
-	if !strings.Contains(r.stderr, "sessionls: bad/sessionls.toml:1:1: unknown key") {
-		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "sessionls: bad/sessionls.toml:1:1: unknown key")
-	}
+	r.wantCode(t, 2)
+	r.wantStderr(t, "sessionls: bad/sessionls.toml:1:1: unknown key")
 	if r.stdout != "" {
 		t.Errorf("r.stdout = %q, want %q", r.stdout, "")
 	}
@@ -248,21 +211,15 @@ func TestCheckIsolatedAndExplicitConfig(t *testing.T) {
 func TestBudgetAndTrimReadConfiguration(t *testing.T) {
 	configTree(t)
 	r := sessionls(t, "budget", "--format", "json", "clean.jsonl")
-	if r.code != 0 {
-		t.Fatalf("stderr %q: r.code = %v, want %v", r.stderr, r.code, 0)
-	}
+	r.mustCode(t, 0)
 	var j budgetJSON
-	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil {
-		t.Fatalf("json.Unmarshal([]byte(r.stdout), &j): %v", err)
-	}
+	r.decodeJSON(t, &j)
 	if want := int64(100000); j.Budget != want {
 		t.Errorf("j.Budget = %v, want %v", j.Budget, want)
 	}
 
 	r = sessionls(t, "budget", "--format", "json", "--max-chars", "5000", "clean.jsonl")
-	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil {
-		t.Fatalf("json.Unmarshal([]byte(r.stdout), &j): %v", err)
-	}
+	r.decodeJSON(t, &j)
 	if want := int64(5000); j.Budget != want {
 		t.Errorf("j.Budget = %v, want %v", j.Budget, want)
 	}
@@ -270,12 +227,8 @@ func TestBudgetAndTrimReadConfiguration(t *testing.T) {
 	// No budget anywhere: budget shows the units and cuts nothing; trim
 	// needs one.
 	r = sessionls(t, "budget", "--isolated", "--format", "json", "clean.jsonl")
-	if r.code != 0 {
-		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil {
-		t.Fatalf("json.Unmarshal([]byte(r.stdout), &j): %v", err)
-	}
+	r.wantCode(t, 0)
+	r.decodeJSON(t, &j)
 	if want := int64(0); j.Budget != want {
 		t.Errorf("j.Budget = %v, want %v", j.Budget, want)
 	}
@@ -286,37 +239,20 @@ func TestBudgetAndTrimReadConfiguration(t *testing.T) {
 		t.Error("j.Units is empty, want some")
 	}
 	r = sessionls(t, "trim", "--isolated", "clean.jsonl")
-	if r.code != 2 {
-		t.Errorf("r.code = %v, want %v", r.code, 2)
-	}
-	if !strings.Contains(r.stderr, "--budget or --max-tokens is required (no budget or max-tokens in a sessionls.toml for clean.jsonl)") {
-		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "--budget or --max-tokens is required (no budget or max-tokens in a sessionls.toml for clean.jsonl)")
-	}
+	r.wantCode(t, 2)
+	r.wantStderr(t, "--budget or --max-tokens is required (no budget or max-tokens in a sessionls.toml for clean.jsonl)")
 
 	r = sessionls(t, "budget", "bad/one.jsonl")
-	if r.code != 2 {
-		t.Errorf("r.code = %v, want %v", r.code, 2)
-	}
-	if !strings.Contains(r.stderr, "sessionls: bad/sessionls.toml:1:1: unknown key") {
-		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "sessionls: bad/sessionls.toml:1:1: unknown key")
-	}
+	r.wantCode(t, 2)
+	r.wantStderr(t, "sessionls: bad/sessionls.toml:1:1: unknown key")
 
 	// tight/: budget 10, for which trimContext throws.
 	r = sessionls(t, "trim", "tight/clean.jsonl")
-	if r.code != 1 {
-		t.Errorf("r.code = %v, want %v", r.code, 1)
-	}
-	if !strings.Contains(r.stderr, "cannot trim tight/clean.jsonl") {
-		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "cannot trim tight/clean.jsonl")
-	}
+	r.wantCode(t, 1)
+	r.wantStderr(t, "cannot trim tight/clean.jsonl")
 	r = sessionls(t, "trim", "clean.jsonl")
-	if r.code != 0 {
-		t.Errorf("stderr %q: r.code = %v, want %v", r.stderr, r.code, 0)
-	}
-	want, err := os.ReadFile("clean.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r.wantCode(t, 0)
+	want := readFile(t, "clean.jsonl")
 	if expected := string(want); r.stdout != expected {
 		t.Errorf("the whole file fits in 100000: r.stdout = %q, want %q", r.stdout, expected)
 	}
@@ -325,12 +261,8 @@ func TestBudgetAndTrimReadConfiguration(t *testing.T) {
 func TestConfigCommand(t *testing.T) {
 	configTree(t)
 	r := sessionls(t, "config", "strict/units.jsonl")
-	if r.code != 0 {
-		t.Fatalf("stderr %q: r.code = %v, want %v", r.stderr, r.code, 0)
-	}
-	if !strings.Contains(r.stdout, "# configuration: sessionls.toml\n") {
-		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "# configuration: sessionls.toml\n")
-	}
+	r.mustCode(t, 0)
+	r.wantStdout(t, "# configuration: sessionls.toml\n")
 	if !regexp.MustCompile(`budget = 100000 +# sessionls.toml:1:1\n`).MatchString(r.stdout) {
 		t.Errorf("r.stdout = %q, want a match for %q", r.stdout, `budget = 100000 +# sessionls.toml:1:1\n`)
 	}
@@ -343,18 +275,12 @@ func TestConfigCommand(t *testing.T) {
 	if !regexp.MustCompile(`# max-tokens: none +# default\n`).MatchString(r.stdout) {
 		t.Errorf("r.stdout = %q, want a match for %q", r.stdout, `# max-tokens: none +# default\n`)
 	}
-	if !strings.Contains(r.stdout, "# a session file") {
-		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "# a session file")
-	}
+	r.wantStdout(t, "# a session file")
 
 	r = sessionls(t, "config", "--format", "json", "--budget", "7", "strict/lenient.jsonl")
-	if r.code != 0 {
-		t.Fatalf("stderr %q: r.code = %v, want %v", r.stderr, r.code, 0)
-	}
+	r.mustCode(t, 0)
 	var j configJSON
-	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil {
-		t.Fatalf("json.Unmarshal([]byte(r.stdout), &j): %v", err)
-	}
+	r.decodeJSON(t, &j)
 	if j.Config == nil {
 		t.Fatal("j.Config is nil, want non-nil")
 	}
@@ -390,44 +316,30 @@ func TestConfigCommand(t *testing.T) {
 	}
 
 	r = sessionls(t, "config", "tight")
-	if r.code != 0 {
-		t.Fatalf("r.code = %v, want %v", r.code, 0)
-	}
-	if !strings.Contains(r.stdout, "# settings for files in tight\n") {
-		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "# settings for files in tight\n")
-	}
+	r.mustCode(t, 0)
+	r.wantStdout(t, "# settings for files in tight\n")
 	if want := "# configuration: " + filepath.Join("tight", ".sessionls.toml") + "\n"; !strings.Contains(r.stdout, want) {
 		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, want)
 	}
 
 	r = sessionls(t, "config", "drafts/broken.jsonl")
-	if !strings.Contains(r.stdout, "# not a session file") {
-		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "# not a session file")
-	}
+	r.wantStdout(t, "# not a session file")
 
 	r = sessionls(t, "config", "--isolated", "clean.jsonl")
-	if !strings.Contains(r.stdout, "# configuration: none\n") {
-		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "# configuration: none\n")
-	}
+	r.wantStdout(t, "# configuration: none\n")
 	if !regexp.MustCompile(`# budget: none +# default\n`).MatchString(r.stdout) {
 		t.Errorf("r.stdout = %q, want a match for %q", r.stdout, `# budget: none +# default\n`)
 	}
 
 	r = sessionls(t, "config", "bad/one.jsonl")
-	if r.code != 2 {
-		t.Errorf("r.code = %v, want %v", r.code, 2)
-	}
-	if !strings.Contains(r.stderr, `sessionls: bad/sessionls.toml:1:1: unknown key "budgte" (did you mean "budget"?)`) {
-		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, `sessionls: bad/sessionls.toml:1:1: unknown key "budgte" (did you mean "budget"?)`)
-	}
+	r.wantCode(t, 2)
+	r.wantStderr(t, `sessionls: bad/sessionls.toml:1:1: unknown key "budgte" (did you mean "budget"?)`)
 	if r.stdout != "" {
 		t.Errorf("r.stdout = %q, want %q", r.stdout, "")
 	}
 
 	r = sessionls(t, "config", "--format", "xml")
-	if r.code != 2 {
-		t.Errorf("r.code = %v, want %v", r.code, 2)
-	}
+	r.wantCode(t, 2)
 }
 
 // TestBudgetFlagSpellings: --budget is the character budget's one name on
@@ -439,24 +351,16 @@ func TestBudgetFlagSpellings(t *testing.T) {
 	var j budgetJSON
 	for _, flag := range []string{"--budget", "--max-chars"} {
 		r := sessionls(t, "budget", "--isolated", "--format", "json", flag, "321", "clean.jsonl")
-		if r.code != 0 {
-			t.Fatalf("%s: stderr %q: r.code = %v, want %v", flag, r.stderr, r.code, 0)
-		}
-		if err := json.Unmarshal([]byte(r.stdout), &j); err != nil {
-			t.Fatalf("json.Unmarshal([]byte(r.stdout), &j): %v", err)
-		}
+		r.mustCode(t, 0, flag)
+		r.decodeJSON(t, &j)
 		if want := int64(321); j.Budget != want {
 			t.Errorf("%v: j.Budget = %v, want %v", flag, j.Budget, want)
 		}
 
 		r = sessionls(t, "config", "--format", "json", flag, "7", "clean.jsonl")
-		if r.code != 0 {
-			t.Fatalf("%s: stderr %q: r.code = %v, want %v", flag, r.stderr, r.code, 0)
-		}
+		r.mustCode(t, 0, flag)
 		var c configJSON
-		if err := json.Unmarshal([]byte(r.stdout), &c); err != nil {
-			t.Fatalf("json.Unmarshal([]byte(r.stdout), &c): %v", err)
-		}
+		r.decodeJSON(t, &c)
 		if want := float64(7); !reflect.DeepEqual(c.Settings["budget"].Value, want) {
 			t.Errorf(`%v: c.Settings["budget"].Value = %+v, want %v`, flag, c.Settings["budget"].Value, want)
 		}
@@ -465,26 +369,20 @@ func TestBudgetFlagSpellings(t *testing.T) {
 		}
 
 		r = sessionls(t, "check", "--isolated", flag, "0", "clean.jsonl")
-		if r.code != 2 {
-			t.Errorf("%v: r.code = %v, want %v", flag, r.code, 2)
-		}
+		r.wantCode(t, 2, flag)
 		if want := `invalid argument "0" for "` + flag + `" flag`; !strings.Contains(r.stderr, want) {
 			t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, want)
 		}
 
 		r = sessionls(t, "trim", "--isolated", flag, "5", "--max-tokens", "5", "clean.jsonl")
-		if r.code != 2 {
-			t.Errorf("%v: r.code = %v, want %v", flag, r.code, 2)
-		}
+		r.wantCode(t, 2, flag)
 		if want := flag + " and --max-tokens cannot be used together"; !strings.Contains(r.stderr, want) {
 			t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, want)
 		}
 	}
 	for _, cmd := range []string{"check", "config", "budget", "trim", "map"} {
 		r := sessionls(t, cmd, "--help")
-		if r.code != 0 {
-			t.Fatalf("%v: r.code = %v, want %v", cmd, r.code, 0)
-		}
+		r.mustCode(t, 0, cmd)
 		if !strings.Contains(r.stdout, "--budget") {
 			t.Errorf("%v: r.stdout = %q, want it to contain %q", cmd, r.stdout, "--budget")
 		}

@@ -215,14 +215,8 @@ func fixAndJudge(t *testing.T, node string, files []damageFile) []*damageVerdict
 
 	var out []*damageVerdict
 	for i, f := range files {
-		unsafe, err := os.ReadFile(filepath.Join(unsafeDir, names[i]))
-		if err != nil {
-			t.Fatal(err)
-		}
-		safe, err := os.ReadFile(filepath.Join(safeDir, names[i]))
-		if err != nil {
-			t.Fatal(err)
-		}
+		unsafe := readFile(t, filepath.Join(unsafeDir, names[i]))
+		safe := readFile(t, filepath.Join(safeDir, names[i]))
 		v := judgeDamage(f, unsafe, answers[2*i], safe, answers[2*i+1], ambiguous[names[i]])
 		v.unsafe, v.safe = unsafe, safe
 		out = append(out, v)
@@ -249,10 +243,7 @@ func keepFailures(t *testing.T, dir string, vs []*damageVerdict) {
 			continue
 		}
 		base := filepath.Join(dir, strings.ReplaceAll(strings.TrimSuffix(v.file.name, ".jsonl"), "/", "-"))
-		truth, err := os.ReadFile(strings.TrimSuffix(v.file.path, ".jsonl") + ".truth.json")
-		if err != nil {
-			t.Fatal(err)
-		}
+		truth := readFile(t, strings.TrimSuffix(v.file.path, ".jsonl")+".truth.json")
 		var why strings.Builder
 		for _, c := range critOrder {
 			for _, m := range v.fails[c] {

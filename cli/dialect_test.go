@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"os"
 	"path/filepath"
@@ -100,10 +99,7 @@ func TestCheckFileThroughDialect(t *testing.T) {
 	}
 
 	// Auto on stdin: detected (seed here), replayed, the same findings.
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, path)
 	e, _, _ = testEnv(string(data), nil)
 	stdinF, stdinFixes, _, _, err := checkFile(context.Background(), e, target{path: path, stdin: true}, opts, sarif, &n)
 	if err != nil {
@@ -158,11 +154,9 @@ func TestPlanFixesCappedCounts(t *testing.T) {
 // with seed's result when the dialect repairs as seed does.
 func TestFixDataThroughDialect(t *testing.T) {
 	atRepoRoot(t)
-	data, err := os.ReadFile(sessionPath("badrecords"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, sessionPath("badrecords"))
 	o := checkOptions{diff: true}
+	var err error
 	o.out, err = formatNamed(formatText)
 	if err != nil {
 		t.Fatal(err)
@@ -296,9 +290,7 @@ func TestDialectNotBuilt(t *testing.T) {
 	}
 	for _, args := range [][]string{{"check"}, {"budget"}, {"map", "-o", filepath.Join(t.TempDir(), "m.html")}} {
 		r := sessionls(t, append(args, "--dialect", missing, sessionPath("demo"))...)
-		if r.code != 2 {
-			t.Errorf("%v: r.code = %v, want %v", args, r.code, 2)
-		}
+		r.wantCode(t, 2, args)
 		if want := "flag --dialect: dialect \"" + missing + "\" is not available in this build"; !strings.Contains(r.stderr, want) {
 			t.Errorf("%v: r.stderr = %q, want it to contain %q", args, r.stderr, want)
 		}
@@ -314,18 +306,12 @@ func TestConfigShowsDialect(t *testing.T) {
 		t.Fatalf("os.WriteFile(path, []byte(\"\\n{oops\\n\"+`{\"role\":\"user\",\"content\":\"x\"}`+\"\\n\"), 0o644): %v", err)
 	}
 	r := sessionls(t, "config", "--isolated", path)
-	if r.code != 0 {
-		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
-	}
-	if !strings.Contains(r.stdout, "# dialect: seed: auto (default), detected: line 3, the first line JSON.parse accepts, is a seed record\n") {
-		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "# dialect: seed: auto (default), detected: line 3, the first line JSON.parse accepts, is a seed record\n")
-	}
+	r.wantCode(t, 0)
+	r.wantStdout(t, "# dialect: seed: auto (default), detected: line 3, the first line JSON.parse accepts, is a seed record\n")
 
 	r = sessionls(t, "config", "--isolated", "--format", "json", path)
 	var j configJSON
-	if err := json.Unmarshal([]byte(r.stdout), &j); err != nil {
-		t.Fatalf("%v: json.Unmarshal([]byte(r.stdout), &j): %v", r.stdout, err)
-	}
+	r.decodeJSON(t, &j)
 	if j.Dialect.Name == nil {
 		t.Fatal("j.Dialect.Name is nil, want non-nil")
 	}
@@ -348,9 +334,7 @@ func TestConfigShowsDialect(t *testing.T) {
 	}
 
 	r = sessionls(t, "config", "--isolated", dir)
-	if !strings.Contains(r.stdout, "# dialect: auto (default): detected for each file from its first line that JSON.parse accepts\n") {
-		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "# dialect: auto (default): detected for each file from its first line that JSON.parse accepts\n")
-	}
+	r.wantStdout(t, "# dialect: auto (default): detected for each file from its first line that JSON.parse accepts\n")
 }
 
 // BenchmarkDetectStream is what auto adds to reading a seed file: its

@@ -53,20 +53,12 @@ func execBinary(t *testing.T, bin, stdin string, args ...string) result {
 func TestBinary(t *testing.T) {
 	bin := buildBinary(t)
 	r := execBinary(t, bin, "", "version")
-	if r.code != 0 {
-		t.Errorf("r.code = %v, want %v", r.code, 0)
-	}
-	if !strings.HasPrefix(r.stdout, "sessionls ") {
-		t.Errorf(`%v: strings.HasPrefix(r.stdout, "sessionls ") is false, want true`, r.stdout)
-	}
-	if !strings.Contains(r.stdout, " (go1.") {
-		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, " (go1.")
-	}
+	r.wantCode(t, 0)
+	wantPrefix(t, "stdout", r.stdout, "sessionls ")
+	r.wantStdout(t, " (go1.")
 
 	r = execBinary(t, bin, "", "check", "testdata/sessions/clean.jsonl")
-	if r.code != 0 {
-		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
-	}
+	r.wantCode(t, 0)
 	if r.stdout != "All checks passed (1 file).\n" {
 		t.Errorf("r.stdout = %q, want %q", r.stdout, "All checks passed (1 file).\n")
 	}
@@ -75,43 +67,24 @@ func TestBinary(t *testing.T) {
 	}
 
 	r = execBinary(t, bin, "", "check", "testdata/sessions/demo.jsonl", "testdata/sessions/missing.jsonl")
-	if r.code != 2 {
-		t.Errorf("r.code = %v, want %v", r.code, 2)
-	}
-	if !strings.Contains(r.stdout, "testdata/sessions/demo.jsonl:7:2: error[invalid-record]") {
-		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "testdata/sessions/demo.jsonl:7:2: error[invalid-record]")
-	}
+	r.wantCode(t, 2)
+	r.wantStdout(t, "testdata/sessions/demo.jsonl:7:2: error[invalid-record]")
 	if r.stderr != "sessionls: cannot read testdata/sessions/missing.jsonl: no such file or directory\n" {
 		t.Errorf("r.stderr = %q, want %q", r.stderr, "sessionls: cannot read testdata/sessions/missing.jsonl: no such file or directory\n")
 	}
 
-	demo, err := os.ReadFile(filepath.Join("..", "testdata", "sessions", "demo.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	demo := readFile(t, filepath.Join("..", "testdata", "sessions", "demo.jsonl"))
 	r = execBinary(t, bin, string(demo), "check", "--format", "github", "--stdin-filename", "s/demo.jsonl", "-")
-	if r.code != 1 {
-		t.Errorf("r.code = %v, want %v", r.code, 1)
-	}
-	if !strings.HasPrefix(r.stdout, "::error file=s/demo.jsonl,line=7,col=2,") {
-		t.Errorf(`%v: strings.HasPrefix(r.stdout, "::error file=s/demo.jsonl,line=7,col=2,") is false, want true`, r.stdout)
-	}
+	r.wantCode(t, 1)
+	wantPrefix(t, "stdout", r.stdout, "::error file=s/demo.jsonl,line=7,col=2,")
 
 	r = execBinary(t, bin, "", "frobnicate")
-	if r.code != 2 {
-		t.Errorf("r.code = %v, want %v", r.code, 2)
-	}
-	if !strings.Contains(r.stderr, `unknown command "frobnicate"`) {
-		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, `unknown command "frobnicate"`)
-	}
+	r.wantCode(t, 2)
+	r.wantStderr(t, `unknown command "frobnicate"`)
 
 	r = execBinary(t, bin, "", "budget", "--max-chars", "300", "--format", "json", "testdata/sessions/clean.jsonl")
-	if r.code != 0 {
-		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
-	}
-	if !strings.Contains(r.stdout, `"firstKeptLine": 6`) {
-		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, `"firstKeptLine": 6`)
-	}
+	r.wantCode(t, 0)
+	r.wantStdout(t, `"firstKeptLine": 6`)
 }
 
 func lspFrame(body string) string {

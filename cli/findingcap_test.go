@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -44,9 +43,7 @@ func TestFindingsCap(t *testing.T) {
 	}
 
 	r := run(path)
-	if r.code != ExitFindings {
-		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, ExitFindings)
-	}
+	r.wantCode(t, ExitFindings)
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
 	if want := maxListedPerCode + 3; len(lines) != want {
 		t.Fatalf("the findings listed, the line about the rest, the summary, the fixes: len(lines) = %d, want %d: %+v", len(lines), want, lines)
@@ -54,21 +51,12 @@ func TestFindingsCap(t *testing.T) {
 	if !strings.Contains(lines[maxListedPerCode], "… and 4,900 more invalid-json findings (only the first 100 of each code are listed per file)") {
 		t.Errorf("lines[maxListedPerCode] = %q, want it to contain %q", lines[maxListedPerCode], "… and 4,900 more invalid-json findings (only the first 100 of each code are listed per file)")
 	}
-	if !strings.Contains(r.stdout, "Found 5,000 errors, 0 warnings in 1 of 1 file.") {
-		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "Found 5,000 errors, 0 warnings in 1 of 1 file.")
-	}
-	if !strings.Contains(r.stdout, "5000 fixable with --fix.") {
-		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "5000 fixable with --fix.")
-	}
+	r.wantStdout(t, "Found 5,000 errors, 0 warnings in 1 of 1 file.", "5000 fixable with --fix.")
 
 	r = run("--format", "json", path)
-	if r.code != ExitFindings {
-		t.Errorf("r.code = %v, want %v", r.code, ExitFindings)
-	}
+	r.wantCode(t, ExitFindings)
 	var got []map[string]any
-	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
-		t.Fatalf("json.Unmarshal([]byte(r.stdout), &got): %v", err)
-	}
+	r.decodeJSON(t, &got)
 	if len(got) != maxListedPerCode {
 		t.Fatalf("len(got) = %d, want %d: %+v", len(got), maxListedPerCode, got)
 	}
@@ -80,9 +68,7 @@ func TestFindingsCap(t *testing.T) {
 	}
 
 	r = run("--format", "github", path)
-	if r.code != ExitFindings {
-		t.Errorf("r.code = %v, want %v", r.code, ExitFindings)
-	}
+	r.wantCode(t, ExitFindings)
 	if got := strings.Count(r.stdout, "::error "); got != maxListedPerCode {
 		t.Errorf(`strings.Count(r.stdout, "::error ") = %v, want %v`, got, maxListedPerCode)
 	}
@@ -91,13 +77,9 @@ func TestFindingsCap(t *testing.T) {
 	}
 
 	r = run("--format", "sarif", path)
-	if r.code != ExitFindings {
-		t.Errorf("r.code = %v, want %v", r.code, ExitFindings)
-	}
+	r.wantCode(t, ExitFindings)
 	var log sarifLog
-	if err := json.Unmarshal([]byte(r.stdout), &log); err != nil {
-		t.Fatalf("json.Unmarshal([]byte(r.stdout), &log): %v", err)
-	}
+	r.decodeJSON(t, &log)
 	if len(log.Runs[0].Results) != maxListedPerCode {
 		t.Fatalf("len(log.Runs[0].Results) = %d, want %d: %+v", len(log.Runs[0].Results), maxListedPerCode, log.Runs[0].Results)
 	}
@@ -120,12 +102,8 @@ func TestFindingsCap(t *testing.T) {
 
 	// --strict on warnings past the cap, and --fix, count them all too.
 	r = run("--diff", path)
-	if r.code != ExitFindings {
-		t.Errorf("r.code = %v, want %v", r.code, ExitFindings)
-	}
-	if !strings.Contains(r.stderr, "Would fix 5,000 findings in 1 file.") {
-		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "Would fix 5,000 findings in 1 file.")
-	}
+	r.wantCode(t, ExitFindings)
+	r.wantStderr(t, "Would fix 5,000 findings in 1 file.")
 }
 
 // cliBytesPerFinding is what `check --format format` allocates per
@@ -133,10 +111,7 @@ func TestFindingsCap(t *testing.T) {
 // made beforehand and handed over).
 func cliBytesPerFinding(t testing.TB, format string, n int) float64 {
 	path := blankLines(t, n)
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, path)
 	rep := analysis.Analyze(data, analysis.Options{SkipMessages: true})
 	if len(rep.Findings) != n {
 		t.Fatalf("len(rep.Findings) = %d, want %d: %+v", len(rep.Findings), n, rep.Findings)

@@ -121,10 +121,7 @@ func TestFixLosesNoAppend(t *testing.T) {
 					t.Fatalf("final --fix: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 				}
 			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
+			data := readFile(t, p)
 			if !bytes.HasPrefix(data, pad.Bytes()) {
 				t.Fatal("the history before the appends changed")
 			}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -19,10 +18,7 @@ import (
 // given mode and returns its path and bytes.
 func copySession(t *testing.T, name string, mode os.FileMode) (string, []byte) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "testdata", "sessions", name+".jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, filepath.Join("..", "testdata", "sessions", name+".jsonl"))
 	path := filepath.Join(t.TempDir(), name+".jsonl")
 	if err := os.WriteFile(path, data, mode); err != nil {
 		t.Fatalf("os.WriteFile(path, data, mode): %v", err)
@@ -51,10 +47,7 @@ func TestCheckFixInPlace(t *testing.T) {
 					args = []string{"check", "--fix", "--unsafe-fixes", path}
 				}
 				r := sessionls(t, args...)
-				got, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatal(err)
-				}
+				got := readFile(t, path)
 				if expected, actual := string(want.Data), string(got); actual != expected {
 					t.Errorf("file after --fix: string(got) = %q, want %q", actual, expected)
 				}
@@ -80,9 +73,7 @@ func TestCheckFixInPlace(t *testing.T) {
 						code = ExitFindings
 					}
 				}
-				if r.code != code {
-					t.Errorf("stdout %s stderr %s: r.code = %v, want %v", r.stdout, r.stderr, r.code, code)
-				}
+				r.wantCode(t, code)
 				if r.stderr != "" {
 					t.Errorf("r.stderr = %q, want %q", r.stderr, "")
 				}
@@ -92,9 +83,7 @@ func TestCheckFixInPlace(t *testing.T) {
 					}
 				}
 				if want.Fixed == 0 && len(want.Report.Findings) > 0 {
-					if !strings.Contains(r.stdout, "Nothing fixed; ") {
-						t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "Nothing fixed; ")
-					}
+					r.wantStdout(t, "Nothing fixed; ")
 				}
 				if expected, got := len(want.Report.Findings), strings.Count(r.stdout, ".jsonl:"); got != expected {
 					t.Errorf("one line per remaining finding:\n%s: strings.Count(r.stdout, \".jsonl:\") = %v, want %v", r.stdout, got, expected)
@@ -127,16 +116,12 @@ func TestCheckFixInPlace(t *testing.T) {
 func TestCheckFixCounts(t *testing.T) {
 	path, _ := copySession(t, "demo", 0o644)
 	r := sessionls(t, "check", "--fix", path)
-	if r.code != 1 {
-		t.Errorf("r.code = %v, want %v", r.code, 1)
-	}
+	r.wantCode(t, 1)
 	if !strings.HasSuffix(r.stdout, "Found 2 errors, 1 warning in 1 of 1 file.\nNothing fixed; 3 remain (2 more fixable with --unsafe-fixes).\n") {
 		t.Errorf(`%v: strings.HasSuffix(r.stdout, "Found 2 errors, 1 warning in 1 of 1 file.\nNothing fixed; 3 remain (2 more fixable with --unsafe-fixes).\n") is false, want true`, r.stdout)
 	}
 	r = sessionls(t, "check", "--fix", "--unsafe-fixes", path)
-	if r.code != 1 {
-		t.Errorf("the system line remains: r.code = %v, want %v", r.code, 1)
-	}
+	r.wantCode(t, 1, "the system line remains")
 	if !strings.HasSuffix(r.stdout, "Found 1 error, 0 warnings in 1 of 1 file.\nFixed 2 findings in 1 file; 1 remains.\n"+
 		"The unsafe fixes deleted 139 bytes (2 records, whole or partial).\n") {
 		t.Errorf("%v: strings.HasSuffix(r.stdout, \"Found 1 error, 0 warnings in 1 of 1 file.\\nFixed 2 findings in 1 file; 1 remains.\\n\"+\n\t\t\"The unsafe fixes deleted 139 bytes (2 records, whole or partial).\\n\") is false, want true", r.stdout)
@@ -144,9 +129,7 @@ func TestCheckFixCounts(t *testing.T) {
 
 	path, _ = copySession(t, "crlf", 0o644)
 	r = sessionls(t, "check", "--fix", path)
-	if r.code != 0 {
-		t.Errorf("every finding fixed: %s: r.code = %v, want %v", r.stdout, r.code, 0)
-	}
+	r.wantCode(t, 0, "every finding fixed")
 	if r.stdout != "All checks passed (1 file).\nFixed 3 findings in 1 file; 0 remain.\n" {
 		t.Errorf("r.stdout = %q, want %q", r.stdout, "All checks passed (1 file).\nFixed 3 findings in 1 file; 0 remain.\n")
 	}
@@ -167,10 +150,7 @@ func TestCheckDiff(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				path := sessionPath(sc.name)
-				before, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatal(err)
-				}
+				before := readFile(t, path)
 				r := sessionls(t, append(args, path)...)
 				after, _ := os.ReadFile(path)
 				if want, got := string(before), string(after); got != want {
@@ -184,9 +164,7 @@ func TestCheckDiff(t *testing.T) {
 				if res.Fixed > 0 {
 					want = ExitFindings
 				}
-				if r.code != want {
-					t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, want)
-				}
+				r.wantCode(t, want)
 				golden(t, "fix/"+name+".diff", r.stdout+"--- stderr ---\n"+r.stderr)
 			})
 		}
@@ -195,25 +173,15 @@ func TestCheckDiff(t *testing.T) {
 
 func TestCheckFixStdin(t *testing.T) {
 	atRepoRoot(t)
-	data, err := os.ReadFile(sessionPath("badrecords"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, sessionPath("badrecords"))
 	e, out, errb := testEnv(string(data), nil)
 	r := runWith(t, e, out, errb, "check", "--fix", "--stdin-filename", "bad.jsonl", "-")
 	want := fix.FixAll(data, analysis.Options{}, false)
 	if expected := string(want.Data); r.stdout != expected {
 		t.Errorf("the fixed text on stdout: r.stdout = %q, want %q", r.stdout, expected)
 	}
-	if r.code != 1 {
-		t.Errorf("r.code = %v, want %v", r.code, 1)
-	}
-	if !strings.Contains(r.stderr, "bad.jsonl:3:2: error[invalid-json] invalid session JSON") {
-		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "bad.jsonl:3:2: error[invalid-json] invalid session JSON")
-	}
-	if !strings.Contains(r.stderr, "Fixed 3 findings in 1 file; 31 remain (3 more fixable with --unsafe-fixes).\n") {
-		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "Fixed 3 findings in 1 file; 31 remain (3 more fixable with --unsafe-fixes).\n")
-	}
+	r.wantCode(t, 1)
+	r.wantStderr(t, "bad.jsonl:3:2: error[invalid-json] invalid session JSON", "Fixed 3 findings in 1 file; 31 remain (3 more fixable with --unsafe-fixes).\n")
 
 	// A clean stdin comes back unchanged.
 	clean, _ := os.ReadFile(sessionPath("clean"))
@@ -222,9 +190,7 @@ func TestCheckFixStdin(t *testing.T) {
 	if want := string(clean); r.stdout != want {
 		t.Errorf("r.stdout = %q, want %q", r.stdout, want)
 	}
-	if r.code != 0 {
-		t.Errorf("r.code = %v, want %v", r.code, 0)
-	}
+	r.wantCode(t, 0)
 
 	// --diff on stdin prints the diff.
 	e, out, errb = testEnv(string(data), nil)
@@ -232,9 +198,7 @@ func TestCheckFixStdin(t *testing.T) {
 	if expected := string(fix.UnifiedDiff("bad.jsonl", "bad.jsonl", data, want.Data, want.Origin)); r.stdout != expected {
 		t.Errorf("r.stdout = %q, want %q", r.stdout, expected)
 	}
-	if r.code != 1 {
-		t.Errorf("r.code = %v, want %v", r.code, 1)
-	}
+	r.wantCode(t, 1)
 }
 
 func TestCheckFixUsage(t *testing.T) {
@@ -245,9 +209,7 @@ func TestCheckFixUsage(t *testing.T) {
 		{"check", "--diff", "--format", "json", sessionPath("demo")},
 	} {
 		r := sessionls(t, args...)
-		if r.code != ExitError {
-			t.Errorf("%v: r.code = %v, want %v", args, r.code, ExitError)
-		}
+		r.wantCode(t, ExitError, args)
 		if !strings.Contains(r.stderr, "Usage:") {
 			t.Errorf("%v: r.stderr = %q, want it to contain %q", args, r.stderr, "Usage:")
 		}
@@ -262,10 +224,7 @@ func TestCheckFixesStreamedMatchInMemory(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 9))
 	var files [][]byte
 	for _, sc := range sessionCases {
-		b, err := os.ReadFile(filepath.Join("..", "testdata", "sessions", sc.name+".jsonl"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readFile(t, filepath.Join("..", "testdata", "sessions", sc.name+".jsonl"))
 		files = append(files, b)
 	}
 	for range 60 {
@@ -287,9 +246,7 @@ func TestCheckFixesStreamedMatchInMemory(t *testing.T) {
 			if stdin {
 				e, out, errb := testEnv(string(data), nil)
 				res := runWith(t, e, out, errb, "check", "--format", "json", "-")
-				if err := json.Unmarshal([]byte(res.stdout), &got); err != nil {
-					t.Fatalf("%v: json.Unmarshal([]byte(res.stdout), &got): %v", res.stderr, err)
-				}
+				res.decodeJSON(t, &got)
 			} else {
 				got = checkJSON(t, path)
 			}

@@ -36,16 +36,11 @@ func TestFixThroughLinkInTreeKeepsModeOwnerAndLink(t *testing.T) {
 	}
 
 	r := sessionls(t, "check", "--fix", dir)
-	if r.code != 0 {
-		t.Errorf("%v: r.code = %v, want %v", r.stdout+r.stderr, r.code, 0)
-	}
+	r.wantCode(t, 0)
 	if !strings.Contains(r.stdout, "Fixed 1 finding in 1 file") {
 		t.Errorf("the file is fixed once, not once per name: r.stdout = %q, want it to contain %q", r.stdout, "Fixed 1 finding in 1 file")
 	}
-	got, err := os.ReadFile(target)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := readFile(t, target)
 	if actual := string(got); actual != "{\"role\":\"user\",\"content\":\"hi\"}\n" {
 		t.Errorf("string(got) = %q, want %q", actual, "{\"role\":\"user\",\"content\":\"hi\"}\n")
 	}
@@ -99,9 +94,7 @@ func TestFixWriteFailureIsSaid(t *testing.T) {
 	t.Cleanup(func() { _ = exec.Command(chattr, "-i", p).Run() })
 
 	r := fixNotWritten(t, p, "cannot write", p, broken)
-	if strings.Contains(r.stdout, "could not be read") {
-		t.Errorf("r.stdout = %q, want it not to contain %q", r.stdout, "could not be read")
-	}
+	wantNotContains(t, "stdout", r.stdout, "could not be read")
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Errorf("no temporary file left: len(entries) = %d, want %d: %+v", len(entries), 1, entries)
@@ -114,19 +107,12 @@ func TestFixWriteFailureIsSaid(t *testing.T) {
 func fixNotWritten(t *testing.T, arg, reason, path, want string) result {
 	t.Helper()
 	r := sessionls(t, "check", "--fix", arg)
-	if r.code != 2 {
-		t.Errorf("%v: r.code = %v, want %v", r.stdout+r.stderr, r.code, 2)
-	}
+	r.wantCode(t, 2)
 	if !strings.Contains(r.stderr, reason) {
 		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, reason)
 	}
-	if !strings.Contains(r.stdout, "1 file could not be written") {
-		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "1 file could not be written")
-	}
-	got, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r.wantStdout(t, "1 file could not be written")
+	got := readFile(t, path)
 	if actual := string(got); actual != want {
 		t.Errorf("the file is untouched: string(got) = %q, want %q", actual, want)
 	}
@@ -194,10 +180,6 @@ func TestFixRefusesReadOnly(t *testing.T) {
 
 	// trim -o onto a read-only file refuses too.
 	r := sessionls(t, "trim", "--max-chars", "1000", "-o", p, clean)
-	if r.code != 2 {
-		t.Errorf("%v: r.code = %v, want %v", r.stdout+r.stderr, r.code, 2)
-	}
-	if !strings.Contains(r.stderr, "read-only") {
-		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "read-only")
-	}
+	r.wantCode(t, 2)
+	r.wantStderr(t, "read-only")
 }

@@ -3,7 +3,9 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,6 +21,88 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 type result struct {
 	stdout, stderr string
 	code           int
+}
+
+// wantCode checks a run's exit code; the message shows what the run printed
+// and, first, the notes (what was run, why the code is expected).
+func (r result) wantCode(t *testing.T, code int, notes ...any) {
+	t.Helper()
+	if r.code != code {
+		t.Errorf("%sexit code %d, want %d\nstdout: %q\nstderr: %q", notePrefix(notes), r.code, code, r.stdout, r.stderr)
+	}
+}
+
+// mustCode is wantCode for a test that cannot go on after a wrong code.
+func (r result) mustCode(t *testing.T, code int, notes ...any) {
+	t.Helper()
+	if r.code != code {
+		t.Fatalf("%sexit code %d, want %d\nstdout: %q\nstderr: %q", notePrefix(notes), r.code, code, r.stdout, r.stderr)
+	}
+}
+
+func notePrefix(notes []any) string {
+	if len(notes) == 0 {
+		return ""
+	}
+	return fmt.Sprint(notes...) + ": "
+}
+
+// wantStdout checks that stdout holds each of subs.
+func (r result) wantStdout(t *testing.T, subs ...string) {
+	t.Helper()
+	wantContains(t, "stdout", r.stdout, subs...)
+}
+
+// wantStderr checks that stderr holds each of subs.
+func (r result) wantStderr(t *testing.T, subs ...string) {
+	t.Helper()
+	wantContains(t, "stderr", r.stderr, subs...)
+}
+
+// wantContains checks that got, named what in the message, holds each of subs.
+func wantContains(t *testing.T, what, got string, subs ...string) {
+	t.Helper()
+	for _, sub := range subs {
+		if !strings.Contains(got, sub) {
+			t.Errorf("%s = %q, want it to contain %q", what, got, sub)
+		}
+	}
+}
+
+// wantNotContains checks that got, named what in the message, holds none of subs.
+func wantNotContains(t *testing.T, what, got string, subs ...string) {
+	t.Helper()
+	for _, sub := range subs {
+		if strings.Contains(got, sub) {
+			t.Errorf("%s = %q, want it not to contain %q", what, got, sub)
+		}
+	}
+}
+
+// wantPrefix checks that got, named what in the message, starts with prefix.
+func wantPrefix(t *testing.T, what, got, prefix string) {
+	t.Helper()
+	if !strings.HasPrefix(got, prefix) {
+		t.Errorf("%s = %q, want it to start with %q", what, got, prefix)
+	}
+}
+
+// decodeJSON decodes a run's stdout into v, or stops the test.
+func (r result) decodeJSON(t *testing.T, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(r.stdout), v); err != nil {
+		t.Fatalf("stdout is not the JSON of a %T: %v\nstdout: %q\nstderr: %q", v, err, r.stdout, r.stderr)
+	}
+}
+
+// readFile returns the bytes of a file the test needs, or stops the test.
+func readFile(t testing.TB, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
 
 // testEnv pins everything a command reads from the process.

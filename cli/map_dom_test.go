@@ -52,10 +52,7 @@ func needMapDOM(t *testing.T) (node, chromium, dir string) {
 		cache = filepath.Join(d, "sessionls-ci")
 	}
 	dir = filepath.Join(cache, "map-dom")
-	lock, err := os.ReadFile(filepath.Join("testdata", "map", "package-lock.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	lock := readFile(t, filepath.Join("testdata", "map", "package-lock.json"))
 	sum := sha256.Sum256(lock)
 	marker, _ := os.ReadFile(filepath.Join(dir, ".complete"))
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", "puppeteer-core", "package.json")); err != nil {
@@ -133,9 +130,7 @@ func TestMapDOM(t *testing.T) {
 			}
 			b := sessionls(t, append([]string{"budget", "--format", "json"}, bargs...)...)
 			var j budgetJSON
-			if err := json.Unmarshal([]byte(b.stdout), &j); err != nil {
-				t.Fatalf("budget: %v\n%s", err, b.stderr)
-			}
+			b.decodeJSON(t, &j)
 			want := map[string]any{
 				"units": len(j.Units), "firstKeptLine": 0, "totalChars": j.TotalChars,
 				"totalTokens": j.TotalTokens, "loads": j.Error == nil || !strings.HasPrefix(*j.Error, "invalid session"),

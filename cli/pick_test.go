@@ -85,10 +85,7 @@ func writeAmbiguous(t *testing.T, node string) (string, []string) {
 func TestPickAmbiguousCandidate(t *testing.T) {
 	node := nodeoracle.Node(t)
 	path, recs := writeAmbiguous(t, node)
-	written, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	written := readFile(t, path)
 	listRE := regexp.MustCompile(`(?m)^sessionls:   --pick (\d+:\d+)  (.*)$`)
 	for _, prefix := range []string{"", " \t\n"} {
 		t.Run(strconv.Quote(prefix), func(t *testing.T) {
@@ -192,10 +189,7 @@ func TestPickAmbiguousCandidate(t *testing.T) {
 				if f.code != 0 {
 					t.Errorf("--fix --pick %s: exit %d\n%s%s", sel, f.code, f.stdout, f.stderr)
 				}
-				got, err := os.ReadFile(cp)
-				if err != nil {
-					t.Fatal(err)
-				}
+				got := readFile(t, cp)
 				if !bytes.Equal(got, want) {
 					t.Fatalf("--fix --pick %s wrote %d bytes, not candidate %d (%d bytes)", sel, len(got), k+1, len(want))
 				}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -15,9 +14,7 @@ func TestRulesGolden(t *testing.T) {
 	for _, format := range []string{formatText, formatJSON} {
 		t.Run(format, func(t *testing.T) {
 			r := sessionls(t, "rules", "--format", format)
-			if r.code != 0 {
-				t.Fatalf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
-			}
+			r.mustCode(t, 0)
 			if r.stderr != "" {
 				t.Errorf("r.stderr = %q, want %q", r.stderr, "")
 			}
@@ -28,9 +25,7 @@ func TestRulesGolden(t *testing.T) {
 
 func TestRulesTextListsEveryCode(t *testing.T) {
 	r := sessionls(t, "rules")
-	if r.code != 0 {
-		t.Fatalf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
-	}
+	r.mustCode(t, 0)
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
 	if want := 1 + len(analysis.Codes()); len(lines) != want {
 		t.Fatalf("%v: len(lines) = %d, want %d: %+v", r.stdout, len(lines), want, lines)
@@ -54,13 +49,9 @@ func TestRulesTextListsEveryCode(t *testing.T) {
 
 func TestRulesJSON(t *testing.T) {
 	r := sessionls(t, "rules", "--format", "json")
-	if r.code != 0 {
-		t.Fatalf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
-	}
+	r.mustCode(t, 0)
 	var got []map[string]any
-	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
-		t.Fatalf("json.Unmarshal([]byte(r.stdout), &got): %v", err)
-	}
+	r.decodeJSON(t, &got)
 	if want := len(analysis.Codes()); len(got) != want {
 		t.Fatalf("len(got) = %d, want %d: %+v", len(got), want, got)
 	}
@@ -88,9 +79,7 @@ func TestRulesUsage(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := sessionls(t, tc.args...)
-			if r.code != ExitError {
-				t.Errorf("r.code = %v, want %v", r.code, ExitError)
-			}
+			r.wantCode(t, ExitError)
 			if r.stdout != "" {
 				t.Errorf("r.stdout = %q, want %q", r.stdout, "")
 			}

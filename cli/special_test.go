@@ -44,9 +44,7 @@ func TestNamedNonRegularFilesAreRefused(t *testing.T) {
 			}
 			t.Fatalf("%v: still blocked after 30s", args)
 		}
-		if r.code != 2 {
-			t.Errorf("%v: %s: r.code = %v, want %v", args, r.stderr, r.code, 2)
-		}
+		r.wantCode(t, 2, args)
 		if !strings.Contains(r.stderr, "not a regular file") {
 			t.Errorf("%v: r.stderr = %q, want it to contain %q", args, r.stderr, "not a regular file")
 		}

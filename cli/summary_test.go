@@ -37,10 +37,7 @@ func TestStepSummary(t *testing.T) {
 	if r.code != plain.code || r.stdout != plain.stdout {
 		t.Errorf("--step-summary changed check: code %d (was %d), stdout equal %v", r.code, plain.code, r.stdout == plain.stdout)
 	}
-	b, err := os.ReadFile(summary)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, summary)
 	md := string(b)
 	if !strings.HasPrefix(md, "# earlier step\n## sessionls: where the context goes\n") {
 		t.Errorf("the summary was not appended:\n%s", md)

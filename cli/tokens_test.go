@@ -37,9 +37,7 @@ func TestBudgetTokensGolden(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				args := append([]string{"budget", "--format", format}, tc.args...)
 				r := sessionls(t, append(args, sessionPath(session))...)
-				if r.code != tc.code {
-					t.Errorf("stderr %q: r.code = %v, want %v", r.stderr, r.code, tc.code)
-				}
+				r.wantCode(t, tc.code)
 				golden(t, "budget-tokens/"+name, r.stdout+stderrSection(r.stderr))
 			})
 		}
@@ -51,9 +49,7 @@ func TestBudgetTokensJSONKeys(t *testing.T) {
 	atRepoRoot(t)
 	r := sessionls(t, "budget", "--format", "json", "--max-chars", "300", "--tokens", sessionPath("clean"))
 	var top map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(r.stdout), &top); err != nil {
-		t.Fatalf("json.Unmarshal([]byte(r.stdout), &top): %v", err)
-	}
+	r.decodeJSON(t, &top)
 	if want, got := ([]string{"file", "messages", "totalChars", "totalTokens", "tokenizer", "units", "budget", "budgetUnit", "cutoff", "error", "minBudget"}), jsonKeys(t, r.stdout); !reflect.DeepEqual(got, want) {
 		t.Errorf("jsonKeys(t, r.stdout) = %+v, want %+v", got, want)
 	}
@@ -68,9 +64,7 @@ func TestBudgetTokensJSONKeys(t *testing.T) {
 	}
 
 	r = sessionls(t, "budget", "--format", "json", "--max-tokens", "60", sessionPath("clean"))
-	if err := json.Unmarshal([]byte(r.stdout), &top); err != nil {
-		t.Fatalf("json.Unmarshal([]byte(r.stdout), &top): %v", err)
-	}
+	r.decodeJSON(t, &top)
 	if same, err := jsonEqual(`"tokens"`, string(top["budgetUnit"])); err != nil || !same {
 		t.Errorf("budgetUnit = %s, want %s (%v)", top["budgetUnit"], `"tokens"`, err)
 	}
@@ -83,9 +77,7 @@ func TestBudgetTokensJSONKeys(t *testing.T) {
 	if want, got := ([]string{"file", "messages", "totalChars", "units", "budget", "cutoff", "error", "minBudget"}), jsonKeys(t, r.stdout); !reflect.DeepEqual(got, want) {
 		t.Errorf("jsonKeys(t, r.stdout) = %+v, want %+v", got, want)
 	}
-	if strings.Contains(r.stdout, "okens") {
-		t.Errorf("r.stdout = %q, want it not to contain %q", r.stdout, "okens")
-	}
+	wantNotContains(t, "stdout", r.stdout, "okens")
 }
 
 func jsonKeys(t *testing.T, raw string) []string {
@@ -135,10 +127,7 @@ func TestBudgetTokensAreTheCounters(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, session := range []string{"clean", "units", "crlf_ok"} {
-			data, err := os.ReadFile(sessionPath(session))
-			if err != nil {
-				t.Fatal(err)
-			}
+			data := readFile(t, sessionPath(session))
 			var total int64
 			for _, l := range bytes.Split(data, []byte("\n")) {
 				if len(l) == 0 || line.Parse(l).Verdict != line.Valid {
@@ -152,9 +141,7 @@ func TestBudgetTokensAreTheCounters(t *testing.T) {
 			}
 			r := sessionls(t, "budget", "--format", "json", "--max-chars", "1000000", "--tokenizer", string(enc), sessionPath(session))
 			var bj budgetJSON
-			if err := json.Unmarshal([]byte(r.stdout), &bj); err != nil {
-				t.Fatalf("%v: json.Unmarshal([]byte(r.stdout), &bj): %v", r.stderr, err)
-			}
+			r.decodeJSON(t, &bj)
 			if bj.TotalTokens == nil {
 				t.Fatal("bj.TotalTokens is nil, want non-nil")
 			}
@@ -181,17 +168,12 @@ func TestBudgetTokensAreTheCounters(t *testing.T) {
 // trim --max-tokens writes from the line budget --max-tokens keeps.
 func TestTrimMaxTokens(t *testing.T) {
 	atRepoRoot(t)
-	data, err := os.ReadFile(sessionPath("units"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, sessionPath("units"))
 	lines := strings.SplitAfter(string(data), "\n")
 	for _, n := range []int{40, 100, 200, 1000} {
 		b := sessionls(t, "budget", "--format", "json", "--max-tokens", strconv.Itoa(n), sessionPath("units"))
 		var bj budgetJSON
-		if err := json.Unmarshal([]byte(b.stdout), &bj); err != nil {
-			t.Fatalf("%v: json.Unmarshal([]byte(b.stdout), &bj): %v", b.stderr, err)
-		}
+		b.decodeJSON(t, &bj)
 		if bj.Cutoff == nil {
 			t.Fatalf("budget %d: bj.Cutoff is nil, want non-nil", n)
 		}
@@ -199,20 +181,14 @@ func TestTrimMaxTokens(t *testing.T) {
 			t.Fatalf("*bj.Cutoff.KeptTokens = %v, want <= %v", *bj.Cutoff.KeptTokens, limit)
 		}
 		r := sessionls(t, "trim", "--max-tokens", strconv.Itoa(n), sessionPath("units"))
-		if r.code != 0 {
-			t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
-		}
+		r.wantCode(t, 0)
 		if want := strings.Join(lines[bj.Cutoff.FirstKeptLine-1:], ""); r.stdout != want {
 			t.Errorf("budget %d: r.stdout = %q, want %q", n, r.stdout, want)
 		}
 	}
 	r := sessionls(t, "trim", "--max-tokens", "3", sessionPath("units"))
-	if r.code != 1 {
-		t.Errorf("r.code = %v, want %v", r.code, 1)
-	}
-	if !strings.Contains(r.stderr, "context budget cannot contain the smallest consistent message unit") {
-		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "context budget cannot contain the smallest consistent message unit")
-	}
+	r.wantCode(t, 1)
+	r.wantStderr(t, "context budget cannot contain the smallest consistent message unit")
 	if r.stdout != "" {
 		t.Errorf("r.stdout = %q, want empty", r.stdout)
 	}
@@ -231,9 +207,7 @@ func TestTokenFlagErrors(t *testing.T) {
 		{[]string{"trim", "--max-tokens", "9", "--tokenizer", "x"}, `unknown tokenizer "x"`},
 	} {
 		r := sessionls(t, append(tc.args, sessionPath("clean"))...)
-		if r.code != 2 {
-			t.Errorf("%v: r.code = %v, want %v", tc.args, r.code, 2)
-		}
+		r.wantCode(t, 2, tc.args)
 		if !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("%v: r.stderr = %q, want it to contain %q", tc.args, r.stderr, tc.want)
 		}
@@ -243,10 +217,7 @@ func TestTokenFlagErrors(t *testing.T) {
 // budget and trim read max-tokens and tokenizer from the configuration;
 // the flags override them, and a character budget beats a token one.
 func TestTokensFromConfiguration(t *testing.T) {
-	clean, err := os.ReadFile(filepath.Join("..", "testdata", "sessions", "clean.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	clean := readFile(t, filepath.Join("..", "testdata", "sessions", "clean.jsonl"))
 	root := t.TempDir()
 	for name, body := range map[string]string{
 		"tok/sessionls.toml":  "max-tokens = 60\ntokenizer = \"cl100k_base\"\n",
@@ -267,15 +238,11 @@ func TestTokensFromConfiguration(t *testing.T) {
 		t.Helper()
 		r := sessionls(t, append([]string{"budget", "--format", "json"}, args...)...)
 		var bj budgetJSON
-		if err := json.Unmarshal([]byte(r.stdout), &bj); err != nil {
-			t.Fatalf("stderr %q: json.Unmarshal([]byte(r.stdout), &bj): %v", r.stderr, err)
-		}
+		r.decodeJSON(t, &bj)
 		return bj, r
 	}
 	bj, r := get("tok/clean.jsonl")
-	if r.code != 0 {
-		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
-	}
+	r.wantCode(t, 0)
 	if bj.BudgetUnit != "tokens" {
 		t.Errorf("bj.BudgetUnit = %q, want %q", bj.BudgetUnit, "tokens")
 	}
@@ -306,9 +273,7 @@ func TestTokensFromConfiguration(t *testing.T) {
 	}
 
 	bj, r = get("both/clean.jsonl")
-	if r.code != 0 {
-		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
-	}
+	r.wantCode(t, 0)
 	if want := int64(300); bj.Budget != want {
 		t.Errorf("budget (the runtime's) beats max-tokens: bj.Budget = %v, want %v", bj.Budget, want)
 	}
@@ -316,9 +281,7 @@ func TestTokensFromConfiguration(t *testing.T) {
 		t.Errorf("bj.TotalTokens = %+v, want nil", bj.TotalTokens)
 	}
 	bj, r = get("--max-tokens", "60", "both/clean.jsonl")
-	if r.code != 0 {
-		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
-	}
+	r.wantCode(t, 0)
 	if bj.BudgetUnit != "tokens" {
 		t.Errorf("bj.BudgetUnit = %q, want %q", bj.BudgetUnit, "tokens")
 	}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -33,14 +32,9 @@ func TestTrimStdout(t *testing.T) {
 		{"clean", 300, 6},
 		{"clean", 100000, 1},
 	} {
-		data, err := os.ReadFile(sessionPath(tc.session))
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := readFile(t, sessionPath(tc.session))
 		r := sessionls(t, "trim", "--max-chars", strconv.FormatInt(tc.budget, 10), sessionPath(tc.session))
-		if r.code != 0 {
-			t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
-		}
+		r.wantCode(t, 0)
 		if r.stderr != "" {
 			t.Errorf("r.stderr = %q, want %q", r.stderr, "")
 		}
@@ -52,32 +46,22 @@ func TestTrimStdout(t *testing.T) {
 	// The CRLF file keeps its CRs and its blank lines inside the kept part.
 	r := sessionls(t, "trim", "--max-chars", "250", sessionPath("crlf_ok"))
 	golden(t, "trim/crlf_ok-250.jsonl", r.stdout)
-	if !strings.Contains(r.stdout, "}\r\n\n\n{") {
-		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, "}\r\n\n\n{")
-	}
+	r.wantStdout(t, "}\r\n\n\n{")
 }
 
 func TestTrimToFile(t *testing.T) {
 	atRepoRoot(t)
 	dir := t.TempDir()
-	src, err := os.ReadFile(sessionPath("units"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := readFile(t, sessionPath("units"))
 	want := src[lineStarts(src)[14]:]
 
 	out := filepath.Join(dir, "out.jsonl")
 	r := sessionls(t, "trim", "--max-chars", "200", "-o", out, sessionPath("units"))
-	if r.code != 0 {
-		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
-	}
+	r.wantCode(t, 0)
 	if r.stdout != "" {
 		t.Errorf("r.stdout = %q, want %q", r.stdout, "")
 	}
-	got, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := readFile(t, out)
 	if expected, actual := string(want), string(got); actual != expected {
 		t.Errorf("string(got) = %q, want %q", actual, expected)
 	}
@@ -95,9 +79,7 @@ func TestTrimToFile(t *testing.T) {
 		t.Fatalf("os.Chmod(inplace, 0o640): %v", err)
 	}
 	r = sessionls(t, "trim", "--max-chars", "200", "--output", inplace, inplace)
-	if r.code != 0 {
-		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
-	}
+	r.wantCode(t, 0)
 	got, _ = os.ReadFile(inplace)
 	if expected, actual := string(want), string(got); actual != expected {
 		t.Errorf("string(got) = %q, want %q", actual, expected)
@@ -113,15 +95,8 @@ func TestTrimToFile(t *testing.T) {
 
 	// The trimmed file is itself a session that keeps everything at that budget.
 	r = sessionls(t, "budget", "--format", "json", "--max-chars", "200", inplace)
-	if r.code != 0 {
-		t.Errorf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
-	}
-	if !strings.Contains(r.stdout, `"cutoff": {`) {
-		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, `"cutoff": {`)
-	}
-	if !strings.Contains(r.stdout, `"firstKeptLine": 1,`) {
-		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, `"firstKeptLine": 1,`)
-	}
+	r.wantCode(t, 0)
+	r.wantStdout(t, `"cutoff": {`, `"firstKeptLine": 1,`)
 }
 
 func TestTrimRefuses(t *testing.T) {
@@ -141,9 +116,7 @@ func TestTrimRefuses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := sessionls(t, "trim", "--max-chars", tc.budget, sessionPath(tc.session))
-			if r.code != 1 {
-				t.Errorf("r.code = %v, want %v", r.code, 1)
-			}
+			r.wantCode(t, 1)
 			if r.stdout != "" {
 				t.Errorf("nothing written: r.stdout = %q, want %q", r.stdout, "")
 			}
@@ -153,18 +126,14 @@ func TestTrimRefuses(t *testing.T) {
 
 			fresh := filepath.Join(dir, tc.name+".jsonl")
 			r = sessionls(t, "trim", "--max-chars", tc.budget, "-o", fresh, sessionPath(tc.session))
-			if r.code != 1 {
-				t.Errorf("r.code = %v, want %v", r.code, 1)
-			}
+			r.wantCode(t, 1)
 			_, err := os.Stat(fresh)
 			if !os.IsNotExist(err) {
 				t.Error("OUT created for a refused trim: os.IsNotExist(err) is false, want true")
 			}
 
 			r = sessionls(t, "trim", "--max-chars", tc.budget, "-o", existing, sessionPath(tc.session))
-			if r.code != 1 {
-				t.Errorf("r.code = %v, want %v", r.code, 1)
-			}
+			r.wantCode(t, 1)
 			b, _ := os.ReadFile(existing)
 			if got := string(b); got != "keep me\n" {
 				t.Errorf("OUT changed by a refused trim: string(b) = %q, want %q", got, "keep me\n")
@@ -172,17 +141,11 @@ func TestTrimRefuses(t *testing.T) {
 		})
 	}
 	r := sessionls(t, "trim", "--max-chars", "100", "nope.jsonl")
-	if r.code != 2 {
-		t.Errorf("r.code = %v, want %v", r.code, 2)
-	}
+	r.wantCode(t, 2)
 	if r.stderr != "sessionls: cannot read nope.jsonl: no such file or directory\n" {
 		t.Errorf("r.stderr = %q, want %q", r.stderr, "sessionls: cannot read nope.jsonl: no such file or directory\n")
 	}
 	r = sessionls(t, "trim", "--max-chars", "100000", "-o", filepath.Join(dir, "missing-dir", "x.jsonl"), sessionPath("clean"))
-	if r.code != 2 {
-		t.Errorf("r.code = %v, want %v", r.code, 2)
-	}
-	if !strings.Contains(r.stderr, "cannot write") {
-		t.Errorf("r.stderr = %q, want it to contain %q", r.stderr, "cannot write")
-	}
+	r.wantCode(t, 2)
+	r.wantStderr(t, "cannot write")
 }

@@ -35,9 +35,7 @@ func TestTrimToFileKeepsOwnerAndMode(t *testing.T) {
 	}
 
 	r := sessionls(t, "trim", "--max-chars", "300", "-o", out, src)
-	if r.code != 0 {
-		t.Fatalf("%v: r.code = %v, want %v", r.stderr, r.code, 0)
-	}
+	r.mustCode(t, 0)
 	fi, err := os.Stat(out)
 	if err != nil {
 		t.Fatal(err)
@@ -49,10 +47,7 @@ func TestTrimToFileKeepsOwnerAndMode(t *testing.T) {
 	if got := fi.Mode(); got != want {
 		t.Errorf("mode: fi.Mode() = %v, want %v", got, want)
 	}
-	b, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, out)
 	if got := string(b); got == "old\n" {
 		t.Errorf("string(b) = %q, want anything else", got)
 	}
