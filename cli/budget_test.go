@@ -99,66 +99,55 @@ func TestBudgetJSONExactKeys(t *testing.T) {
 
 func TestBudgetErrors(t *testing.T) {
 	atRepoRoot(t)
-	r := sessionls(t, "budget", "--format", "json", "--max-chars", "10", sessionPath("clean"))
-	r.wantCode(t, 1)
-	var bj budgetJSON
-	r.decodeJSON(t, &bj)
-	if bj.Error == nil {
-		t.Fatal("bj.Error is nil, want non-nil")
+	// JSON output of a budget that cannot work: exit 1, the error, the
+	// units even when the budget is too small, no cutoff, and the least
+	// budget that works (the newest unit's cost) where one does.
+	for _, tc := range []struct {
+		session, budget string
+		err             string
+		errIsPrefix     bool // a parse error goes on past err
+		units           int
+		minBudget       int64 // 0: none; no budget works for a session with no messages, or one that does not load
+	}{
+		{"clean", "10", "context budget cannot contain the smallest consistent message unit", false, 5, 43},
+		{"empty", "10", "context budget cannot be empty", false, 0, 0},
+		{"demo", "1000", "invalid session record at line 7", true, 0, 0},
+	} {
+		r := sessionls(t, "budget", "--format", "json", "--max-chars", tc.budget, sessionPath(tc.session))
+		r.wantCode(t, 1, tc.session)
+		var bj budgetJSON
+		r.decodeJSON(t, &bj)
+		if bj.Error == nil {
+			t.Fatalf("%s: bj.Error is nil, want non-nil", tc.session)
+		}
+		if tc.errIsPrefix {
+			wantPrefix(t, tc.session+": *bj.Error", *bj.Error, tc.err)
+		} else if *bj.Error != tc.err {
+			t.Errorf("%s: *bj.Error = %q, want %q", tc.session, *bj.Error, tc.err)
+		}
+		if len(bj.Units) != tc.units {
+			t.Errorf("%s: len(bj.Units) = %d, want %d: %+v", tc.session, len(bj.Units), tc.units, bj.Units)
+		}
+		if bj.Cutoff != nil {
+			t.Errorf("%s: bj.Cutoff = %+v, want nil", tc.session, *bj.Cutoff)
+		}
+		switch {
+		case tc.minBudget == 0 && bj.MinBudget != nil:
+			t.Errorf("%s: *bj.MinBudget = %v, want nil", tc.session, *bj.MinBudget)
+		case tc.minBudget != 0 && bj.MinBudget == nil:
+			t.Errorf("%s: bj.MinBudget is nil, want %v", tc.session, tc.minBudget)
+		case tc.minBudget != 0 && *bj.MinBudget != tc.minBudget:
+			t.Errorf("%s: the newest unit's cost: *bj.MinBudget = %v, want %v", tc.session, *bj.MinBudget, tc.minBudget)
+		}
 	}
-	if *bj.Error != "context budget cannot contain the smallest consistent message unit" {
-		t.Errorf("*bj.Error = %q, want %q", *bj.Error, "context budget cannot contain the smallest consistent message unit")
-	}
-	if len(bj.Units) != 5 {
-		t.Errorf("units are listed even when the budget is too small: len(bj.Units) = %d, want %d: %+v", len(bj.Units), 5, bj.Units)
-	}
-	if bj.Cutoff != nil {
-		t.Error("bj.Cutoff == nil is false, want true")
-	}
-	if bj.MinBudget == nil {
-		t.Fatal("bj.MinBudget is nil, want non-nil")
-	}
-	if want := int64(43); *bj.MinBudget != want {
-		t.Errorf("the newest unit's cost: *bj.MinBudget = %v, want %v", *bj.MinBudget, want)
-	}
-	r = sessionls(t, "budget", "--max-chars", "10", sessionPath("clean"))
+
+	r := sessionls(t, "budget", "--max-chars", "10", sessionPath("clean"))
 	r.wantCode(t, 1)
 	if r.stderr != "sessionls: testdata/sessions/clean.jsonl: context budget cannot contain the smallest consistent message unit; the least budget that works is 43 (the newest unit, line 7)\n" {
 		t.Errorf("r.stderr = %q, want %q", r.stderr, "sessionls: testdata/sessions/clean.jsonl: context budget cannot contain the smallest consistent message unit; the least budget that works is 43 (the newest unit, line 7)\n")
 	}
 	r = sessionls(t, "budget", "--max-chars", "43", sessionPath("clean"))
 	r.wantCode(t, 0, "the least budget that works works")
-
-	r = sessionls(t, "budget", "--format", "json", "--max-chars", "10", sessionPath("empty"))
-	r.wantCode(t, 1)
-	bj = budgetJSON{}
-	r.decodeJSON(t, &bj)
-	if bj.Error == nil {
-		t.Fatal("bj.Error is nil, want non-nil")
-	}
-	if *bj.Error != "context budget cannot be empty" {
-		t.Errorf("*bj.Error = %q, want %q", *bj.Error, "context budget cannot be empty")
-	}
-	if bj.MinBudget != nil {
-		t.Error("no budget works for a session with no messages: bj.MinBudget == nil is false, want true")
-	}
-
-	r = sessionls(t, "budget", "--format", "json", "--max-chars", "1000", sessionPath("demo"))
-	r.wantCode(t, 1)
-	bj = budgetJSON{}
-	r.decodeJSON(t, &bj)
-	if bj.Error == nil {
-		t.Fatal("bj.Error is nil, want non-nil")
-	}
-	if !strings.HasPrefix(*bj.Error, "invalid session record at line 7") {
-		t.Errorf(`%v: strings.HasPrefix(*bj.Error, "invalid session record at line 7") is false, want true`, *bj.Error)
-	}
-	if len(bj.Units) != 0 {
-		t.Errorf("len(bj.Units) = %d, want %d: %+v", len(bj.Units), 0, bj.Units)
-	}
-	if bj.MinBudget != nil {
-		t.Error("bj.MinBudget == nil is false, want true")
-	}
 
 	data := readFile(t, sessionPath("clean"))
 	e, out, errb := testEnv(string(data), nil)

@@ -184,25 +184,19 @@ func TestCheckExitCodes(t *testing.T) {
 
 func TestCheckBudgetFindings(t *testing.T) {
 	atRepoRoot(t)
-	fs := checkJSON(t, "--budget", "100000", sessionPath("clean"))
-	if len(fs) != 1 {
-		t.Fatalf("len(fs) = %d, want %d: %+v", len(fs), 1, fs)
-	}
-	if fs[0].Code != analysis.CodeBudgetCutoff {
-		t.Errorf("fs[0].Code = %q, want %q", fs[0].Code, analysis.CodeBudgetCutoff)
-	}
-	if fs[0].Severity != "info" {
-		t.Errorf("fs[0].Severity = %q, want %q", fs[0].Severity, "info")
-	}
-	fs = checkJSON(t, "--budget", "10", sessionPath("clean"))
-	if len(fs) != 1 {
-		t.Fatalf("len(fs) = %d, want %d: %+v", len(fs), 1, fs)
-	}
-	if fs[0].Code != analysis.CodeBudgetExceeded {
-		t.Errorf("fs[0].Code = %q, want %q", fs[0].Code, analysis.CodeBudgetExceeded)
-	}
-	if fs[0].Severity != "error" {
-		t.Errorf("fs[0].Severity = %q, want %q", fs[0].Severity, "error")
+	for _, tc := range []struct {
+		budget, code, severity string
+	}{
+		{"100000", analysis.CodeBudgetCutoff, "info"},
+		{"10", analysis.CodeBudgetExceeded, "error"},
+	} {
+		fs := checkJSON(t, "--budget", tc.budget, sessionPath("clean"))
+		if len(fs) != 1 {
+			t.Fatalf("--budget %s: len(fs) = %d, want %d: %+v", tc.budget, len(fs), 1, fs)
+		}
+		if fs[0].Code != tc.code || fs[0].Severity != tc.severity {
+			t.Errorf("--budget %s: fs[0] is %s %q, want %s %q", tc.budget, fs[0].Severity, fs[0].Code, tc.severity, tc.code)
+		}
 	}
 }
 
@@ -251,22 +245,6 @@ func TestCheckStdin(t *testing.T) {
 	e, out, errb = testEnv(string(data), nil)
 	r = runWith(t, e, out, errb, "check", "-")
 	wantPrefix(t, "stdout", r.stdout, "-:")
-}
-
-// writeTree creates files (path → content) under a new temporary directory.
-func writeTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for p, c := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatalf("os.MkdirAll(filepath.Dir(full), 0o755): %v", err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatalf("os.WriteFile(full, []byte(c), 0o644): %v", err)
-		}
-	}
-	return dir
 }
 
 const badLine = "{\"role\":\"user\"}\n"

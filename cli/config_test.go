@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -48,17 +47,7 @@ strict = false
 		"bad/two.jsonl":         clean,
 		"other.toml":            "budget = 10\ndisable = [\"budget-exceeded\"]\n[[overrides]]\nfiles = [\"strict/*.jsonl\"]\nstrict = true\n",
 	}
-	root := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatalf("os.MkdirAll(filepath.Dir(p), 0o755): %v", err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatalf("os.WriteFile(p, []byte(body), 0o644): %v", err)
-		}
-	}
-	t.Chdir(root)
+	t.Chdir(writeTree(t, files))
 }
 
 // findingsByFile runs check --format json and groups the codes by file.

@@ -105,6 +105,22 @@ func readFile(t testing.TB, path string) []byte {
 	return data
 }
 
+// writeTree creates files (path → content) under a new temporary directory.
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for p, c := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatalf("os.MkdirAll(filepath.Dir(full), 0o755): %v", err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatalf("os.WriteFile(full, []byte(c), 0o644): %v", err)
+		}
+	}
+	return dir
+}
+
 // testEnv pins everything a command reads from the process.
 func testEnv(stdin string, vars map[string]string) (*env, *bytes.Buffer, *bytes.Buffer) {
 	var out, errb bytes.Buffer

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -218,22 +217,12 @@ func TestTokenFlagErrors(t *testing.T) {
 // the flags override them, and a character budget beats a token one.
 func TestTokensFromConfiguration(t *testing.T) {
 	clean := readFile(t, filepath.Join("..", "testdata", "sessions", "clean.jsonl"))
-	root := t.TempDir()
-	for name, body := range map[string]string{
+	t.Chdir(writeTree(t, map[string]string{
 		"tok/sessionls.toml":  "max-tokens = 60\ntokenizer = \"cl100k_base\"\n",
 		"tok/clean.jsonl":     string(clean),
 		"both/sessionls.toml": "budget = 300\nmax-tokens = 5\n",
 		"both/clean.jsonl":    string(clean),
-	} {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatalf("os.MkdirAll(filepath.Dir(p), 0o755): %v", err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatalf("os.WriteFile(p, []byte(body), 0o644): %v", err)
-		}
-	}
-	t.Chdir(root)
+	}))
 	get := func(args ...string) (budgetJSON, result) {
 		t.Helper()
 		r := sessionls(t, append([]string{"budget", "--format", "json"}, args...)...)
