@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -242,9 +241,7 @@ func oracle(t *testing.T, budgets []int64) (paths []string, results []oracleResu
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(listFile, b, 0o644); err != nil {
-		t.Fatalf("os.WriteFile(listFile, b, 0o644): %v", err)
-	}
+	writeFile(t, listFile, b, 0o644)
 	out, err := exec.Command(node, "testdata/oracle/runtime.mjs", "batch", listFile).Output()
 	if err != nil {
 		t.Fatalf("node oracle: %v", err)

@@ -321,9 +321,7 @@ func TestCheckShards(t *testing.T) {
 	}
 	// Adding a file moves no other file between shards.
 	before := shardFiles(t, "2/3")
-	if err := os.WriteFile(filepath.Join(dir, "d0", "new.jsonl"), []byte(badLine), 0o644); err != nil {
-		t.Fatalf(`os.WriteFile(filepath.Join(dir, "d0", "new.jsonl"), []byte(badLine), 0o644): %v`, err)
-	}
+	writeFile(t, filepath.Join(dir, "d0", "new.jsonl"), []byte(badLine), 0o644)
 	after := shardFiles(t, "2/3")
 	after = slices.DeleteFunc(after, func(s string) bool { return s == "d0/new.jsonl" })
 	if !reflect.DeepEqual(after, before) {
@@ -404,9 +402,7 @@ func TestCheckIOErrors(t *testing.T) {
 	}
 
 	if os.Geteuid() != 0 {
-		if err := os.WriteFile("locked.jsonl", []byte(badLine), 0o000); err != nil {
-			t.Fatalf(`os.WriteFile("locked.jsonl", []byte(badLine), 0o000): %v`, err)
-		}
+		writeFile(t, "locked.jsonl", []byte(badLine), 0o000)
 		r = sessionls(t, "check", "locked.jsonl", "good.jsonl")
 		r.wantCode(t, 2)
 		r.wantStderr(t, "sessionls: cannot read locked.jsonl: permission denied\n")
@@ -443,17 +439,11 @@ func TestCheckHostileInputs(t *testing.T) {
 	}
 
 	nested := filepath.Join(dir, "nested.jsonl")
-	if err := os.WriteFile(nested, append(bytes.Repeat([]byte("["), 100_000), '\n'), 0o644); err != nil {
-		t.Fatalf(`os.WriteFile(nested, append(bytes.Repeat([]byte("["), 100_000), '\n'), 0o644): %v`, err)
-	}
+	writeFile(t, nested, append(bytes.Repeat([]byte("["), 100_000), '\n'), 0o644)
 	nestedClosed := filepath.Join(dir, "nested_closed.jsonl")
-	if err := os.WriteFile(nestedClosed, append(append(bytes.Repeat([]byte("["), 100_000), bytes.Repeat([]byte("]"), 100_000)...), '\n'), 0o644); err != nil {
-		t.Fatalf(`os.WriteFile(nestedClosed, append(append(bytes.Repeat([]byte("["), 100_000), bytes.Repeat([]byte("]"), 100_000)...), '\n'), 0o644): %v`, err)
-	}
+	writeFile(t, nestedClosed, append(append(bytes.Repeat([]byte("["), 100_000), bytes.Repeat([]byte("]"), 100_000)...), '\n'), 0o644)
 	nul := filepath.Join(dir, "nul.jsonl")
-	if err := os.WriteFile(nul, []byte("{\"role\":\"user\",\"content\":\"a\x00b\"}\n\x00\x00\x00\n{\"role\":\"user\",\"content\":\"ok\"}\n"), 0o644); err != nil {
-		t.Fatalf(`os.WriteFile(nul, []byte("{\"role\":\"user\",\"content\":\"a\x00b\"}\n\x00\x00\x00\n{\"role\":\"user\",\"content\":\"ok\"}\n"), 0o644): %v`, err)
-	}
+	writeFile(t, nul, []byte("{\"role\":\"user\",\"content\":\"a\x00b\"}\n\x00\x00\x00\n{\"role\":\"user\",\"content\":\"ok\"}\n"), 0o644)
 
 	r := sessionls(t, "check", "--format", "json", big, nested, nestedClosed, nul)
 	r.wantCode(t, 1)

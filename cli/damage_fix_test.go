@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -29,14 +28,8 @@ func TestCheckStreamedFixesOfDamage(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			data := []byte(text)
 			path := filepath.Join(t.TempDir(), "f.jsonl")
-			if err := os.WriteFile(path, data, 0o644); err != nil {
-				t.Fatalf("os.WriteFile(path, data, 0o644): %v", err)
-			}
-			rep := analysis.Analyze(data, analysis.Options{})
-			want := map[fixKey]string{}
-			for _, f := range fix.Compute(data, rep.Findings) {
-				want[fixKey{f.Line, f.Code}] = f.Safety.String()
-			}
+			writeFile(t, path, data, 0o644)
+			want := engineFixes(data, analysis.Analyze(data, analysis.Options{}).Findings)
 			got := map[fixKey]string{}
 			for _, f := range checkJSON(t, path) {
 				if f.Fix != nil {
@@ -68,9 +61,7 @@ func TestCheckCountsFixesOfDamagePastTheCap(t *testing.T) {
 	}
 	data := []byte(b.String())
 	path := filepath.Join(t.TempDir(), "f.jsonl")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatalf("os.WriteFile(path, data, 0o644): %v", err)
-	}
+	writeFile(t, path, data, 0o644)
 	safe, unsafe := 0, 0
 	for _, f := range fix.Compute(data, analysis.Analyze(data, analysis.Options{}).Findings) {
 		if f.Safety == fix.Safe {

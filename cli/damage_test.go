@@ -161,12 +161,8 @@ func fixAndJudge(t *testing.T, node string, files []damageFile) []*damageVerdict
 	names := make([]string, len(files))
 	for i, f := range files {
 		names[i] = fmt.Sprintf("%03d-%s", i, filepath.Base(f.path))
-		if err := os.WriteFile(filepath.Join(unsafeDir, names[i]), f.data, 0o644); err != nil {
-			t.Fatalf("os.WriteFile(filepath.Join(unsafeDir, names[i]), f.data, 0o644): %v", err)
-		}
-		if err := os.WriteFile(filepath.Join(safeDir, names[i]), f.data, 0o644); err != nil {
-			t.Fatalf("os.WriteFile(filepath.Join(safeDir, names[i]), f.data, 0o644): %v", err)
-		}
+		writeFile(t, filepath.Join(unsafeDir, names[i]), f.data, 0o644)
+		writeFile(t, filepath.Join(safeDir, names[i]), f.data, 0o644)
 	}
 	// An ambiguity sessionls reports excuses a file from loading and from
 	// recovering every record: a line of --fix's output, or a finding of
@@ -260,9 +256,7 @@ func keepFailures(t *testing.T, dir string, vs []*damageVerdict) {
 			".safe-fixed.txt":   v.safe,
 			".why.txt":          []byte(why.String()),
 		} {
-			if err := os.WriteFile(base+suffix, data, 0o644); err != nil {
-				t.Fatalf("os.WriteFile(base+suffix, data, 0o644): %v", err)
-			}
+			writeFile(t, base+suffix, data, 0o644)
 		}
 	}
 }

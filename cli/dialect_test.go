@@ -187,9 +187,7 @@ func TestFixDataThroughDialect(t *testing.T) {
 func TestDetectStream(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "a.jsonl")
 	text := `{"role":"user","content":"x"}` + "\n"
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatalf("os.WriteFile(path, []byte(text), 0o644): %v", err)
-	}
+	writeFile(t, path, []byte(text), 0o644)
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
@@ -302,9 +300,7 @@ func TestDialectNotBuilt(t *testing.T) {
 func TestConfigShowsDialect(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "a.jsonl")
-	if err := os.WriteFile(path, []byte("\n{oops\n"+`{"role":"user","content":"x"}`+"\n"), 0o644); err != nil {
-		t.Fatalf("os.WriteFile(path, []byte(\"\\n{oops\\n\"+`{\"role\":\"user\",\"content\":\"x\"}`+\"\\n\"), 0o644): %v", err)
-	}
+	writeFile(t, path, []byte("\n{oops\n"+`{"role":"user","content":"x"}`+"\n"), 0o644)
 	r := sessionls(t, "config", "--isolated", path)
 	r.wantCode(t, 0)
 	r.wantStdout(t, "# dialect: seed: auto (default), detected: line 3, the first line JSON.parse accepts, is a seed record\n")
@@ -325,9 +321,7 @@ func TestConfigShowsDialect(t *testing.T) {
 		t.Errorf("j.Dialect.Line = %v, want %v", j.Dialect.Line, 3)
 	}
 
-	if err := os.WriteFile(filepath.Join(dir, "sessionls.toml"), []byte("dialect = \"seed\"\n"), 0o644); err != nil {
-		t.Fatalf(`os.WriteFile(filepath.Join(dir, "sessionls.toml"), []byte("dialect = \"seed\"\n"), 0o644): %v`, err)
-	}
+	writeFile(t, filepath.Join(dir, "sessionls.toml"), []byte("dialect = \"seed\"\n"), 0o644)
 	r = sessionls(t, "config", path)
 	if want := "# dialect: seed: set by " + filepath.Join(dir, "sessionls.toml") + ":1:1\n"; !strings.Contains(r.stdout, want) {
 		t.Errorf("r.stdout = %q, want it to contain %q", r.stdout, want)

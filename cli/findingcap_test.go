@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -24,9 +23,7 @@ import (
 func blankLines(t testing.TB, n int) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "blank.jsonl")
-	if err := os.WriteFile(path, []byte(strings.Repeat(" \n", n)), 0o644); err != nil {
-		t.Fatalf(`os.WriteFile(path, []byte(strings.Repeat(" \n", n)), 0o644): %v`, err)
-	}
+	writeFile(t, path, []byte(strings.Repeat(" \n", n)), 0o644)
 	return path
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -64,9 +63,7 @@ func TestFixLosesNoAppend(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			p, stop := filepath.Join(dir, "s.jsonl"), filepath.Join(dir, "stop")
-			if err := os.WriteFile(p, pad.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			writeFile(t, p, pad.Bytes(), 0o644)
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
 			flag := "0"
@@ -92,9 +89,7 @@ func TestFixLosesNoAppend(t *testing.T) {
 				default:
 				}
 				if runs == runsWanted {
-					if err := os.WriteFile(stop, nil, 0o644); err != nil {
-						t.Fatal(err)
-					}
+					writeFile(t, stop, nil, 0o644)
 				}
 				r := sessionls(t, tc.args(p)...)
 				runs++

@@ -20,9 +20,7 @@ func copySession(t *testing.T, name string, mode os.FileMode) (string, []byte) {
 	t.Helper()
 	data := readFile(t, filepath.Join("..", "testdata", "sessions", name+".jsonl"))
 	path := filepath.Join(t.TempDir(), name+".jsonl")
-	if err := os.WriteFile(path, data, mode); err != nil {
-		t.Fatalf("os.WriteFile(path, data, mode): %v", err)
-	}
+	writeFile(t, path, data, mode)
 	if err := os.Chmod(path, mode); err != nil {
 		t.Fatalf("os.Chmod(path, mode): %v", err)
 	}
@@ -233,14 +231,9 @@ func TestCheckFixesStreamedMatchInMemory(t *testing.T) {
 	safe, unsafe := 0, 0
 	for i, data := range files {
 		path := filepath.Join(dir, strconv.Itoa(i)+".jsonl")
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatalf("os.WriteFile(path, data, 0o644): %v", err)
-		}
+		writeFile(t, path, data, 0o644)
 		rep := analysis.Analyze(data, analysis.Options{})
-		want := map[fixKey]string{}
-		for _, f := range fix.Compute(data, rep.Findings) {
-			want[fixKey{f.Line, f.Code}] = f.Safety.String()
-		}
+		want := engineFixes(data, rep.Findings)
 		for _, stdin := range []bool{false, true} {
 			var got []jsonFinding
 			if stdin {

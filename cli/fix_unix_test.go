@@ -16,9 +16,7 @@ import (
 func TestFixThroughLinkInTreeKeepsModeOwnerAndLink(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "t.jsonl")
-	if err := os.WriteFile(target, []byte("{\"role\":\"user\",\"content\":\"hi\",}\n"), 0o600); err != nil {
-		t.Fatalf(`os.WriteFile(target, []byte("{\"role\":\"user\",\"content\":\"hi\",}\n"), 0o600): %v`, err)
-	}
+	writeFile(t, target, []byte("{\"role\":\"user\",\"content\":\"hi\",}\n"), 0o600)
 	if err := os.Chmod(target, 0o604); err != nil {
 		t.Fatalf("os.Chmod(target, 0o604): %v", err)
 	}
@@ -85,9 +83,7 @@ func TestFixWriteFailureIsSaid(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "s.jsonl")
 	broken := "{\"role\":\"user\",\"content\":\"hi\",}\n"
-	if err := os.WriteFile(p, []byte(broken), 0o644); err != nil {
-		t.Fatalf("os.WriteFile(p, []byte(broken), 0o644): %v", err)
-	}
+	writeFile(t, p, []byte(broken), 0o644)
 	if out, err := exec.Command(chattr, "+i", p).CombinedOutput(); err != nil {
 		t.Skipf("chattr +i not supported here: %v %s", err, out)
 	}
@@ -128,9 +124,7 @@ func TestFixRefusesLinkOutOfTree(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(outside), 0o755); err != nil {
 		t.Fatalf("os.MkdirAll(filepath.Dir(outside), 0o755): %v", err)
 	}
-	if err := os.WriteFile(outside, []byte(fixableSession), 0o644); err != nil {
-		t.Fatalf("os.WriteFile(outside, []byte(fixableSession), 0o644): %v", err)
-	}
+	writeFile(t, outside, []byte(fixableSession), 0o644)
 	tree := filepath.Join(root, "repo", "sessions")
 	if err := os.MkdirAll(tree, 0o755); err != nil {
 		t.Fatalf("os.MkdirAll(tree, 0o755): %v", err)
@@ -157,9 +151,7 @@ func TestFixRefusesLinkOutOfTree(t *testing.T) {
 
 func TestFixRefusesReadOnly(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "s.jsonl")
-	if err := os.WriteFile(p, []byte(fixableSession), 0o444); err != nil {
-		t.Fatalf("os.WriteFile(p, []byte(fixableSession), 0o444): %v", err)
-	}
+	writeFile(t, p, []byte(fixableSession), 0o444)
 	fixNotWritten(t, p, "read-only", p, fixableSession)
 	fi, err := os.Stat(p)
 	if err != nil {
@@ -171,9 +163,7 @@ func TestFixRefusesReadOnly(t *testing.T) {
 
 	// A read-only file with nothing to fix is simply checked.
 	clean := filepath.Join(t.TempDir(), "clean.jsonl")
-	if err := os.WriteFile(clean, []byte("{\"role\":\"user\",\"content\":\"hi\"}\n"), 0o444); err != nil {
-		t.Fatalf(`os.WriteFile(clean, []byte("{\"role\":\"user\",\"content\":\"hi\"}\n"), 0o444): %v`, err)
-	}
+	writeFile(t, clean, []byte("{\"role\":\"user\",\"content\":\"hi\"}\n"), 0o444)
 	if got := sessionls(t, "check", "--fix", clean).code; got != 0 {
 		t.Errorf(`sessionls(t, "check", "--fix", clean).code = %v, want %v`, got, 0)
 	}

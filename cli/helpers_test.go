@@ -13,6 +13,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/fix"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -119,6 +122,24 @@ func writeTree(t *testing.T, files map[string]string) string {
 		}
 	}
 	return dir
+}
+
+// writeFile writes a file the test needs, or stops the test.
+func writeFile(t testing.TB, path string, data []byte, perm os.FileMode) {
+	t.Helper()
+	if err := os.WriteFile(path, data, perm); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// engineFixes is the fix engine's verdict on a whole file in memory: the
+// safety of each fix, by line and code, as check reports it.
+func engineFixes(data []byte, findings []analysis.Finding) map[fixKey]string {
+	fixes := map[fixKey]string{}
+	for _, f := range fix.Compute(data, findings) {
+		fixes[fixKey{f.Line, f.Code}] = f.Safety.String()
+	}
+	return fixes
 }
 
 // testEnv pins everything a command reads from the process.

@@ -87,9 +87,7 @@ func TestMapDOM(t *testing.T) {
 	tmp := t.TempDir()
 	write := func(name string, data []byte) string {
 		p := filepath.Join(tmp, name)
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, p, data, 0o644)
 		return p
 	}
 	var small bytes.Buffer
@@ -146,9 +144,7 @@ func TestMapDOM(t *testing.T) {
 			}
 			raw, _ := json.Marshal(want)
 			expect := filepath.Join(tmp, "expect.json")
-			if err := os.WriteFile(expect, raw, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			writeFile(t, expect, raw, 0o644)
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			args := []string{script, pagePath, expect}

@@ -94,9 +94,7 @@ func TestMapAgreesWithBudget(t *testing.T) {
 	atRepoRoot(t)
 	dir := t.TempDir()
 	big := filepath.Join(dir, "big.jsonl")
-	if err := os.WriteFile(big, transcript.Session(6000, 3), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, big, transcript.Session(6000, 3), 0o644)
 	cases := [][]string{
 		{"--max-chars", "100000", sessionPath("clean")},
 		{"--max-chars", "300", sessionPath("clean")},
@@ -183,9 +181,7 @@ func TestMapOutput(t *testing.T) {
 	// -o FILE FILE would destroy the session: refused, the file untouched.
 	p := filepath.Join(dir, "s.jsonl")
 	before, _ := os.ReadFile(sessionPath("clean"))
-	if err := os.WriteFile(p, before, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, p, before, 0o644)
 	r = sessionls(t, "map", "-o", p, p)
 	after, _ := os.ReadFile(p)
 	if r.code != ExitError || string(after) != string(before) {
@@ -237,9 +233,7 @@ func TestMapPageSize(t *testing.T) {
 		}
 		fmt.Fprintf(&b, `{"role":"user","content":"m%d"}`+"\n", i)
 	}
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, p, []byte(b.String()), 0o644)
 	r := sessionls(t, "map", "--max-chars", "1000000", p)
 	if r.code != 0 {
 		t.Fatalf("code %d stderr %q", r.code, r.stderr)
@@ -267,9 +261,7 @@ func TestMapEscapes(t *testing.T) {
 	data := `{"role":"assistant","content":"","toolCalls":[{"id":"1","name":"` + evil + `","input":null}]}` + "\n" +
 		`{"role":"tool","toolCallId":"1","isError":false,"content":"x"}` + "\n" +
 		`{"role":"user","content":` + "\n"
-	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, p, []byte(data), 0o644)
 	r := sessionls(t, "map", "--max-chars", "1000", p)
 	if r.code != ExitFindings {
 		t.Errorf("code %d; want 1 for a file that does not load", r.code)

@@ -54,9 +54,7 @@ func writeAmbiguous(t *testing.T, node string) (string, []string) {
 	t.Helper()
 	dir := t.TempDir()
 	script := filepath.Join(dir, "w.mjs")
-	if err := os.WriteFile(script, []byte(ambiguousWriter), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, script, []byte(ambiguousWriter), 0o644)
 	path := filepath.Join(dir, "s.jsonl")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -91,9 +89,7 @@ func TestPickAmbiguousCandidate(t *testing.T) {
 		t.Run(strconv.Quote(prefix), func(t *testing.T) {
 			orig := append([]byte(prefix), written...)
 			path := filepath.Join(t.TempDir(), "s.jsonl")
-			if err := os.WriteFile(path, orig, 0o644); err != nil {
-				t.Fatal(err)
-			}
+			writeFile(t, path, orig, 0o644)
 			_, ambs := fix.Plan(orig, analysis.Analyze(orig, analysis.Options{}).Findings)
 			if len(ambs) != 1 || len(ambs[0].Candidates) < 2 {
 				t.Fatalf("%d ambiguities, want 1 with at least 2 candidates", len(ambs))
@@ -182,9 +178,7 @@ func TestPickAmbiguousCandidate(t *testing.T) {
 					t.Errorf("--diff --pick %s: exit %d, diff %.200q", sel, d.code, d.stdout)
 				}
 				cp := filepath.Join(t.TempDir(), "s.jsonl")
-				if err := os.WriteFile(cp, orig, 0o644); err != nil {
-					t.Fatal(err)
-				}
+				writeFile(t, cp, orig, 0o644)
 				f := sessionls(t, "check", "--fix", "--unsafe-fixes", "--pick", sel, cp)
 				if f.code != 0 {
 					t.Errorf("--fix --pick %s: exit %d\n%s%s", sel, f.code, f.stdout, f.stderr)
@@ -230,9 +224,7 @@ func TestPickRefused(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "a.jsonl")
 	body := "{\"role\":\"user\",\"content\":\"x\"},\n"
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, p, []byte(body), 0o644)
 	tests := []struct {
 		args []string
 		code int

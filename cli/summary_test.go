@@ -20,13 +20,9 @@ func TestStepSummary(t *testing.T) {
 	atRepoRoot(t)
 	dir := t.TempDir()
 	sess := filepath.Join(dir, "session.jsonl")
-	if err := os.WriteFile(sess, transcript.Session(300, 9), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, sess, transcript.Session(300, 9), 0o644)
 	summary := filepath.Join(dir, "summary.md")
-	if err := os.WriteFile(summary, []byte("# earlier step\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, summary, []byte("# earlier step\n"), 0o644)
 	vars := map[string]string{"GITHUB_STEP_SUMMARY": summary}
 
 	files := []string{sess, sessionPath("clean"), sessionPath("demo")}
@@ -100,9 +96,7 @@ func TestStepSummaryEscapes(t *testing.T) {
 	p := filepath.Join(dir, "x.jsonl")
 	data := `{"role":"assistant","content":"","toolCalls":[{"id":"1","name":"a|b<img src=x>\n| c","input":null}]}` + "\n" +
 		`{"role":"tool","toolCallId":"1","isError":false,"content":"x"}` + "\n"
-	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, p, []byte(data), 0o644)
 	summary := filepath.Join(dir, "s.md")
 	e, out, errb := testEnv("", map[string]string{"GITHUB_STEP_SUMMARY": summary})
 	if r := runWith(t, e, out, errb, "check", "--step-summary", p); r.code != 0 {

@@ -72,9 +72,7 @@ func TestTrimToFile(t *testing.T) {
 
 	// Trim in place, keeping an existing file's mode.
 	inplace := filepath.Join(dir, "inplace.jsonl")
-	if err := os.WriteFile(inplace, src, 0o640); err != nil {
-		t.Fatalf("os.WriteFile(inplace, src, 0o640): %v", err)
-	}
+	writeFile(t, inplace, src, 0o640)
 	if err := os.Chmod(inplace, 0o640); err != nil {
 		t.Fatalf("os.Chmod(inplace, 0o640): %v", err)
 	}
@@ -103,9 +101,7 @@ func TestTrimRefuses(t *testing.T) {
 	atRepoRoot(t)
 	dir := t.TempDir()
 	existing := filepath.Join(dir, "existing.jsonl")
-	if err := os.WriteFile(existing, []byte("keep me\n"), 0o644); err != nil {
-		t.Fatalf(`os.WriteFile(existing, []byte("keep me\n"), 0o644): %v`, err)
-	}
+	writeFile(t, existing, []byte("keep me\n"), 0o644)
 	for _, tc := range []struct {
 		name, session, budget, stderr string
 	}{

@@ -23,9 +23,7 @@ func TestTrimToFileKeepsOwnerAndMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "out.jsonl")
-	if err := os.WriteFile(out, []byte("old\n"), 0o600); err != nil {
-		t.Fatalf(`os.WriteFile(out, []byte("old\n"), 0o600): %v`, err)
-	}
+	writeFile(t, out, []byte("old\n"), 0o600)
 	if err := os.Chown(out, 4321, 8765); err != nil {
 		t.Fatalf("os.Chown(out, 4321, 8765): %v", err)
 	}
