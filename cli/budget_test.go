@@ -62,9 +62,7 @@ func TestBudgetJSONExactKeys(t *testing.T) {
 	}{{"units", "300"}, {"clean", "10"}, {"demo", "100"}} {
 		r := sessionls(t, "budget", "--format", "json", "--max-chars", tc.budget, sessionPath(tc.session))
 		raw := json.RawMessage(r.stdout)
-		if want, got := ([]string{"file", "messages", "totalChars", "units", "budget", "cutoff", "error", "minBudget"}), keysOf(raw); !reflect.DeepEqual(got, want) {
-			t.Errorf("keysOf(raw) = %+v, want %+v", got, want)
-		}
+		wantEqual(t, "keysOf(raw)", keysOf(raw), []string{"file", "messages", "totalChars", "units", "budget", "cutoff", "error", "minBudget"})
 		var top map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &top); err != nil {
 			t.Fatalf("json.Unmarshal(raw, &top): %v", err)
@@ -77,14 +75,10 @@ func TestBudgetJSONExactKeys(t *testing.T) {
 			t.Error("units is an array, never null: units is nil, want non-nil")
 		}
 		for _, u := range units {
-			if want, got := ([]string{"startLine", "endLine", "messages", "chars"}), keysOf(u); !reflect.DeepEqual(got, want) {
-				t.Errorf("keysOf(u) = %+v, want %+v", got, want)
-			}
+			wantEqual(t, "keysOf(u)", keysOf(u), []string{"startLine", "endLine", "messages", "chars"})
 		}
 		if string(top["cutoff"]) != "null" {
-			if want, got := ([]string{"firstKeptLine", "keptUnits", "keptChars"}), keysOf(top["cutoff"]); !reflect.DeepEqual(got, want) {
-				t.Errorf(`keysOf(top["cutoff"]) = %+v, want %+v`, got, want)
-			}
+			wantEqual(t, `keysOf(top["cutoff"])`, keysOf(top["cutoff"]), []string{"firstKeptLine", "keptUnits", "keptChars"})
 			if got := string(top["error"]); got != "null" {
 				t.Errorf(`string(top["error"]) = %q, want %q`, got, "null")
 			}
@@ -356,28 +350,18 @@ func TestCostsByHand(t *testing.T) {
 	}
 	clean := units("clean")
 	// {"role":"user","content":"List the files in the repo and summarize the README."} + 1
-	if want := (unitJSON{1, 1, 1, 81, nil}); !reflect.DeepEqual(clean[0], want) {
-		t.Errorf("clean[0] = %+v, want %+v", clean[0], want)
-	}
+	wantEqual(t, "clean[0]", clean[0], unitJSON{1, 1, 1, 81, nil})
 	// Lines 4-5: the README result holds «», a tab escape and 🎉 (2 UTF-16 units).
-	if want := (unitJSON{4, 5, 2, 247, nil}); !reflect.DeepEqual(clean[2], want) {
-		t.Errorf("clean[2] = %+v, want %+v", clean[2], want)
-	}
+	wantEqual(t, "clean[2]", clean[2], unitJSON{4, 5, 2, 247, nil})
 	// {"role":"user","content":"Great, thanks."} + 1
-	if want := (unitJSON{7, 7, 1, 43, nil}); !reflect.DeepEqual(clean[4], want) {
-		t.Errorf("clean[4] = %+v, want %+v", clean[4], want)
-	}
+	wantEqual(t, "clean[4]", clean[4], unitJSON{7, 7, 1, 43, nil})
 	u := units("units")
 	// Line 16 re-serialized: \u2028 stays literal (1), the surrogate pair is 2
 	// units, \u0001 stays escaped (6).
-	if want, got := (unitJSON{16, 16, 1, 53, nil}), u[len(u)-1]; !reflect.DeepEqual(got, want) {
-		t.Errorf("u[len(u)-1] = %+v, want %+v", got, want)
-	}
+	wantEqual(t, "u[len(u)-1]", u[len(u)-1], unitJSON{16, 16, 1, 53, nil})
 	crlf := units("crlf_ok")
 	// The CR before each LF is JSON whitespace: not counted.
-	if want := (unitJSON{1, 1, 1, 43, nil}); !reflect.DeepEqual(crlf[0], want) {
-		t.Errorf("crlf[0] = %+v, want %+v", crlf[0], want)
-	}
+	wantEqual(t, "crlf[0]", crlf[0], unitJSON{1, 1, 1, 43, nil})
 }
 
 // TestCheckVerdictsMatchNodeOracle: the lines check reports as refused

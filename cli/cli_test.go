@@ -213,9 +213,7 @@ func TestCheckDisable(t *testing.T) {
 	if !(len(want) < len(all)) {
 		t.Fatalf("units.jsonl should have a swept-message finding: %+v: len(want) < len(all) is false, want true", all)
 	}
-	if !reflect.DeepEqual(some, want) {
-		t.Errorf("some = %+v, want %+v", some, want)
-	}
+	wantEqual(t, "some", some, want)
 }
 
 func TestCheckStdin(t *testing.T) {
@@ -237,9 +235,7 @@ func TestCheckStdin(t *testing.T) {
 		}
 		fromStdin[i].File = fromFile[i].File
 	}
-	if !reflect.DeepEqual(fromStdin, fromFile) {
-		t.Errorf("fromStdin = %+v, want %+v", fromStdin, fromFile)
-	}
+	wantEqual(t, "fromStdin", fromStdin, fromFile)
 
 	// Without --stdin-filename the file is "-".
 	e, out, errb = testEnv(string(data), nil)
@@ -269,9 +265,7 @@ func TestCheckDirectoryRecursion(t *testing.T) {
 	for _, f := range checkJSON(t, ".") {
 		files = append(files, f.File)
 	}
-	if want := ([]string{"a.jsonl", "b.jsonl", "sub/a.jsonl", "sub/deeper/c.jsonl"}); !reflect.DeepEqual(files, want) {
-		t.Errorf("files = %+v, want %+v", files, want)
-	}
+	wantEqual(t, "files", files, []string{"a.jsonl", "b.jsonl", "sub/a.jsonl", "sub/deeper/c.jsonl"})
 	r.wantStdout(t, "in 4 of 5 files.")
 	// A file named explicitly is checked whatever its name.
 	if got := len(checkJSON(t, "notes.txt")); got != 1 {
@@ -324,9 +318,7 @@ func TestCheckShards(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "d0", "new.jsonl"), []byte(badLine), 0o644)
 	after := shardFiles(t, "2/3")
 	after = slices.DeleteFunc(after, func(s string) bool { return s == "d0/new.jsonl" })
-	if !reflect.DeepEqual(after, before) {
-		t.Errorf("after = %+v, want %+v", after, before)
-	}
+	wantEqual(t, "after", after, before)
 }
 
 func shardFiles(t *testing.T, shard string) []string {
@@ -397,9 +389,7 @@ func TestCheckIOErrors(t *testing.T) {
 	r.wantCode(t, 2)
 	log := validateSARIF(t, []byte(r.stdout), 0)
 	inv := log["runs"].([]any)[0].(map[string]any)["invocations"].([]any)[0].(map[string]any)
-	if !reflect.DeepEqual(inv["executionSuccessful"], false) {
-		t.Errorf(`inv["executionSuccessful"] = %+v, want %v`, inv["executionSuccessful"], false)
-	}
+	wantEqual(t, `inv["executionSuccessful"]`, inv["executionSuccessful"], false)
 
 	if os.Geteuid() != 0 {
 		writeFile(t, "locked.jsonl", []byte(badLine), 0o000)

@@ -84,12 +84,8 @@ func TestCheckReadsConfiguration(t *testing.T) {
 	// 10 under tight/ (.sessionls.toml beats sessionls.toml); drafts/ is
 	// excluded from the search; strict/ fails on warnings by an override,
 	// except lenient.jsonl by a later one.
-	if want := ([]string{analysis.CodeBudgetCutoff}); !reflect.DeepEqual(m["clean.jsonl"], want) {
-		t.Errorf(`m["clean.jsonl"] = %+v, want %+v`, m["clean.jsonl"], want)
-	}
-	if want := ([]string{analysis.CodeBudgetExceeded}); !reflect.DeepEqual(m["tight/clean.jsonl"], want) {
-		t.Errorf(`m["tight/clean.jsonl"] = %+v, want %+v`, m["tight/clean.jsonl"], want)
-	}
+	wantEqual(t, `m["clean.jsonl"]`, m["clean.jsonl"], []string{analysis.CodeBudgetCutoff})
+	wantEqual(t, `m["tight/clean.jsonl"]`, m["tight/clean.jsonl"], []string{analysis.CodeBudgetExceeded})
 	if _, ok := m["drafts/broken.jsonl"]; ok {
 		t.Errorf("m = %+v, want it without the key %q", m, "drafts/broken.jsonl")
 	}
@@ -110,9 +106,7 @@ func TestCheckReadsConfiguration(t *testing.T) {
 	r = sessionls(t, "check", "--strict=false", "strict/units.jsonl")
 	r.wantCode(t, 0)
 	m, r = findingsByFile(t, "--budget", "100000", "tight/clean.jsonl")
-	if want := ([]string{analysis.CodeBudgetCutoff}); !reflect.DeepEqual(m["tight/clean.jsonl"], want) {
-		t.Errorf(`m["tight/clean.jsonl"] = %+v, want %+v`, m["tight/clean.jsonl"], want)
-	}
+	wantEqual(t, `m["tight/clean.jsonl"]`, m["tight/clean.jsonl"], []string{analysis.CodeBudgetCutoff})
 	r.wantCode(t, 0)
 	m, _ = findingsByFile(t, "--disable", "budget-cutoff", "clean.jsonl")
 	if len(m["clean.jsonl"]) != 0 {
@@ -279,18 +273,14 @@ func TestConfigCommand(t *testing.T) {
 	if !j.SessionFile {
 		t.Error("j.SessionFile is false, want true")
 	}
-	if !reflect.DeepEqual(j.Settings["strict"].Value, false) {
-		t.Errorf(`j.Settings["strict"].Value = %+v, want %v`, j.Settings["strict"].Value, false)
-	}
+	wantEqual(t, `j.Settings["strict"].Value`, j.Settings["strict"].Value, false)
 	if j.Settings["strict"].Override != 2 {
 		t.Errorf(`j.Settings["strict"].Override = %v, want %v`, j.Settings["strict"].Override, 2)
 	}
 	if j.Settings["strict"].Line != 10 {
 		t.Errorf(`j.Settings["strict"].Line = %v, want %v`, j.Settings["strict"].Line, 10)
 	}
-	if want := float64(7); !reflect.DeepEqual(j.Settings["budget"].Value, want) {
-		t.Errorf(`j.Settings["budget"].Value = %+v, want %v`, j.Settings["budget"].Value, want)
-	}
+	wantEqual(t, `j.Settings["budget"].Value`, j.Settings["budget"].Value, float64(7))
 	if j.Settings["budget"].Source != "flag --budget" {
 		t.Errorf(`j.Settings["budget"].Source = %q, want %q`, j.Settings["budget"].Source, "flag --budget")
 	}

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -36,13 +35,9 @@ func TestCheckStreamedFixesOfDamage(t *testing.T) {
 					got[fixKey{f.Line, f.Code}] = *f.Fix
 				}
 			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("got %+v, want %+v", got, want)
-			}
+			wantEqual(t, "got", got, want)
 			if name == "split" {
-				if expected := (map[fixKey]string{{2, analysis.CodeSplitRecord}: "safe"}); !reflect.DeepEqual(want, expected) {
-					t.Errorf("the join, on the first line only: want = %+v, want %+v", want, expected)
-				}
+				wantEqual(t, "the join, on the first line only: want", want, map[fixKey]string{{2, analysis.CodeSplitRecord}: "safe"})
 			}
 		})
 	}

@@ -81,10 +81,7 @@ func loadDamage(t *testing.T, dir, prefix string) []damageFile {
 	sort.Strings(paths)
 	var out []damageFile
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := readFile(t, p)
 		tb, err := os.ReadFile(strings.TrimSuffix(p, ".jsonl") + ".truth.json")
 		if err != nil {
 			t.Fatalf("%s has no truth: %v", p, err)
@@ -343,14 +340,34 @@ func judgeDamage(f damageFile, unsafe []byte, uv nodeoracle.File, safe []byte, s
 // that it was probably deleted as an orphan (its assistant lost to the
 // damage): the reader then knows which fix dropped it.
 func orphanHint(records []damageRecord, r damageRecord, kept map[string]int) string {
+	a, ok := declaringAssistant(records, r, func(a damageRecord) bool { return kept[a.Text] == 0 })
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf(" (deleted as an orphan? its assistant %d.%d, %s in the damaged file, is not kept)", a.Stream, a.Append, a.State)
+}
+
+// orphanOfAbsent reports whether r is a tool result whose assistant is
+// "absent" in the truth: no byte of it landed in the file.
+func orphanOfAbsent(records []damageRecord, r damageRecord) bool {
+	_, ok := declaringAssistant(records, r, func(a damageRecord) bool { return a.State == "absent" })
+	return ok
+}
+
+// declaringAssistant returns, when r is a tool result, the first record in
+// records for which ok holds that is an assistant declaring r's tool call.
+func declaringAssistant(records []damageRecord, r damageRecord, ok func(damageRecord) bool) (damageRecord, bool) {
 	var tr struct {
 		Role       string `json:"role"`
 		ToolCallID string `json:"toolCallId"`
 	}
 	if json.Unmarshal([]byte(r.Text), &tr) != nil || tr.Role != "tool" {
-		return ""
+		return damageRecord{}, false
 	}
 	for _, a := range records {
+		if !ok(a) {
+			continue
+		}
 		var as struct {
 			Role      string `json:"role"`
 			ToolCalls []struct {
@@ -361,41 +378,12 @@ func orphanHint(records []damageRecord, r damageRecord, kept map[string]int) str
 			continue
 		}
 		for _, c := range as.ToolCalls {
-			if c.ID == tr.ToolCallID && kept[a.Text] == 0 {
-				return fmt.Sprintf(" (deleted as an orphan? its assistant %d.%d, %s in the damaged file, is not kept)", a.Stream, a.Append, a.State)
-			}
-		}
-	}
-	return ""
-}
-
-// orphanOfAbsent reports whether r is a tool result whose assistant is
-// "absent" in the truth: no byte of it landed in the file.
-func orphanOfAbsent(records []damageRecord, r damageRecord) bool {
-	var tr struct {
-		Role       string `json:"role"`
-		ToolCallID string `json:"toolCallId"`
-	}
-	if json.Unmarshal([]byte(r.Text), &tr) != nil || tr.Role != "tool" {
-		return false
-	}
-	for _, a := range records {
-		var as struct {
-			Role      string `json:"role"`
-			ToolCalls []struct {
-				ID string `json:"id"`
-			} `json:"toolCalls"`
-		}
-		if a.State != "absent" || json.Unmarshal([]byte(a.Text), &as) != nil || as.Role != "assistant" {
-			continue
-		}
-		for _, c := range as.ToolCalls {
 			if c.ID == tr.ToolCallID {
-				return true
+				return a, true
 			}
 		}
 	}
-	return false
+	return damageRecord{}, false
 }
 
 func maps(m map[string]int) map[string]int {

@@ -78,18 +78,10 @@ func TestCheckFileThroughDialect(t *testing.T) {
 	if want, got := int64(1), fk.plans.Load(); got != want {
 		t.Errorf("fix marks planned once by the dialect: fk.plans.Load() = %v, want %v", got, want)
 	}
-	if !reflect.DeepEqual(fakeF, seedF) {
-		t.Errorf("fakeF = %+v, want %+v", fakeF, seedF)
-	}
-	if !reflect.DeepEqual(fakeFixes, seedFixes) {
-		t.Errorf("fakeFixes = %+v, want %+v", fakeFixes, seedFixes)
-	}
-	if !reflect.DeepEqual(fakeMore, seedMore) {
-		t.Errorf("fakeMore = %+v, want %+v", fakeMore, seedMore)
-	}
-	if !reflect.DeepEqual(fakeCut, seedCut) {
-		t.Errorf("fakeCut = %+v, want %+v", fakeCut, seedCut)
-	}
+	wantEqual(t, "fakeF", fakeF, seedF)
+	wantEqual(t, "fakeFixes", fakeFixes, seedFixes)
+	wantEqual(t, "fakeMore", fakeMore, seedMore)
+	wantEqual(t, "fakeCut", fakeCut, seedCut)
 	safe, unsafe := fakeFixes.count()
 	if safe <= 0 {
 		t.Errorf("safe = %v, want > 0", safe)
@@ -105,12 +97,8 @@ func TestCheckFileThroughDialect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(stdinF, seedF) {
-		t.Errorf("stdinF = %+v, want %+v", stdinF, seedF)
-	}
-	if !reflect.DeepEqual(stdinFixes, seedFixes) {
-		t.Errorf("stdinFixes = %+v, want %+v", stdinFixes, seedFixes)
-	}
+	wantEqual(t, "stdinF", stdinF, seedF)
+	wantEqual(t, "stdinFixes", stdinFixes, seedFixes)
 }
 
 // TestPlanFixesCappedCounts: the findings past the cap are planned by line
@@ -138,15 +126,9 @@ func TestPlanFixesCappedCounts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %+v, want %+v", got, want)
-	}
-	if !reflect.DeepEqual(gotCounts, wantCounts) {
-		t.Errorf("gotCounts = %+v, want %+v", gotCounts, wantCounts)
-	}
-	if want := (fixCounts{safe: 3}); !reflect.DeepEqual(gotCounts, want) {
-		t.Errorf("gotCounts = %+v, want %+v", gotCounts, want)
-	}
+	wantEqual(t, "got", got, want)
+	wantEqual(t, "gotCounts", gotCounts, wantCounts)
+	wantEqual(t, "gotCounts", gotCounts, fixCounts{safe: 3})
 }
 
 // TestFixDataThroughDialect: --fix and --diff repair through the file's
@@ -173,9 +155,7 @@ func TestFixDataThroughDialect(t *testing.T) {
 	if want, got := int64(2), fk.fixAlls.Load(); got != want {
 		t.Errorf("the fixes, then what --unsafe-fixes would add: fk.fixAlls.Load() = %v, want %v", got, want)
 	}
-	if !reflect.DeepEqual(fakeRun, seedRun) {
-		t.Errorf("fakeRun = %+v, want %+v", fakeRun, seedRun)
-	}
+	wantEqual(t, "fakeRun", fakeRun, seedRun)
 	if len(fakeRun.diff) == 0 {
 		t.Error("fakeRun.diff is empty, want some")
 	}

@@ -57,9 +57,7 @@ func TestFindingsCap(t *testing.T) {
 	if len(got) != maxListedPerCode {
 		t.Fatalf("len(got) = %d, want %d: %+v", len(got), maxListedPerCode, got)
 	}
-	if want, actual := float64(more), got[len(got)-1]["omitted"]; !reflect.DeepEqual(actual, want) {
-		t.Errorf(`got[len(got)-1]["omitted"] = %+v, want %v`, actual, want)
-	}
+	wantEqual(t, `got[len(got)-1]["omitted"]`, got[len(got)-1]["omitted"], float64(more))
 	if _, ok := got[0]["omitted"]; ok {
 		t.Errorf("got[0] = %+v, want it without the key %q", got[0], "omitted")
 	}
@@ -235,9 +233,7 @@ func TestStreamFixesCappedHoldsNoHugeLine(t *testing.T) {
 	if got := fixes.at(0); got != nil {
 		t.Errorf("a line past maxFixLine gets no fix mark: fixes.at(0) = %+v, want nil", got)
 	}
-	if want := (fixCounts{safe: 1}); !reflect.DeepEqual(counts, want) {
-		t.Errorf("the short blank line past the cap is counted, the long one is not held: counts = %+v, want %+v", counts, want)
-	}
+	wantEqual(t, "the short blank line past the cap is counted, the long one is not held: counts", counts, fixCounts{safe: 1})
 	// Each long line allocates at most twice maxFixLine on the way.
 	if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(2*2*maxFixLine+8<<20); got > limit {
 		t.Errorf("after.TotalAlloc-before.TotalAlloc = %v, want <= %v", got, limit)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -60,6 +61,14 @@ func (r result) wantStdout(t *testing.T, subs ...string) {
 func (r result) wantStderr(t *testing.T, subs ...string) {
 	t.Helper()
 	wantContains(t, "stderr", r.stderr, subs...)
+}
+
+// wantEqual checks that got, named what in the message, is deeply equal to want.
+func wantEqual(t *testing.T, what string, got, want any) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s = %+v, want %+v", what, got, want)
+	}
 }
 
 // wantContains checks that got, named what in the message, holds each of subs.

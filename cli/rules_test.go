@@ -30,17 +30,13 @@ func TestRulesTextListsEveryCode(t *testing.T) {
 	if want := 1 + len(analysis.Codes()); len(lines) != want {
 		t.Fatalf("%v: len(lines) = %d, want %d: %+v", r.stdout, len(lines), want, lines)
 	}
-	if want, got := ([]string{"CODE", "SEVERITY", "FIX", "SUMMARY"}), strings.Fields(lines[0]); !reflect.DeepEqual(got, want) {
-		t.Errorf("strings.Fields(lines[0]) = %+v, want %+v", got, want)
-	}
+	wantEqual(t, "strings.Fields(lines[0])", strings.Fields(lines[0]), []string{"CODE", "SEVERITY", "FIX", "SUMMARY"})
 	for i, rule := range analysis.Rules() {
 		f := strings.Fields(lines[i+1])
 		if got := len(f); got < 4 {
 			t.Fatalf("%v: len(f) = %v, want >= %v", lines[i+1], got, 4)
 		}
-		if want, got := ([]string{rule.Code, rule.Severity.String(), rule.Fix.String()}), f[:3]; !reflect.DeepEqual(got, want) {
-			t.Errorf("f[:3] = %+v, want %+v", got, want)
-		}
+		wantEqual(t, "f[:3]", f[:3], []string{rule.Code, rule.Severity.String(), rule.Fix.String()})
 		if !strings.HasSuffix(lines[i+1], "  "+rule.Summary) {
 			t.Errorf(`%v: strings.HasSuffix(lines[i+1], "  "+rule.Summary) is false, want true`, lines[i+1])
 		}

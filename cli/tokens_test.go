@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -49,33 +48,22 @@ func TestBudgetTokensJSONKeys(t *testing.T) {
 	r := sessionls(t, "budget", "--format", "json", "--max-chars", "300", "--tokens", sessionPath("clean"))
 	var top map[string]json.RawMessage
 	r.decodeJSON(t, &top)
-	if want, got := ([]string{"file", "messages", "totalChars", "totalTokens", "tokenizer", "units", "budget", "budgetUnit", "cutoff", "error", "minBudget"}), jsonKeys(t, r.stdout); !reflect.DeepEqual(got, want) {
-		t.Errorf("jsonKeys(t, r.stdout) = %+v, want %+v", got, want)
-	}
-	if want, got := ([]string{"startLine", "endLine", "messages", "chars", "tokens"}), jsonKeys(t, firstUnit(t, top["units"])); !reflect.DeepEqual(got, want) {
-		t.Errorf(`jsonKeys(t, firstUnit(t, top["units"])) = %+v, want %+v`, got, want)
-	}
-	if want, got := ([]string{"firstKeptLine", "keptUnits", "keptChars", "keptTokens"}), jsonKeys(t, string(top["cutoff"])); !reflect.DeepEqual(got, want) {
-		t.Errorf(`jsonKeys(t, string(top["cutoff"])) = %+v, want %+v`, got, want)
-	}
-	if same, err := jsonEqual(`"chars"`, string(top["budgetUnit"])); err != nil || !same {
-		t.Errorf("budgetUnit = %s, want %s (%v)", top["budgetUnit"], `"chars"`, err)
-	}
+	wantEqual(t, "jsonKeys(t, r.stdout)", jsonKeys(t, r.stdout), []string{"file", "messages", "totalChars", "totalTokens", "tokenizer", "units", "budget", "budgetUnit", "cutoff", "error", "minBudget"})
+	wantEqual(t, `jsonKeys(t, firstUnit(t, top["units"]))`, jsonKeys(t, firstUnit(t, top["units"])), []string{"startLine", "endLine", "messages", "chars", "tokens"})
+	wantEqual(t, `jsonKeys(t, string(top["cutoff"]))`, jsonKeys(t, string(top["cutoff"])), []string{"firstKeptLine", "keptUnits", "keptChars", "keptTokens"})
+	var bj budgetJSON
+	r.decodeJSON(t, &bj)
+	wantEqual(t, "budgetUnit", bj.BudgetUnit, "chars")
 
 	r = sessionls(t, "budget", "--format", "json", "--max-tokens", "60", sessionPath("clean"))
-	r.decodeJSON(t, &top)
-	if same, err := jsonEqual(`"tokens"`, string(top["budgetUnit"])); err != nil || !same {
-		t.Errorf("budgetUnit = %s, want %s (%v)", top["budgetUnit"], `"tokens"`, err)
-	}
-	if same, err := jsonEqual(`60`, string(top["budget"])); err != nil || !same {
-		t.Errorf("budget = %s, want %s (%v)", top["budget"], `60`, err)
-	}
+	bj = budgetJSON{}
+	r.decodeJSON(t, &bj)
+	wantEqual(t, "budgetUnit", bj.BudgetUnit, "tokens")
+	wantEqual(t, "budget", bj.Budget, int64(60))
 
 	// Without tokens, the output has exactly the keys it always had.
 	r = sessionls(t, "budget", "--format", "json", "--max-chars", "300", sessionPath("clean"))
-	if want, got := ([]string{"file", "messages", "totalChars", "units", "budget", "cutoff", "error", "minBudget"}), jsonKeys(t, r.stdout); !reflect.DeepEqual(got, want) {
-		t.Errorf("jsonKeys(t, r.stdout) = %+v, want %+v", got, want)
-	}
+	wantEqual(t, "jsonKeys(t, r.stdout)", jsonKeys(t, r.stdout), []string{"file", "messages", "totalChars", "units", "budget", "cutoff", "error", "minBudget"})
 	wantNotContains(t, "stdout", r.stdout, "okens")
 }
 
@@ -283,17 +271,4 @@ func TestTokensFromConfiguration(t *testing.T) {
 	if tr.stdout != want.stdout {
 		t.Errorf("tr.stdout = %q, want %q", tr.stdout, want.stdout)
 	}
-}
-
-// jsonEqual reports whether two JSON texts encode the same value; an error
-// says one of them is not JSON.
-func jsonEqual(want, got string) (bool, error) {
-	var w, g any
-	if err := json.Unmarshal([]byte(want), &w); err != nil {
-		return false, fmt.Errorf("want %q is not JSON: %w", want, err)
-	}
-	if err := json.Unmarshal([]byte(got), &g); err != nil {
-		return false, fmt.Errorf("got %q is not JSON: %w", got, err)
-	}
-	return reflect.DeepEqual(w, g), nil
 }

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 	"syscall"
 	"testing"
 )
@@ -39,9 +38,7 @@ func TestTrimToFileKeepsOwnerAndMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := fi.Sys().(*syscall.Stat_t)
-	if want, got := ([2]uint32{4321, 8765}), ([2]uint32{st.Uid, st.Gid}); !reflect.DeepEqual(got, want) {
-		t.Errorf("owner and group: [2]uint32{st.Uid, st.Gid} = %+v, want %+v", got, want)
-	}
+	wantEqual(t, "owner and group: [2]uint32{st.Uid, st.Gid}", [2]uint32{st.Uid, st.Gid}, [2]uint32{4321, 8765})
 	if got := fi.Mode(); got != want {
 		t.Errorf("mode: fi.Mode() = %v, want %v", got, want)
 	}

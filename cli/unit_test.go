@@ -80,9 +80,7 @@ func TestParseDisabled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (map[string]bool{"swept-message": true, "duplicate-call-id": true}); !reflect.DeepEqual(m, want) {
-		t.Errorf("m = %+v, want %+v", m, want)
-	}
+	wantEqual(t, "m", m, map[string]bool{"swept-message": true, "duplicate-call-id": true})
 	_, err = parseDisabled([]string{"swept-message", "no-such-code"})
 	if err == nil {
 		t.Fatal("err = nil, want an error")
@@ -108,26 +106,24 @@ func TestProgressLine(t *testing.T) {
 
 func TestProgressOnlyOnATerminalAfterASecond(t *testing.T) {
 	var done, bytesRead = newCounter(3), newCounter(5_000_000)
-	t.Run("not a terminal", func(t *testing.T) {
-		e, _, errb := testEnv("", nil)
-		p := newProgress(e, 10, done, bytesRead)
-		time.Sleep(3 * progressInterval)
-		p.stop()
-		if got := errb.String(); got != "" {
-			t.Errorf("errb.String() = %q, want empty", got)
-		}
-	})
-	t.Run("terminal, fast run", func(t *testing.T) {
-		e, _, errb := testEnv("", nil)
-		e.stderr = &lockedBuffer{b: errb}
-		e.stderrTTY = true
-		p := newProgress(e, 10, done, bytesRead)
-		time.Sleep(3 * progressInterval)
-		p.stop()
-		if got := errb.String(); got != "" {
-			t.Errorf("nothing before the first second: errb.String() = %q, want empty", got)
-		}
-	})
+	// Nothing when stderr is not a terminal, nor on one before the first second.
+	for _, tc := range []struct {
+		name string
+		tty  bool
+	}{{"not a terminal", false}, {"terminal, fast run", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, _, errb := testEnv("", nil)
+			lb := &lockedBuffer{b: errb}
+			e.stderr = lb
+			e.stderrTTY = tc.tty
+			p := newProgress(e, 10, done, bytesRead)
+			time.Sleep(3 * progressInterval)
+			p.stop()
+			if got := lb.String(); got != "" {
+				t.Errorf("stderr = %q, want empty", got)
+			}
+		})
+	}
 	t.Run("terminal, slow run", func(t *testing.T) {
 		e, _, errb := testEnv("", nil)
 		lb := &lockedBuffer{b: errb}
@@ -455,9 +451,7 @@ func validateSARIF(t *testing.T, data []byte, wantResults int) map[string]any {
 			t.Errorf("rule %s level = %v, want none, note, warning or error", id, lvl)
 		}
 	}
-	if want := analysis.Codes(); !reflect.DeepEqual(ruleIDs, want) {
-		t.Errorf("a rule for every code: ruleIDs = %+v, want %+v", ruleIDs, want)
-	}
+	wantEqual(t, "a rule for every code: ruleIDs", ruleIDs, analysis.Codes())
 	if !reflect.DeepEqual(run["columnKind"], "utf16CodeUnits") {
 		t.Errorf(`run["columnKind"] = %+v, want %q`, run["columnKind"], "utf16CodeUnits")
 	}
