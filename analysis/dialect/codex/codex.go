@@ -51,11 +51,7 @@ func (Dialect) Sniff(l []byte) bool {
 		return false
 	}
 	t, _ := o.str("type")
-	switch t {
-	case typeSessionMeta, typeResponseItem, typeCompacted, typeTurnContext, typeEventMsg:
-		return true
-	}
-	return false
+	return rolloutType(t)
 }
 
 // AnalyzeReader implements dialect.Dialect. It reads the stream through

@@ -16,6 +16,15 @@ const (
 	typeEventMsg     = "event_msg"
 )
 
+// rolloutType reports whether t is one of the RolloutItem types above.
+func rolloutType(t string) bool {
+	switch t {
+	case typeSessionMeta, typeResponseItem, typeCompacted, typeTurnContext, typeEventMsg:
+		return true
+	}
+	return false
+}
+
 // item kinds a record holds, as far as the history sent to the model goes.
 type itemKind uint8
 
@@ -97,11 +106,13 @@ func readRecord(l []byte) (record, string) {
 		return r, `a rollout line needs a "payload"`
 	}
 	p, isObj := object(payload)
+	if rolloutType(typ) && !isObj {
+		// Each of these is a struct (or a tagged enum) in codex-rs: serde
+		// reads it from an object only.
+		return r, typ + "'s payload must be an object"
+	}
 	switch typ {
 	case typeSessionMeta:
-		if !isObj {
-			return r, "session_meta's payload must be an object"
-		}
 		if why := p.needStrings("session_meta", "id", "timestamp", "cwd", "originator", "cli_version"); why != "" {
 			return r, why
 		}
@@ -111,9 +122,6 @@ func readRecord(l []byte) (record, string) {
 			return r, fmt.Sprintf("session_meta.id %q is not a UUID (ThreadId reads it with Uuid::parse_str)", truncate(r.sessID, 60))
 		}
 	case typeResponseItem:
-		if !isObj {
-			return r, "response_item's payload must be an object"
-		}
 		if why := readResponseItem(p, &r, "response_item"); why != "" {
 			return r, why
 		}
@@ -122,13 +130,10 @@ func readRecord(l []byte) (record, string) {
 			r.cost = width16(payload)
 		}
 	case typeCompacted:
-		if !isObj {
-			return r, "compacted's payload must be an object"
+		if why := p.needStrings("compacted", "message"); why != "" {
+			return r, why
 		}
-		msg, ok := p.str("message")
-		if !ok {
-			return r, `compacted needs a string "message"`
-		}
+		msg, _ := p.str("message")
 		r.kind = kindCompacted
 		r.sentText = msg
 		r.summary = width16([]byte(msg))
@@ -159,21 +164,15 @@ func readRecord(l []byte) (record, string) {
 			return r, "compacted.replacement_history must be an array or null"
 		}
 	case typeTurnContext:
-		if !isObj {
-			return r, "turn_context's payload must be an object"
-		}
 		if why := p.needStrings("turn_context", "cwd", "model"); why != "" {
 			return r, why
 		}
 		r.kind = kindTurnContext
 	case typeEventMsg:
-		if !isObj {
-			return r, "event_msg's payload must be an object"
+		if why := p.needStrings("event_msg", "type"); why != "" {
+			return r, why
 		}
-		et, ok := p.str("type")
-		if !ok {
-			return r, `event_msg needs a string "type"`
-		}
+		et, _ := p.str("type")
 		r.kind = kindEvent
 		r.ptype = et
 		if et == "token_count" {
