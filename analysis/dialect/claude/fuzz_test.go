@@ -11,16 +11,26 @@ import (
 	"github.com/sessionls/sessionls/analysis/line"
 )
 
-// FuzzDialect: any bytes are analysed, planned and fixed without a panic;
-// the stream's report is Analyze's; every fix's edits lie in the file,
-// sorted, within its lines.
-func FuzzDialect(f *testing.F) {
+// corpusFiles reads every transcript of the corpus, the fuzz targets' seeds.
+func corpusFiles(f *testing.F) [][]byte {
+	f.Helper()
 	files, _ := filepath.Glob(filepath.Join(corpus, "*.jsonl"))
+	var out [][]byte
 	for _, p := range files {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
 		}
+		out = append(out, data)
+	}
+	return out
+}
+
+// FuzzDialect: any bytes are analysed, planned and fixed without a panic;
+// the stream's report is Analyze's; every fix's edits lie in the file,
+// sorted, within its lines.
+func FuzzDialect(f *testing.F) {
+	for _, data := range corpusFiles(f) {
 		f.Add(data)
 		// Each line alone and the last few lines, for a quicker start.
 		lines := bytes.Split(data, []byte("\n"))
@@ -55,12 +65,7 @@ func FuzzDialect(f *testing.F) {
 // spans lie in the line, and an array content's cost summed from its
 // blocks equals JSON.stringify's of the whole array.
 func FuzzDecode(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join(corpus, "*.jsonl"))
-	for _, p := range files {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, data := range corpusFiles(f) {
 		for _, l := range bytes.Split(data, []byte("\n")) {
 			if len(l) < 2000 {
 				f.Add(l)
