@@ -33,9 +33,11 @@ var layers = map[string]int{
 	"analysis/fix":    3,
 	"analysis/tokens": 3,
 	"analysis/ctxmap": 3,
-	// session formats other than the runtime's own (issue 21): each
+	// session formats other than the runtime's own (issue 21): what the
+	// dialects share (damage codes' meanings, a JSON scanner); each
 	// dialect's reader, checks and fixes; then the registry that picks
 	// one per file
+	"analysis/dialect/shared": 3,
 	"analysis/dialect/claude": 4,
 	"analysis/dialect/codex":  4,
 	"analysis/dialect":        5,

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/sessionls/sessionls/analysis/dialect/shared"
 )
 
 // serdeDepthLimit is serde_json's recursion limit: its deserializer starts
@@ -101,161 +103,60 @@ func hex4(l []byte, i int) int {
 type obj map[string]json.RawMessage
 
 func object(raw json.RawMessage) (obj, bool) {
-	i := skipWS(raw, 0)
-	if i >= len(raw) || raw[i] != '{' {
+	at := shared.SkipWS(raw, 0)
+	if at >= len(raw) || raw[at] != '{' {
 		return nil, false
 	}
 	o := obj{}
-	i = skipWS(raw, i+1)
-	if i < len(raw) && raw[i] == '}' {
-		return o, true
-	}
-	for i < len(raw) {
+	closed := shared.Each(raw, at, func(i int) int {
 		if raw[i] != '"' {
-			return nil, false
+			return -1
 		}
-		kEnd := stringEnd(raw, i+1)
+		kEnd := shared.StringEnd(raw, i+1)
 		if kEnd < 0 {
-			return nil, false
+			return -1
 		}
 		key, ok := decodeString(raw[i : kEnd+1])
 		if !ok {
-			return nil, false
+			return -1
 		}
-		i = skipWS(raw, kEnd+1)
+		i = shared.SkipWS(raw, kEnd+1)
 		if i >= len(raw) || raw[i] != ':' {
-			return nil, false
+			return -1
 		}
-		vStart := skipWS(raw, i+1)
-		vEnd := skipValue(raw, vStart)
+		vStart := shared.SkipWS(raw, i+1)
+		vEnd := shared.SkipValue(raw, vStart)
 		if vEnd < 0 {
-			return nil, false
+			return -1
 		}
 		o[key] = raw[vStart:vEnd]
-		i = skipWS(raw, vEnd)
-		if i >= len(raw) {
-			return nil, false
-		}
-		switch raw[i] {
-		case '}':
-			return o, true
-		case ',':
-			i = skipWS(raw, i+1)
-		default:
-			return nil, false
-		}
+		return vEnd
+	})
+	if !closed {
+		return nil, false
 	}
-	return nil, false
+	return o, true
 }
 
 // elements returns a JSON array's elements, raw.
 func elements(raw json.RawMessage) ([]json.RawMessage, bool) {
-	i := skipWS(raw, 0)
-	if i >= len(raw) || raw[i] != '[' {
+	at := shared.SkipWS(raw, 0)
+	if at >= len(raw) || raw[at] != '[' {
 		return nil, false
 	}
 	var out []json.RawMessage
-	i = skipWS(raw, i+1)
-	if i < len(raw) && raw[i] == ']' {
-		return out, true
-	}
-	for i < len(raw) {
-		end := skipValue(raw, i)
+	closed := shared.Each(raw, at, func(i int) int {
+		end := shared.SkipValue(raw, i)
 		if end < 0 {
-			return nil, false
+			return -1
 		}
 		out = append(out, raw[i:end])
-		i = skipWS(raw, end)
-		if i >= len(raw) {
-			return nil, false
-		}
-		switch raw[i] {
-		case ']':
-			return out, true
-		case ',':
-			i = skipWS(raw, i+1)
-		default:
-			return nil, false
-		}
+		return end
+	})
+	if !closed {
+		return nil, false
 	}
-	return nil, false
-}
-
-func skipWS(l []byte, i int) int {
-	for i < len(l) && (l[i] == ' ' || l[i] == '\t' || l[i] == '\r' || l[i] == '\n') {
-		i++
-	}
-	return i
-}
-
-// stringEnd returns the index of the quote closing a string whose content
-// begins at l[i], or -1.
-func stringEnd(l []byte, i int) int {
-	for i < len(l) {
-		k := bytes.IndexAny(l[i:], "\"\\")
-		if k < 0 {
-			return -1
-		}
-		i += k
-		if l[i] == '"' {
-			return i
-		}
-		i += 2
-	}
-	return -1
-}
-
-// skipValue returns the end of the JSON value beginning at l[i], or -1.
-// The value was accepted by JSON.parse; the scan only follows strings and
-// brackets (and stays within l on any input).
-func skipValue(l []byte, i int) int {
-	if i >= len(l) {
-		return -1
-	}
-	switch l[i] {
-	case '"':
-		e := stringEnd(l, i+1)
-		if e < 0 {
-			return -1
-		}
-		return e + 1
-	case '{', '[':
-		depth := 0
-		for ; i < len(l); i++ {
-			switch l[i] {
-			case '"':
-				e := stringEnd(l, i+1)
-				if e < 0 {
-					return -1
-				}
-				i = e
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return -1
-	}
-	j := i
-	for j < len(l) && !isDelim(l[j]) {
-		j++
-	}
-	if j == i {
-		return -1
-	}
-	return j
-}
-
-func isDelim(c byte) bool {
-	switch c {
-	case ',', ']', '}', ' ', '\t', '\r', '\n':
-		return true
-	}
-	return false
+	return out, true
 }
 
 // decodeString decodes a string literal (quotes included).
