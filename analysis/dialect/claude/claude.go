@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/dialect/shared"
 	"github.com/sessionls/sessionls/analysis/fix"
 )
 
@@ -48,7 +49,7 @@ var knownTypes = map[string]bool{
 // and neither a top-level "role" (the runtime's messages) nor a "payload"
 // (Codex CLI's rollout lines).
 func (Dialect) Sniff(l []byte) bool {
-	at := skipWS(l, 0)
+	at := shared.SkipWS(l, 0)
 	if at >= len(l) || l[at] != '{' {
 		return false
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"unsafe"
 
+	"github.com/sessionls/sessionls/analysis/dialect/shared"
 	"github.com/sessionls/sessionls/analysis/line"
 )
 
@@ -75,7 +76,7 @@ const (
 // its own).
 func decode(l []byte, count func(string) (int, error), scratch *[]byte) *entry {
 	e := &entry{size: len(l)}
-	at := skipWS(l, 0)
+	at := shared.SkipWS(l, 0)
 	if at >= len(l) || l[at] != '{' {
 		e.bad, e.badAt = "the record is not a JSON object", spanOf(l, span{at, len(l)})
 		return e

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/sessionls/sessionls/analysis/dialect/shared"
 )
 
 // A small reader of JSON text that JSON.parse has accepted (the engine's
@@ -15,69 +17,16 @@ import (
 // panics on any input (a bad input gives wrong ranges, not a crash), and
 // it never recurses: nesting is walked with a counter.
 
-// skipWS returns the first offset at or after i that is not JSON whitespace.
-func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
-		i++
+// skipValue returns the offset just past the value that starts at b[i]:
+// len(b) when it does not end within b, and i when b[i] is a delimiter.
+func skipValue(b []byte, i int) int {
+	if e := shared.SkipValue(b, i); e >= 0 {
+		return e
 	}
-	return i
-}
-
-// skipString returns the offset just past the string literal that starts
-// at b[i] (a '"'): the next '"' not escaped (preceded by an even run of
-// backslashes), found with IndexByte, since tool outputs make long strings.
-func skipString(b []byte, i int) int {
-	for i++; i < len(b); {
-		j := bytes.IndexByte(b[i:], '"')
-		if j < 0 {
-			return len(b)
-		}
-		q := i + j
-		k := q
-		for k > i && b[k-1] == '\\' {
-			k--
-		}
-		if (q-k)%2 == 0 {
-			return q + 1
-		}
-		i = q + 1
+	if i < len(b) && shared.IsDelim(b[i]) {
+		return i
 	}
 	return len(b)
-}
-
-// skipValue returns the offset just past the value that starts at b[i].
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return len(b)
-	}
-	switch b[i] {
-	case '"':
-		return skipString(b, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				i = skipString(b, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return len(b)
-	}
-	for i < len(b) {
-		switch b[i] {
-		case ',', '}', ']', ' ', '\t', '\r', '\n':
-			return i
-		}
-		i++
-	}
-	return i
 }
 
 // span is a value's bytes, b[start:end]; the zero span is no value.
@@ -85,28 +34,30 @@ type span struct{ start, end int }
 
 // members calls fn for each member of the object at b[at] (key literal
 // with its quotes, value span); a repeated key is shown each time (the
-// last one is JSON.parse's value). It does nothing when b[at] is no '{'.
+// last one is JSON.parse's value). It does nothing when b[at] is no '{',
+// and stops at the first thing out of place.
 func members(b []byte, at int, fn func(key []byte, v span)) {
 	if at >= len(b) || b[at] != '{' {
 		return
 	}
-	i := skipWS(b, at+1)
-	for i < len(b) && b[i] == '"' {
-		ke := skipString(b, i)
-		key := b[i:ke]
-		i = skipWS(b, ke)
-		if i >= len(b) || b[i] != ':' {
-			return
+	shared.Each(b, at, func(i int) int {
+		if b[i] != '"' {
+			return -1
 		}
-		vs := skipWS(b, i+1)
+		ke := shared.StringEnd(b, i+1)
+		if ke < 0 {
+			return -1
+		}
+		key := b[i : ke+1]
+		i = shared.SkipWS(b, ke+1)
+		if i >= len(b) || b[i] != ':' {
+			return -1
+		}
+		vs := shared.SkipWS(b, i+1)
 		ve := skipValue(b, vs)
 		fn(key, span{vs, ve})
-		i = skipWS(b, ve)
-		if i >= len(b) || b[i] != ',' {
-			return
-		}
-		i = skipWS(b, i+1)
-	}
+		return ve
+	})
 }
 
 // elements calls fn for each element of the array at b[at].
@@ -114,16 +65,16 @@ func elements(b []byte, at int, fn func(k int, v span)) {
 	if at >= len(b) || b[at] != '[' {
 		return
 	}
-	i := skipWS(b, at+1)
-	for k := 0; i < len(b) && b[i] != ']'; k++ {
+	k := 0
+	shared.Each(b, at, func(i int) int {
+		if b[i] == ']' {
+			return -1 // after a trailing ','
+		}
 		ve := skipValue(b, i)
 		fn(k, span{i, ve})
-		i = skipWS(b, ve)
-		if i >= len(b) || b[i] != ',' {
-			return
-		}
-		i = skipWS(b, i+1)
-	}
+		k++
+		return ve
+	})
 }
 
 // object holds the members of an object, in order; a lookup takes the
