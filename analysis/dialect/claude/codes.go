@@ -1,6 +1,11 @@
 package claude
 
-import "github.com/sessionls/sessionls/analysis"
+import (
+	"maps"
+
+	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/dialect/shared"
+)
 
 // Codes are the finding codes this dialect reports, each with what it
 // means for a Claude Code transcript (the registry's summaries are the
@@ -8,12 +13,8 @@ import "github.com/sessionls/sessionls/analysis"
 // (tools/gendocs), and TestCodes checks that the corpus reports no other.
 func Codes() map[string]string {
 	const skipped = "Claude Code skips the line when it resumes the session, and the record it held is lost."
-	return map[string]string{
-		analysis.CodeInvalidJSON:       "A line JSON.parse rejects: " + skipped,
-		analysis.CodeTruncatedRecord:   "A record cut short by an interrupted append (the writer was killed, the disk was full): " + skipped,
-		analysis.CodeInterleavedRecord: "Pieces of appends made at the same time, interleaved: " + skipped,
-		analysis.CodeZeroFilled:        "A run of NUL bytes where the file system lost data: " + skipped,
-		analysis.CodeSplitRecord:       "A record split over several lines by raw line breaks in a string: " + skipped,
+	codes := shared.DamageCodes(skipped)
+	maps.Copy(codes, map[string]string{
 		analysis.CodeBrokenParentChain: "A record whose parentUuid names no record in the file: resuming loses every message before it.",
 		analysis.CodeDuplicateUUID:     "Two records with the same uuid.",
 		analysis.CodeMalformedRecord:   "A record of a known type whose shape Claude Code does not write.",
@@ -22,5 +23,6 @@ func Codes() map[string]string {
 		analysis.CodeDuplicateCallID:   "A tool_use id used twice: the API refuses the next request (\"tool_use ids must be unique\").",
 		analysis.CodeBudgetCutoff:      "Where the character budget cuts the conversation Claude Code resumes.",
 		analysis.CodeBudgetExceeded:    "A budget the newest unit of the conversation does not fit in, or an empty conversation.",
-	}
+	})
+	return codes
 }

@@ -1,6 +1,11 @@
 package codex
 
-import "github.com/sessionls/sessionls/analysis"
+import (
+	"maps"
+
+	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/dialect/shared"
+)
 
 // Codes are the finding codes this dialect reports, each with what it
 // means for a Codex CLI rollout (the registry's summaries are the seed
@@ -8,12 +13,8 @@ import "github.com/sessionls/sessionls/analysis"
 // (tools/gendocs), and TestCodes checks that the corpus reports no other.
 func Codes() map[string]string {
 	const skipped = "codex skips the line when it resumes the session (serde_json cannot parse it), and its item is lost."
-	return map[string]string{
-		analysis.CodeInvalidJSON:        "A line JSON.parse rejects: " + skipped,
-		analysis.CodeTruncatedRecord:    "A record cut short by an interrupted append (the writer was killed, the disk was full): " + skipped,
-		analysis.CodeInterleavedRecord:  "Pieces of appends made at the same time, interleaved: " + skipped,
-		analysis.CodeZeroFilled:         "A run of NUL bytes where the file system lost data: " + skipped,
-		analysis.CodeSplitRecord:        "A record split over several lines by raw line breaks in a string: " + skipped,
+	codes := shared.DamageCodes(skipped)
+	maps.Copy(codes, map[string]string{
 		analysis.CodeCodexResumeRefused: "A rollout codex refuses to resume as a whole (not UTF-8, empty, no session_meta).",
 		analysis.CodeCodexSkippedLine:   "A line codex's loader skips: its item is lost on resume.",
 		analysis.CodeCodexCompaction:    "Where the session was compacted: the model is sent a summary instead of the history above.",
@@ -22,5 +23,6 @@ func Codes() map[string]string {
 		analysis.CodeDuplicateCallID:    "A call_id used by an earlier call: its output answers whichever call the API pairs it with, and the other is left without one.",
 		analysis.CodeBudgetCutoff:       "Where the character budget cuts the history a resume sends.",
 		analysis.CodeBudgetExceeded:     "A budget the newest unit of the history does not fit in, or an empty history.",
-	}
+	})
+	return codes
 }
