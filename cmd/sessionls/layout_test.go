@@ -34,13 +34,15 @@ var layers = map[string]int{
 	"analysis/tokens": 3,
 	"analysis/ctxmap": 3,
 	// session formats other than the runtime's own (issue 21): what the
-	// dialects share (damage codes' meanings, a JSON scanner); each
+	// dialects share (damage codes' meanings, a JSON scanner; their tests'
+	// scaffolding); each
 	// dialect's reader, checks and fixes; then the registry that picks
 	// one per file
-	"analysis/dialect/shared": 3,
-	"analysis/dialect/claude": 4,
-	"analysis/dialect/codex":  4,
-	"analysis/dialect":        5,
+	"analysis/dialect/shared":      3,
+	"analysis/dialect/dialecttest": 3,
+	"analysis/dialect/claude":      4,
+	"analysis/dialect/codex":       4,
+	"analysis/dialect":             5,
 	// project settings; the context map's page (a renderer both front
 	// ends share)
 	"config":                  6,

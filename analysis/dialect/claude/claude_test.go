@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/dialect/dialecttest"
 	"github.com/sessionls/sessionls/analysis/tokens"
 	"github.com/sessionls/sessionls/internal/randjsonl/oracle"
 )
@@ -20,31 +21,16 @@ import (
 // fixes, and then the session has no finding: the result the interleaving
 // hid answers its call again.
 func TestInterleaved(t *testing.T) {
-	node := oracle.Node(t)
-	dir := t.TempDir()
-	cmd := exec.Command(node, filepath.Join(corpus, "gen.mjs"), dir, "interleaved")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("gen.mjs: %v\n%s", err, out)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "interleaved.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := dialecttest.Generate(t, corpus, "interleaved.jsonl", "interleaved")
 	rep := Dialect{}.Analyze(data, analysis.Options{})
-	n := 0
-	for _, f := range rep.Findings {
-		if f.Code == analysis.CodeInterleavedRecord {
-			n++
-		}
-	}
-	if n == 0 {
-		t.Fatalf("no interleaved-record finding: %v", codes(rep))
+	if len(dialecttest.OfCode(rep.Findings, analysis.CodeInterleavedRecord)) == 0 {
+		t.Fatalf("no interleaved-record finding: %v", dialecttest.LineCodes(rep.Findings))
 	}
 	res, err := Dialect{}.FixAll(context.Background(), data, analysis.Options{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := codes(res.Report); len(got) != 0 {
+	if got := dialecttest.LineCodes(res.Report.Findings); len(got) != 0 {
 		t.Errorf("after the safe fixes: %v", got)
 	}
 	if len(res.Data) != len(data) {
@@ -220,7 +206,7 @@ func TestSubagentTranscript(t *testing.T) {
 		`{"parentUuid":"s1","isSidechain":true,"agentId":"a1","type":"assistant","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Grep","input":{}}]},"uuid":"s2","sessionId":"p"}`,
 	}
 	rep := Dialect{}.Analyze([]byte(strings.Join(lines, "\n")+"\n"), analysis.Options{})
-	if got := codes(rep); len(got) != 1 || got[0] != "2:missing-tool-result" || len(rep.Messages) != 2 {
+	if got := dialecttest.LineCodes(rep.Findings); len(got) != 1 || got[0] != "2:missing-tool-result" || len(rep.Messages) != 2 {
 		t.Errorf("findings %v, %d messages", got, len(rep.Messages))
 	}
 }
@@ -239,7 +225,7 @@ func TestSyntheticNoUsage(t *testing.T) {
 		t.Errorf("usage %+v", rep.Usage)
 	}
 	if len(rep.Findings) != 0 || len(rep.Messages) != 4 {
-		t.Errorf("findings %v, %d messages", codes(rep), len(rep.Messages))
+		t.Errorf("findings %v, %d messages", dialecttest.LineCodes(rep.Findings), len(rep.Messages))
 	}
 }
 
@@ -272,7 +258,7 @@ func TestRelink(t *testing.T) {
 			}
 		}
 		if n != tc.fixes {
-			t.Errorf("%s: %d re-link fixes, want %d (findings %v)", tc.name, n, tc.fixes, codes(rep))
+			t.Errorf("%s: %d re-link fixes, want %d (findings %v)", tc.name, n, tc.fixes, dialecttest.LineCodes(rep.Findings))
 		}
 	}
 }

@@ -8,22 +8,13 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"strconv"
 	"testing"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/dialect/dialecttest"
 )
 
 const corpus = "../../../testdata/dialects/claude-code"
-
-// codes lists a report's findings as "line:code".
-func codes(rep *analysis.Report) []string {
-	var out []string
-	for _, f := range rep.Findings {
-		out = append(out, strconv.Itoa(f.Line)+":"+f.Code)
-	}
-	return out
-}
 
 // TestCorpus: the clean transcript gets no finding; each breakage is
 // named at its line with its code; FixAll with the unsafe fixes leaves
@@ -65,7 +56,7 @@ func TestCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			rep := Dialect{}.Analyze(data, analysis.Options{})
-			if got := codes(rep); !slices.Equal(got, tc.want) {
+			if got := dialecttest.LineCodes(rep.Findings); !slices.Equal(got, tc.want) {
 				t.Errorf("findings %v, want %v", got, tc.want)
 			}
 			for _, f := range rep.Findings {
@@ -86,8 +77,8 @@ func TestCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if fixed := len(codes(safe.Report)) < len(tc.want) || len(tc.want) == 0; fixed != tc.safe {
-				t.Errorf("the safe fixes alone leave %v", codes(safe.Report))
+			if fixed := len(dialecttest.LineCodes(safe.Report.Findings)) < len(tc.want) || len(tc.want) == 0; fixed != tc.safe {
+				t.Errorf("the safe fixes alone leave %v", dialecttest.LineCodes(safe.Report.Findings))
 			}
 		})
 	}
@@ -101,7 +92,7 @@ func checkFixAll(t *testing.T, data []byte, after []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := codes(res.Report); !slices.Equal(got, after) {
+	if got := dialecttest.LineCodes(res.Report.Findings); !slices.Equal(got, after) {
 		t.Errorf("after FixAll: %v, want %v", got, after)
 	}
 	again, err := Dialect{}.FixAll(context.Background(), res.Data, analysis.Options{}, true)

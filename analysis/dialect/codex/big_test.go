@@ -2,14 +2,11 @@ package codex
 
 import (
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/sessionls/sessionls/analysis"
-	"github.com/sessionls/sessionls/internal/randjsonl/oracle"
+	"github.com/sessionls/sessionls/analysis/dialect/dialecttest"
 )
 
 // TestInterleave: two writers (promises of one node process) appending
@@ -18,28 +15,16 @@ import (
 // The dialect names the interleaved lines, and FixAll rejoins the pieces
 // byte for byte: every record whole again, no error left.
 func TestInterleave(t *testing.T) {
-	node := oracle.Node(t)
-	dir := t.TempDir()
-	out, err := exec.Command(node, filepath.Join(corpus, "gen.mjs"), dir, "--big", "interleave").CombinedOutput()
-	if err != nil {
-		t.Fatalf("gen.mjs: %v\n%s", err, out)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "interleave.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := dialecttest.Generate(t, corpus, "interleave.jsonl", "--big", "interleave")
 	rep := Dialect{}.Analyze(data, analysis.Options{})
-	n := 0
-	for _, f := range rep.Findings {
-		if f.Code == analysis.CodeInterleavedRecord {
-			n++
-			if !strings.HasPrefix(f.Message, "codex skips this line") {
-				t.Errorf("line %d: %s", f.Line, f.Message)
-			}
+	interleaved := dialecttest.OfCode(rep.Findings, analysis.CodeInterleavedRecord)
+	for _, f := range interleaved {
+		if !strings.HasPrefix(f.Message, "codex skips this line") {
+			t.Errorf("line %d: %s", f.Line, f.Message)
 		}
 	}
-	if n == 0 {
-		t.Fatalf("no interleaved-record finding: %v", at(rep.Findings))
+	if len(interleaved) == 0 {
+		t.Fatalf("no interleaved-record finding: %v", dialecttest.LineCodes(rep.Findings))
 	}
 	for _, unsafe := range []bool{false, true} {
 		res, err := Dialect{}.FixAll(context.Background(), data, analysis.Options{}, unsafe)

@@ -11,28 +11,21 @@ import (
 	"testing"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/dialect/dialecttest"
 	"github.com/sessionls/sessionls/analysis/fix"
 	"github.com/sessionls/sessionls/analysis/tokens"
 )
 
 const corpus = "../../../testdata/dialects/codex"
 
-func readCorpus(t *testing.T, name string) []byte {
+// readCorpus reads one rollout of the corpus, for a test or a fuzz target.
+func readCorpus(t testing.TB, name string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(corpus, name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return data
-}
-
-// at is a finding's line and code, "line:code".
-func at(fs []analysis.Finding) []string {
-	var out []string
-	for _, f := range fs {
-		out = append(out, fmt.Sprintf("%d:%s", f.Line, f.Code))
-	}
-	return out
 }
 
 func errorsOf(fs []analysis.Finding) []analysis.Finding {
@@ -82,7 +75,7 @@ func TestCorpus(t *testing.T) {
 		t.Run(tt.file, func(t *testing.T) {
 			data := readCorpus(t, tt.file)
 			rep := Dialect{}.Analyze(data, analysis.Options{})
-			if got := at(rep.Findings); !slices.Equal(got, tt.want) {
+			if got := dialecttest.LineCodes(rep.Findings); !slices.Equal(got, tt.want) {
 				t.Errorf("findings %v, want %v", got, tt.want)
 			}
 			var all strings.Builder
@@ -106,8 +99,8 @@ func TestCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(at(rr.Findings), at(rep.Findings)) {
-				t.Errorf("AnalyzeReader %v, Analyze %v", at(rr.Findings), at(rep.Findings))
+			if !slices.Equal(dialecttest.LineCodes(rr.Findings), dialecttest.LineCodes(rep.Findings)) {
+				t.Errorf("AnalyzeReader %v, Analyze %v", dialecttest.LineCodes(rr.Findings), dialecttest.LineCodes(rep.Findings))
 			}
 		})
 	}
@@ -167,11 +160,11 @@ func TestFixAll(t *testing.T) {
 			if res.Fixed != tt.fixed || res.Lost != tt.lost {
 				t.Errorf("fixed %d losing %+v, want %d losing %+v", res.Fixed, res.Lost, tt.fixed, tt.lost)
 			}
-			if got := at(res.Report.Findings); !slices.Equal(got, tt.after) {
+			if got := dialecttest.LineCodes(res.Report.Findings); !slices.Equal(got, tt.after) {
 				t.Errorf("after the fixes: %v, want %v", got, tt.after)
 			}
 			if e := errorsOf(res.Report.Findings); len(e) > 0 != tt.refused {
-				t.Errorf("errors left: %v", at(e))
+				t.Errorf("errors left: %v", dialecttest.LineCodes(e))
 			}
 			if res.Report.Loads() == tt.refused {
 				t.Errorf("after the fixes Loads() = %v", res.Report.Loads())
@@ -370,8 +363,8 @@ func TestBudget(t *testing.T) {
 	if rep.Cutoff == nil || rep.Cutoff.KeptUnits != 6 || rep.Cutoff.FirstKeptLine != full.Units[len(full.Units)-6].StartLine {
 		t.Fatalf("cutoff %+v (units %+v)", rep.Cutoff, full.Units)
 	}
-	if !slices.Contains(at(rep.Findings), fmt.Sprintf("%d:budget-cutoff", rep.Cutoff.FirstKeptLine)) {
-		t.Errorf("findings %v", at(rep.Findings))
+	if !slices.Contains(dialecttest.LineCodes(rep.Findings), fmt.Sprintf("%d:budget-cutoff", rep.Cutoff.FirstKeptLine)) {
+		t.Errorf("findings %v", dialecttest.LineCodes(rep.Findings))
 	}
 	// A unit never parts a call from its output: the parallel calls of
 	// lines 8-9 and their outputs 10-11 are kept or dropped together.

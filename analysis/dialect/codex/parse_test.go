@@ -5,17 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"unicode/utf8"
 
-	"github.com/sessionls/sessionls/internal/randjsonl"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"testing/iotest"
 
+	"github.com/sessionls/sessionls/internal/randjsonl"
+
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/analysis/dialect/dialecttest"
 )
 
 // TestSerdeRejects: where serde_json parts from JSON.parse, at the edges.
@@ -181,7 +181,7 @@ func TestNewerCodexLines(t *testing.T) {
 `)
 	rep := Dialect{}.Analyze(data, analysis.Options{})
 	if len(rep.Findings) != 0 || !rep.Loads() {
-		t.Errorf("findings %v", at(rep.Findings))
+		t.Errorf("findings %v", dialecttest.LineCodes(rep.Findings))
 	}
 	if len(rep.Messages) != 5 {
 		t.Errorf("%d messages, want the developer message, the calls and their outputs", len(rep.Messages))
@@ -189,7 +189,7 @@ func TestNewerCodexLines(t *testing.T) {
 	// Without its output, the client tool search is a missing result; the
 	// fix adds the empty client result codex's normalization would send.
 	cut := bytes.Replace(data, []byte(`{"timestamp":"2026-09-17T08:22:55.300Z","ordinal":8,"type":"response_item","payload":{"type":"tool_search_output","call_id":"ts_1","status":"completed","execution":"client","tools":[]}}`+"\n"), nil, 1)
-	if got := at((Dialect{}).Analyze(cut, analysis.Options{}).Findings); fmt.Sprint(got) != "[8:missing-tool-result]" {
+	if got := dialecttest.LineCodes((Dialect{}).Analyze(cut, analysis.Options{}).Findings); fmt.Sprint(got) != "[8:missing-tool-result]" {
 		t.Fatalf("findings %v", got)
 	}
 	res, err := Dialect{}.FixAll(context.Background(), cut, analysis.Options{}, true)
@@ -197,7 +197,7 @@ func TestNewerCodexLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	if res.Fixed != 1 || len(res.Report.Findings) != 0 || !bytes.Contains(res.Data, []byte(`"type":"tool_search_output","call_id":"ts_1","status":"completed","execution":"client","tools":[]`)) {
-		t.Errorf("fixed %d, left %v:\n%s", res.Fixed, at(res.Report.Findings), res.Data)
+		t.Errorf("fixed %d, left %v:\n%s", res.Fixed, dialecttest.LineCodes(res.Report.Findings), res.Data)
 	}
 }
 
@@ -261,7 +261,7 @@ func TestObjectScanner(t *testing.T) {
 // FuzzDecodeLine: any line, decoded as codex's loader reads it, never
 // panics, and a line it reads has a record kind.
 func FuzzDecodeLine(f *testing.F) {
-	for _, l := range bytes.Split(readCorpusF(f, "clean.jsonl"), []byte{'\n'}) {
+	for _, l := range bytes.Split(readCorpus(f, "clean.jsonl"), []byte{'\n'}) {
 		f.Add(l)
 	}
 	f.Fuzz(func(t *testing.T, l []byte) {
@@ -271,14 +271,6 @@ func FuzzDecodeLine(f *testing.F) {
 			t.Fatalf("%q read with no type", l)
 		}
 	})
-}
-
-func readCorpusF(f *testing.F, name string) []byte {
-	data, err := os.ReadFile(filepath.Join(corpus, name))
-	if err != nil {
-		f.Fatal(err)
-	}
-	return data
 }
 
 // TestWhitespaceLines: a whitespace-only line between records is skipped by
@@ -299,13 +291,13 @@ func TestWhitespaceLines(t *testing.T) {
 	// (The engine names the pieces by its own causes; the whitespace-only
 	// piece in the middle keeps it from saying split-record today.)
 	if fmt.Sprint(lines) != "[3 4 5]" {
-		t.Fatalf("findings %v", at(rep.Findings))
+		t.Fatalf("findings %v", dialecttest.LineCodes(rep.Findings))
 	}
 	res, err := Dialect{}.FixAll(context.Background(), data, analysis.Options{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Fixed != 1 || len(res.Report.Findings) != 0 || len(res.Report.Messages) != 1 {
-		t.Errorf("fixed %d, left %v, %d messages:\n%s", res.Fixed, at(res.Report.Findings), len(res.Report.Messages), res.Data)
+		t.Errorf("fixed %d, left %v, %d messages:\n%s", res.Fixed, dialecttest.LineCodes(res.Report.Findings), len(res.Report.Messages), res.Data)
 	}
 }
