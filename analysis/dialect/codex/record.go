@@ -240,18 +240,17 @@ func readResponseItem(p obj, r *record, what string) string {
 			return why
 		}
 		r.kind = kindReasoning
-	case "function_call":
-		if why := p.needStrings(what+" function_call", "name", "arguments", "call_id"); why != "" {
+	case "function_call", "custom_tool_call":
+		// Each type's required strings, in the order they are checked:
+		// the first one missing is the one named.
+		need, family := []string{"name", "arguments", "call_id"}, famFunction
+		if t == "custom_tool_call" {
+			need, family = []string{"call_id", "name", "input"}, famCustom
+		}
+		if why := p.needStrings(what+" "+t, need...); why != "" {
 			return why
 		}
-		r.kind, r.family = kindCall, famFunction
-		r.callID, _ = p.str("call_id")
-		r.name, _ = p.str("name")
-	case "custom_tool_call":
-		if why := p.needStrings(what+" custom_tool_call", "call_id", "name", "input"); why != "" {
-			return why
-		}
-		r.kind, r.family = kindCall, famCustom
+		r.kind, r.family = kindCall, family
 		r.callID, _ = p.str("call_id")
 		r.name, _ = p.str("name")
 	case "local_shell_call":
