@@ -40,61 +40,17 @@
 //   lost-assistant an assistant record over 512 KiB fired without waiting,
 //                  its tool results landing inside it; the writer killed
 
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { CHUNK, assistant, conversation, layout, rawNewlines, rng, states, text, tool } from "./lib.mjs";
+import { runWriter, startWriter } from "./run-writer.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
 const PAGE = 4096;
 const MAX_ATTEMPTS = 60;
 
 // ---- running writers --------------------------------------------------------
-
-let jobSeq = 0;
-
-// startWriter spawns writer.mjs on job (optionally under a command prefix
-// such as prlimit) and returns the child and its event stream.
-function startWriter(job, work, prefix = []) {
-  const jobPath = join(work, `job-${jobSeq++}.json`);
-  writeFileSync(jobPath, JSON.stringify(job));
-  const argv = [...prefix, process.execPath, join(here, "writer.mjs"), jobPath];
-  const child = spawn(argv[0], argv.slice(1), { stdio: ["pipe", "pipe", "inherit"] });
-  const events = [];
-  const waiters = [];
-  let buf = "";
-  child.stdout.setEncoding("utf8");
-  child.stdout.on("data", (d) => {
-    buf += d;
-    let i;
-    while ((i = buf.indexOf("\n")) >= 0) {
-      const ev = JSON.parse(buf.slice(0, i));
-      buf = buf.slice(i + 1);
-      events.push(ev);
-      for (const w of waiters.splice(0)) w();
-    }
-  });
-  const exited = new Promise((res) => child.on("exit", (code, signal) => res({ code, signal })));
-  const until = async (pred) => {
-    for (;;) {
-      const ev = events.find(pred);
-      if (ev) return ev;
-      const more = new Promise((res) => waiters.push(res));
-      const done = await Promise.race([more.then(() => false), exited.then(() => true)]);
-      if (done) return events.find(pred);
-    }
-  };
-  return { child, events, exited, until };
-}
-
-// run writes a job with one writer and waits for it to end.
-async function run(job, work, prefix) {
-  const w = startWriter(job, work, prefix);
-  const exit = await w.exited;
-  return { events: w.events, exit };
-}
 
 // failedSteps marks the appends the writer reported failed.
 function failedSteps(events, chain = 0) {
@@ -176,7 +132,7 @@ async function interleave(r, path, work, n, i) {
     }
     rmSync(path, { force: true });
     if (variant === "promises") {
-      await run({ path, chains: msgs.map((ms) => ms.map((m) => ({ m }))) }, work);
+      await runWriter({ path, chains: msgs.map((ms) => ms.map((m) => ({ m }))) }, work);
     } else {
       const ws = msgs.map((ms) => startWriter({ path, chains: [ms.map((m) => ({ m }))], sync: true }, work));
       await Promise.all(ws.map((w) => w.until((e) => e.event === "ready")));
@@ -368,7 +324,7 @@ function zero(path, off, n) {
 // size bytes are explained by lay) and returns the layout of the whole.
 async function resume(r, path, work, tag, size, lay, streams, big) {
   const more = conversation(r, tag, 1, big);
-  await run({ path, chains: [more.map((m) => ({ m }))] }, work);
+  await runWriter({ path, chains: [more.map((m) => ({ m }))] }, work);
   const data = readFileSync(path);
   const moreAps = more.map((m) => appendOf(m));
   const lay2 = layout(data.subarray(size), [moreAps]);
@@ -385,7 +341,7 @@ async function resume(r, path, work, tag, size, lay, streams, big) {
 async function nulTail(r, path, work, small, i) {
   const msgs = conversation(r, "t", r.range(3, 5), SMALL);
   const all = msgs.map((m) => appendOf(m));
-  await run({ path, chains: [msgs.map((m) => ({ m }))] }, work);
+  await runWriter({ path, chains: [msgs.map((m) => ({ m }))] }, work);
   const clean = readFileSync(path);
   const lay = layout(clean, [all]);
   const starts = lay.where[0].map((w) => w[0].off);
@@ -429,7 +385,7 @@ async function nulHole(r, path, work, small, i) {
     }
   }
   const all = msgs.map((m) => appendOf(m));
-  await run({ path, chains: [msgs.map((m) => ({ m }))] }, work);
+  await runWriter({ path, chains: [msgs.map((m) => ({ m }))] }, work);
   const clean = readFileSync(path);
   const lay = layout(clean, [all]);
   const pages = Math.floor(clean.length / PAGE);
@@ -467,7 +423,7 @@ async function rawNewline(r, path, work, small, i) {
   const variant = ["every record", "one record"][i % 2];
   const pickOne = r.int(msgs.length);
   const steps = msgs.map((m, i) => ({ m, raw: variant === "every record" || i === pickOne || i === 0 }));
-  await run({ path, chains: [steps] }, work);
+  await runWriter({ path, chains: [steps] }, work);
   const streams = [steps.map((s) => appendOf(s.m, s.raw && rawNewlines(s.m) !== JSON.stringify(s.m)))];
   const data = readFileSync(path);
   const lay = layout(data, streams);
@@ -487,7 +443,7 @@ async function lostAssistant(r, path, work) {
   for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
     rmSync(path, { force: true });
     const steps = [...before.map((m) => ({ m })), { together: [asst, ...results], then: "kill" }];
-    await run({ path, chains: [steps] }, work);
+    await runWriter({ path, chains: [steps] }, work);
     const data = readFileSync(path);
     const lay = layout(data, streams);
     if (lay.rest !== 0) throw new Error(`${path}: ${lay.rest} bytes explained by no append`);

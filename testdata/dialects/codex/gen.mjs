@@ -14,14 +14,12 @@
 // The content is fixed (no randomness): the same OUTDIR every run, but
 // where the kernel decides (which write lands first).
 
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { runWriter, startWriter } from "../../damage/run-writer.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const writer = join(here, "..", "..", "damage", "writer.mjs");
 const CHUNK = 512 * 1024;
 
 // ---- the records, as codex-rs serializes them ----------------------------
@@ -181,41 +179,9 @@ function session() {
 
 // ---- writing, with node's appendFile ----------------------------------------
 
-let jobSeq = 0;
-function writeJob(work, job, prefix = []) {
-  const jobPath = join(work, `job-${jobSeq++}.json`);
-  writeFileSync(jobPath, JSON.stringify(job));
-  const argv = [...prefix, process.execPath, writer, jobPath];
-  return spawn(argv[0], argv.slice(1), { stdio: ["pipe", "pipe", "inherit"] });
-}
-const exited = (child) => new Promise((res) => child.on("exit", (code, signal) => res({ code, signal })));
-const events = (child) => {
-  const evs = [];
-  const waiters = [];
-  let buf = "";
-  child.stdout.setEncoding("utf8");
-  child.stdout.on("data", (d) => {
-    buf += d;
-    let i;
-    while ((i = buf.indexOf("\n")) >= 0) {
-      evs.push(JSON.parse(buf.slice(0, i)));
-      buf = buf.slice(i + 1);
-      for (const w of waiters.splice(0)) w();
-    }
-  });
-  return async (pred) => {
-    for (;;) {
-      const ev = evs.find(pred);
-      if (ev) return ev;
-      await new Promise((res) => waiters.push(res));
-    }
-  };
-};
-
 async function write(work, path, steps, prefix) {
   rmSync(path, { force: true });
-  const child = writeJob(work, { path, chains: [steps] }, prefix);
-  await exited(child);
+  await runWriter({ path, chains: [steps] }, work, prefix);
 }
 
 const L = (o) => JSON.stringify(o);
@@ -292,13 +258,12 @@ const classes = {
     const k = s.findIndex((o) => o.payload.type === "function_call_output" && o.payload.call_id === "call_Qm3cA3");
     const limit = bytes.slice(0, k).reduce((a, b) => a + b, 0) + 40;
     rmSync(path, { force: true });
-    const child = writeJob(work, { path, chains: [s.map((m) => ({ m }))], pauseOnError: true }, ["prlimit", `--fsize=${limit}:unlimited`]);
-    const until = events(child);
-    await until((e) => e.event === "error");
-    const lift = spawnSync("prlimit", ["--pid", String(child.pid), "--fsize=unlimited"], { encoding: "utf8" });
+    const w = startWriter({ path, chains: [s.map((m) => ({ m }))], pauseOnError: true }, work, ["prlimit", `--fsize=${limit}:unlimited`]);
+    await w.until((e) => e.event === "error");
+    const lift = spawnSync("prlimit", ["--pid", String(w.child.pid), "--fsize=unlimited"], { encoding: "utf8" });
     if (lift.status !== 0) throw new Error(`lifting the limit: ${lift.stderr}`);
-    child.stdin.write("go\n");
-    await exited(child);
+    w.child.stdin.write("go\n");
+    await w.exited;
   },
   // A session whose session_meta was cut (EFBIG on the first append) and
   // then went on: codex cannot find its thread id.
@@ -306,12 +271,11 @@ const classes = {
     const s = session();
     const limit = Math.floor(Buffer.byteLength(L(s[0])) / 2);
     rmSync(path, { force: true });
-    const child = writeJob(work, { path, chains: [s.map((m) => ({ m }))], pauseOnError: true }, ["prlimit", `--fsize=${limit}:unlimited`]);
-    const until = events(child);
-    await until((e) => e.event === "error");
-    spawnSync("prlimit", ["--pid", String(child.pid), "--fsize=unlimited"]);
-    child.stdin.write("go\n");
-    await exited(child);
+    const w = startWriter({ path, chains: [s.map((m) => ({ m }))], pauseOnError: true }, work, ["prlimit", `--fsize=${limit}:unlimited`]);
+    await w.until((e) => e.event === "error");
+    spawnSync("prlimit", ["--pid", String(w.child.pid), "--fsize=unlimited"]);
+    w.child.stdin.write("go\n");
+    await w.exited;
   },
   // A crash (ext4's delayed allocation): the file's size was written, the
   // data of its last appends was not, and reads back as NULs from inside
@@ -326,8 +290,7 @@ const classes = {
     truncateSync(path, from);
     truncateSync(path, data.length);
     const more = [...user("Are you still there?"), ...assistant("Yes. The last commands were lost in a crash; the fix in src/parse.rs is intact.")];
-    const child = writeJob(work, { path, chains: [more.map((m) => ({ m }))] });
-    await exited(child);
+    await runWriter({ path, chains: [more.map((m) => ({ m }))] }, work);
   },
   // A byte that is not UTF-8 (a tool's Latin-1 output pasted raw): codex
   // cannot read the file at all.
@@ -364,8 +327,7 @@ const bigClasses = {
         shellOut("call_Qr1", "0\n"),
         ...assistant("The log has no errors."),
       ];
-      const child = writeJob(work, { path, chains: [a.map((m) => ({ m })), b.map((m) => ({ m }))] });
-      await exited(child);
+      await runWriter({ path, chains: [a.map((m) => ({ m })), b.map((m) => ({ m }))] }, work);
       const text = readFileSync(path, "utf8");
       if (text.split("\n").some((l) => l.length > CHUNK && !isJSON(l))) return;
     }
