@@ -145,6 +145,16 @@ async function write(name, recs, raw = {}) {
 
 const made = [];
 
+// make writes name: a transcript of the conversation every file shares,
+// then what breakage adds; breakage may return lines to write as they are
+// in place of records (by index, as write takes them).
+async function make(seed, name, breakage) {
+  const t = new Transcript(seed);
+  conversation(t);
+  const raw = breakage(t);
+  made.push(await write(name, t.recs, raw));
+}
+
 // clean: everything Claude Code writes, no breakage.
 {
   const t = new Transcript(1);
@@ -172,42 +182,31 @@ const made = [];
 
 // missing-result-tail: the last response calls a tool and nothing answers
 // (the session was killed while the tool ran).
-{
-  const t = new Transcript(2);
-  conversation(t);
+await make(2, "missing-result-tail.jsonl", (t) => {
   finishing(t);
   t.user("Run the tests again.");
   t.response([t.toolUse("Bash", { command: "go test ./...", description: "Run the tests" })], [3, 200, 17900, 70]);
-  made.push(await write("missing-result-tail.jsonl", t.recs));
-}
+});
 
 // missing-result-mid: a call whose result was never written, then the
 // user's next prompt (what a crash between the call and its result, then
 // --resume and a new prompt, leaves).
-{
-  const t = new Transcript(3);
-  conversation(t);
+await make(3, "missing-result-mid.jsonl", (t) => {
   t.response([t.toolUse("Bash", { command: "make test", description: "Run the tests" })], [3, 200, 17900, 70]);
   t.user("Never mind, just tell me the cause.");
   finishing(t);
-  made.push(await write("missing-result-mid.jsonl", t.recs));
-}
+});
 
 // orphan-result: a tool_result whose tool_use is in no record (its
 // response was lost), alone in its record, with the answer after it.
-{
-  const t = new Transcript(4);
-  conversation(t);
+await make(4, "orphan-result.jsonl", (t) => {
   finishing(t);
   t.result("toolu_01LostLostLostLostLostLost", "ok");
   finishing(t);
-  made.push(await write("orphan-result.jsonl", t.recs));
-}
+});
 
 // orphan-block: a user record holding its call's result and an orphan.
-{
-  const t = new Transcript(5);
-  conversation(t);
+await make(5, "orphan-block.jsonl", (t) => {
   const call = t.toolUse("Bash", { command: "git status --short" });
   t.response([call], [3, 100, 18000, 40]);
   t.user([
@@ -215,60 +214,45 @@ const made = [];
     { tool_use_id: "toolu_01GoneGoneGoneGoneGoneGone", type: "tool_result", content: "stale", is_error: true },
   ]);
   finishing(t);
-  made.push(await write("orphan-block.jsonl", t.recs));
-}
+});
 
 // broken-chain: a record whose parent was never written.
-{
-  const t = new Transcript(6);
-  conversation(t);
+await make(6, "broken-chain.jsonl", (t) => {
   t.last = "b0000000-0fff-4006-8a0b-00000000dead";
   t.user("And the Dockerfile?");
   finishing(t);
-  made.push(await write("broken-chain.jsonl", t.recs));
-}
+});
 
 // duplicate-tool-use-id: two calls with the same id.
-{
-  const t = new Transcript(7);
-  conversation(t);
+await make(7, "duplicate-tool-use-id.jsonl", (t) => {
   const a = t.toolUse("Read", { file_path: "go.mod" });
   t.response([a], [3, 100, 18000, 40]);
   t.result(a.id, "module shop\n\ngo 1.23\n");
   t.response([{ ...a, input: { file_path: "go.sum" } }], [3, 100, 18100, 40]);
   t.result(a.id, "golang.org/x/text v0.14.0 h1:...");
   finishing(t);
-  made.push(await write("duplicate-tool-use-id.jsonl", t.recs));
-}
+});
 
 // duplicate-uuid: a record written twice with the same uuid, changed.
-{
-  const t = new Transcript(8);
-  conversation(t);
+await make(8, "duplicate-uuid.jsonl", (t) => {
   finishing(t);
   const last = t.recs[t.recs.length - 1];
   t.recs.push({ ...last, message: { ...last.message, content: [text("(edited) Bump go-version to 1.23.")] } });
-  made.push(await write("duplicate-uuid.jsonl", t.recs));
-}
+});
 
 // malformed-record: a user record whose content is neither string nor blocks.
-{
-  const t = new Transcript(9);
-  conversation(t);
+await make(9, "malformed-record.jsonl", (t) => {
   t.push({ ...t.base("user"), message: { role: "user", content: 42 } });
   finishing(t);
-  made.push(await write("malformed-record.jsonl", t.recs));
-}
+});
 
 // split-record: a writer that left a line break raw inside a string.
-{
-  const t = new Transcript(10);
-  conversation(t);
+await make(10, "split-record.jsonl", (t) => {
   t.user("Two lines:\nfirst and second.");
   finishing(t);
   const k = t.recs.length - 2;
-  made.push(await write("split-record.jsonl", t.recs, { [k]: line(t.recs[k]).replace("\\n", "\n") }));
-}
+  return { [k]: line(t.recs[k]).replace("\\n", "\n") };
+});
 
 // truncated-tail: the writer cut by the file size limit in its last
 // append (EFBIG), as a full disk or a kill cuts it.
