@@ -25,6 +25,23 @@ func rolloutType(t string) bool {
 	return false
 }
 
+// payloadStrings are the members a RolloutItem type's payload must have
+// as strings (serde's String fields), in the order they are checked: the
+// first one missing is the one named.
+func payloadStrings(t string) []string {
+	switch t {
+	case typeSessionMeta:
+		return []string{"id", "timestamp", "cwd", "originator", "cli_version"}
+	case typeCompacted:
+		return []string{"message"}
+	case typeTurnContext:
+		return []string{"cwd", "model"}
+	case typeEventMsg:
+		return []string{"type"}
+	}
+	return nil
+}
+
 // item kinds a record holds, as far as the history sent to the model goes.
 type itemKind uint8
 
@@ -111,11 +128,11 @@ func readRecord(l []byte) (record, string) {
 		// reads it from an object only.
 		return r, typ + "'s payload must be an object"
 	}
+	if why := p.needStrings(typ, payloadStrings(typ)...); why != "" {
+		return r, why
+	}
 	switch typ {
 	case typeSessionMeta:
-		if why := p.needStrings("session_meta", "id", "timestamp", "cwd", "originator", "cli_version"); why != "" {
-			return r, why
-		}
 		r.kind = kindSessionMeta
 		r.sessID, _ = p.str("id")
 		if !isUUID(r.sessID) {
@@ -130,9 +147,6 @@ func readRecord(l []byte) (record, string) {
 			r.cost = width16(payload)
 		}
 	case typeCompacted:
-		if why := p.needStrings("compacted", "message"); why != "" {
-			return r, why
-		}
 		msg, _ := p.str("message")
 		r.kind = kindCompacted
 		r.sentText = msg
@@ -164,14 +178,8 @@ func readRecord(l []byte) (record, string) {
 			return r, "compacted.replacement_history must be an array or null"
 		}
 	case typeTurnContext:
-		if why := p.needStrings("turn_context", "cwd", "model"); why != "" {
-			return r, why
-		}
 		r.kind = kindTurnContext
 	case typeEventMsg:
-		if why := p.needStrings("event_msg", "type"); why != "" {
-			return r, why
-		}
 		et, _ := p.str("type")
 		r.kind = kindEvent
 		r.ptype = et
