@@ -28,16 +28,6 @@ func readCorpus(t testing.TB, name string) []byte {
 	return data
 }
 
-func errorsOf(fs []analysis.Finding) []analysis.Finding {
-	var out []analysis.Finding
-	for _, f := range fs {
-		if f.Severity == analysis.SeverityError {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // TestCorpus: each rollout of testdata/dialects/codex (gen.mjs wrote them
 // with node's appendFile and real crashes) gets exactly its breakage's
 // findings, at their lines; the clean one none but its compaction.
@@ -163,7 +153,7 @@ func TestFixAll(t *testing.T) {
 			if got := dialecttest.LineCodes(res.Report.Findings); !slices.Equal(got, tt.after) {
 				t.Errorf("after the fixes: %v, want %v", got, tt.after)
 			}
-			if e := errorsOf(res.Report.Findings); len(e) > 0 != tt.refused {
+			if e := dialecttest.Errors(res.Report.Findings); len(e) > 0 != tt.refused {
 				t.Errorf("errors left: %v", dialecttest.LineCodes(e))
 			}
 			if res.Report.Loads() == tt.refused {

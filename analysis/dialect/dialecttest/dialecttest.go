@@ -43,9 +43,18 @@ func LineCodes(fs []analysis.Finding) []string {
 
 // OfCode is the findings of one code, in order.
 func OfCode(fs []analysis.Finding, code string) []analysis.Finding {
+	return where(fs, func(f analysis.Finding) bool { return f.Code == code })
+}
+
+// Errors is the findings of severity error, in order.
+func Errors(fs []analysis.Finding) []analysis.Finding {
+	return where(fs, func(f analysis.Finding) bool { return f.Severity == analysis.SeverityError })
+}
+
+func where(fs []analysis.Finding, keep func(analysis.Finding) bool) []analysis.Finding {
 	var out []analysis.Finding
 	for _, f := range fs {
-		if f.Code == code {
+		if keep(f) {
 			out = append(out, f)
 		}
 	}
