@@ -21,6 +21,7 @@ var layers = map[string]int{
 	"internal/textfmt":    0,
 	"internal/glob":       0,
 	"internal/atomicfile": 0,
+	"internal/jsonscan":   0,
 	// test and benchmark support
 	"internal/transcript":       0,
 	"internal/allocs":           0,
@@ -34,8 +35,8 @@ var layers = map[string]int{
 	"analysis/tokens": 3,
 	"analysis/ctxmap": 3,
 	// session formats other than the runtime's own (issue 21): what the
-	// dialects share (damage codes' meanings, a JSON scanner; their tests'
-	// scaffolding); each
+	// dialects share (damage codes' meanings; their tests' scaffolding);
+	// each
 	// dialect's reader, checks and fixes; then the registry that picks
 	// one per file
 	"analysis/dialect/shared":      3,

@@ -25,8 +25,8 @@ import (
 	"strings"
 
 	"github.com/sessionls/sessionls/analysis"
-	"github.com/sessionls/sessionls/analysis/dialect/shared"
 	"github.com/sessionls/sessionls/analysis/fix"
+	"github.com/sessionls/sessionls/internal/jsonscan"
 )
 
 // Dialect is Claude Code's transcript format.
@@ -49,7 +49,7 @@ var knownTypes = map[string]bool{
 // and neither a top-level "role" (the runtime's messages) nor a "payload"
 // (Codex CLI's rollout lines).
 func (Dialect) Sniff(l []byte) bool {
-	at := shared.SkipWS(l, 0)
+	at := jsonscan.SkipWS(l, 0)
 	if at >= len(l) || l[at] != '{' {
 		return false
 	}

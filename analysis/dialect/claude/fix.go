@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/sessionls/sessionls/analysis"
-	"github.com/sessionls/sessionls/analysis/dialect/shared"
 	"github.com/sessionls/sessionls/analysis/fix"
+	"github.com/sessionls/sessionls/internal/jsonscan"
 )
 
 // Fixable reports whether findings with this code can have a fix in a
@@ -272,7 +272,7 @@ func (c *conv) addResults(data []byte, pr problem) (fix.Fix, bool) {
 		strings.Join(blocks, ",") + `]},"uuid":"` + uuid + `"`
 	// The parent's sessionId and timestamp, as written.
 	al := data[anchor.offset : int(anchor.offset)+anchor.size]
-	top := objectAt(al, shared.SkipWS(al, 0))
+	top := objectAt(al, jsonscan.SkipWS(al, 0))
 	for _, k := range []string{"sessionId", "timestamp"} {
 		if v, ok := top.get(k); ok && al[v.start] == '"' {
 			rec += `,"` + k + `":` + string(al[v.start:v.end])

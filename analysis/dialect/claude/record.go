@@ -4,8 +4,8 @@ import (
 	"errors"
 	"unsafe"
 
-	"github.com/sessionls/sessionls/analysis/dialect/shared"
 	"github.com/sessionls/sessionls/analysis/line"
+	"github.com/sessionls/sessionls/internal/jsonscan"
 )
 
 // entry is what the dialect keeps of one record (a line JSON.parse
@@ -76,7 +76,7 @@ const (
 // its own).
 func decode(l []byte, count func(string) (int, error), scratch *[]byte) *entry {
 	e := &entry{size: len(l)}
-	at := shared.SkipWS(l, 0)
+	at := jsonscan.SkipWS(l, 0)
 	if at >= len(l) || l[at] != '{' {
 		e.bad, e.badAt = "the record is not a JSON object", spanOf(l, span{at, len(l)})
 		return e

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/sessionls/sessionls/analysis/dialect/shared"
+	"github.com/sessionls/sessionls/internal/jsonscan"
 )
 
 // A small reader of JSON text that JSON.parse has accepted (the engine's
@@ -20,10 +20,10 @@ import (
 // skipValue returns the offset just past the value that starts at b[i]:
 // len(b) when it does not end within b, and i when b[i] is a delimiter.
 func skipValue(b []byte, i int) int {
-	if e := shared.SkipValue(b, i); e >= 0 {
+	if e := jsonscan.SkipValue(b, i); e >= 0 {
 		return e
 	}
-	if i < len(b) && shared.IsDelim(b[i]) {
+	if i < len(b) && jsonscan.IsDelim(b[i]) {
 		return i
 	}
 	return len(b)
@@ -40,20 +40,20 @@ func members(b []byte, at int, fn func(key []byte, v span)) {
 	if at >= len(b) || b[at] != '{' {
 		return
 	}
-	shared.Each(b, at, func(i int) int {
+	jsonscan.Each(b, at, func(i int) int {
 		if b[i] != '"' {
 			return -1
 		}
-		ke := shared.StringEnd(b, i+1)
+		ke := jsonscan.StringEnd(b, i+1)
 		if ke < 0 {
 			return -1
 		}
 		key := b[i : ke+1]
-		i = shared.SkipWS(b, ke+1)
+		i = jsonscan.SkipWS(b, ke+1)
 		if i >= len(b) || b[i] != ':' {
 			return -1
 		}
-		vs := shared.SkipWS(b, i+1)
+		vs := jsonscan.SkipWS(b, i+1)
 		ve := skipValue(b, vs)
 		fn(key, span{vs, ve})
 		return ve
@@ -66,7 +66,7 @@ func elements(b []byte, at int, fn func(k int, v span)) {
 		return
 	}
 	k := 0
-	shared.Each(b, at, func(i int) int {
+	jsonscan.Each(b, at, func(i int) int {
 		if b[i] == ']' {
 			return -1 // after a trailing ','
 		}

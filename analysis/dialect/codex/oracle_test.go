@@ -12,8 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/sessionls/sessionls/analysis/dialect/shared"
 	"github.com/sessionls/sessionls/analysis/line"
+	"github.com/sessionls/sessionls/internal/jsonscan"
 	"github.com/sessionls/sessionls/internal/randjsonl"
 )
 
@@ -147,27 +147,27 @@ type member struct{ key, start, end int }
 // membersAt lists the members of the object value at l[i:].
 func membersAt(l []byte, i int) []member {
 	var out []member
-	i = shared.SkipWS(l, i)
+	i = jsonscan.SkipWS(l, i)
 	if i >= len(l) || l[i] != '{' {
 		return nil
 	}
-	i = shared.SkipWS(l, i+1)
+	i = jsonscan.SkipWS(l, i+1)
 	for i < len(l) && l[i] == '"' {
 		k := i
-		e := shared.StringEnd(l, i+1)
+		e := jsonscan.StringEnd(l, i+1)
 		if e < 0 {
 			return nil
 		}
-		i = shared.SkipWS(l, e+1) + 1 // past ':'
-		vs := shared.SkipWS(l, i)
-		ve := shared.SkipValue(l, vs)
+		i = jsonscan.SkipWS(l, e+1) + 1 // past ':'
+		vs := jsonscan.SkipWS(l, i)
+		ve := jsonscan.SkipValue(l, vs)
 		if ve < 0 {
 			return nil
 		}
 		out = append(out, member{k, vs, ve})
-		i = shared.SkipWS(l, ve)
+		i = jsonscan.SkipWS(l, ve)
 		if i < len(l) && l[i] == ',' {
-			i = shared.SkipWS(l, i+1)
+			i = jsonscan.SkipWS(l, i+1)
 		}
 	}
 	return out

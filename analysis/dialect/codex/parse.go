@@ -9,7 +9,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/sessionls/sessionls/analysis/dialect/shared"
+	"github.com/sessionls/sessionls/internal/jsonscan"
 )
 
 // serdeDepthLimit is serde_json's recursion limit: its deserializer starts
@@ -103,16 +103,16 @@ func hex4(l []byte, i int) int {
 type obj map[string]json.RawMessage
 
 func object(raw json.RawMessage) (obj, bool) {
-	at := shared.SkipWS(raw, 0)
+	at := jsonscan.SkipWS(raw, 0)
 	if at >= len(raw) || raw[at] != '{' {
 		return nil, false
 	}
 	o := obj{}
-	closed := shared.Each(raw, at, func(i int) int {
+	closed := jsonscan.Each(raw, at, func(i int) int {
 		if raw[i] != '"' {
 			return -1
 		}
-		kEnd := shared.StringEnd(raw, i+1)
+		kEnd := jsonscan.StringEnd(raw, i+1)
 		if kEnd < 0 {
 			return -1
 		}
@@ -120,12 +120,12 @@ func object(raw json.RawMessage) (obj, bool) {
 		if !ok {
 			return -1
 		}
-		i = shared.SkipWS(raw, kEnd+1)
+		i = jsonscan.SkipWS(raw, kEnd+1)
 		if i >= len(raw) || raw[i] != ':' {
 			return -1
 		}
-		vStart := shared.SkipWS(raw, i+1)
-		vEnd := shared.SkipValue(raw, vStart)
+		vStart := jsonscan.SkipWS(raw, i+1)
+		vEnd := jsonscan.SkipValue(raw, vStart)
 		if vEnd < 0 {
 			return -1
 		}
@@ -140,13 +140,13 @@ func object(raw json.RawMessage) (obj, bool) {
 
 // elements returns a JSON array's elements, raw.
 func elements(raw json.RawMessage) ([]json.RawMessage, bool) {
-	at := shared.SkipWS(raw, 0)
+	at := jsonscan.SkipWS(raw, 0)
 	if at >= len(raw) || raw[at] != '[' {
 		return nil, false
 	}
 	var out []json.RawMessage
-	closed := shared.Each(raw, at, func(i int) int {
-		end := shared.SkipValue(raw, i)
+	closed := jsonscan.Each(raw, at, func(i int) int {
+		end := jsonscan.SkipValue(raw, i)
 		if end < 0 {
 			return -1
 		}

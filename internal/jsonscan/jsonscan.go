@@ -1,12 +1,13 @@
-package shared
+// Package jsonscan is a scanner of JSON text: it finds the end of a
+// value, and the members of an object or elements of an array, by their
+// byte offsets, without building values. It is meant for text JSON.parse
+// has accepted, but stays within b on any input (never panics, never
+// recurses: nesting is walked with a counter); a bad input gives -1 or
+// wrong offsets, not a crash. The dialects read records with it
+// (analysis/dialect/claude, analysis/dialect/codex).
+package jsonscan
 
 import "bytes"
-
-// A scanner of JSON text: it finds the end of a value, and the members of
-// an object or elements of an array, by their byte offsets. It is meant
-// for text JSON.parse has accepted, but stays within b on any input
-// (never panics, never recurses: nesting is walked with a counter); a bad
-// input gives -1 or wrong offsets, not a crash.
 
 // SkipWS returns the first offset at or after i that is not JSON whitespace.
 func SkipWS(b []byte, i int) int {
