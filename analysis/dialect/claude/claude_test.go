@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -45,10 +43,7 @@ func TestInterleaved(t *testing.T) {
 // order, deep nesting).
 func TestCostsMatchNode(t *testing.T) {
 	node := oracle.Node(t)
-	data, err := os.ReadFile(filepath.Join(corpus, "clean.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := dialecttest.Read(t, corpus, "clean.jsonl")
 	hostile := []string{
 		`{"type":"user","uuid":"h1","parentUuid":null,"message":{"role":"user","content":"\ud800 lone, \u2028, é, 😀, \"q\""}}`,
 		`{"type":"assistant","uuid":"h2","parentUuid":"h1","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"x","input":{"b":1e400,"a":-0,"2":0.1,"1":[1E3,1.50],"b":2}}]}}`,
@@ -114,10 +109,7 @@ console.log(JSON.stringify(out));`
 // the streamed response's records, the results and the usage are where
 // Claude Code wrote them.
 func TestCleanModel(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(corpus, "clean.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := dialecttest.Read(t, corpus, "clean.jsonl")
 	counter, err := tokens.New(tokens.O200kBase)
 	if err != nil {
 		t.Fatal(err)

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"testing"
@@ -51,10 +49,7 @@ func TestCorpus(t *testing.T) {
 	}()
 	for _, tc := range tests {
 		t.Run(tc.file, func(t *testing.T) {
-			data, err := os.ReadFile(filepath.Join(corpus, tc.file))
-			if err != nil {
-				t.Fatal(err)
-			}
+			data := dialecttest.Read(t, corpus, tc.file)
 			rep := Dialect{}.Analyze(data, analysis.Options{})
 			if got := dialecttest.LineCodes(rep.Findings); !slices.Equal(got, tc.want) {
 				t.Errorf("findings %v, want %v", got, tc.want)

@@ -18,16 +18,6 @@ import (
 
 const corpus = "../../../testdata/dialects/codex"
 
-// readCorpus reads one rollout of the corpus, for a test or a fuzz target.
-func readCorpus(t testing.TB, name string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join(corpus, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
-
 // TestCorpus: each rollout of testdata/dialects/codex (gen.mjs wrote them
 // with node's appendFile and real crashes) gets exactly its breakage's
 // findings, at their lines; the clean one none but its compaction.
@@ -63,7 +53,7 @@ func TestCorpus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			data := readCorpus(t, tt.file)
+			data := dialecttest.Read(t, corpus, tt.file)
 			rep := Dialect{}.Analyze(data, analysis.Options{})
 			if got := dialecttest.LineCodes(rep.Findings); !slices.Equal(got, tt.want) {
 				t.Errorf("findings %v, want %v", got, tt.want)
@@ -142,7 +132,7 @@ func TestFixAll(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			data := readCorpus(t, tt.file)
+			data := dialecttest.Read(t, corpus, tt.file)
 			res, err := Dialect{}.FixAll(context.Background(), data, analysis.Options{}, true)
 			if err != nil {
 				t.Fatal(err)
@@ -231,7 +221,7 @@ func checkIntact(t *testing.T, in, out []byte, origin []int, deleted []int, adde
 // as tool results), units pairing parallel calls with their outputs, the
 // model's usage per turn, the compaction, and token counts.
 func TestModel(t *testing.T) {
-	data := readCorpus(t, "clean.jsonl")
+	data := dialecttest.Read(t, corpus, "clean.jsonl")
 	counter, err := tokens.New(tokens.O200kBase)
 	if err != nil {
 		t.Fatal(err)
@@ -326,7 +316,7 @@ func TestSeverities(t *testing.T) {
 // TestFixAllPastTheFindingCap: FixAll repairs every finding, not only
 // those a MaxFindingsPerCode report keeps, and returns the capped report.
 func TestFixAllPastTheFindingCap(t *testing.T) {
-	data := readCorpus(t, "missing-output.jsonl")
+	data := dialecttest.Read(t, corpus, "missing-output.jsonl")
 	opts := analysis.Options{MaxFindingsPerCode: 1}
 	if rep := (Dialect{}).Analyze(data, opts); len(rep.Omitted) != 1 || rep.Omitted[0].N != 1 {
 		t.Fatalf("omitted %+v", rep.Omitted)
@@ -343,7 +333,7 @@ func TestFixAllPastTheFindingCap(t *testing.T) {
 // TestBudget: a budget cuts the codex history by its units, parallel calls
 // with their outputs, as the engine cuts the runtime's.
 func TestBudget(t *testing.T) {
-	data := readCorpus(t, "clean.jsonl")
+	data := dialecttest.Read(t, corpus, "clean.jsonl")
 	full := Dialect{}.Analyze(data, analysis.Options{})
 	var newest int64
 	for _, u := range full.Units[len(full.Units)-6:] {

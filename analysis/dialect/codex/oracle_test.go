@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/sessionls/sessionls/analysis/dialect/dialecttest"
 	"github.com/sessionls/sessionls/analysis/line"
 	"github.com/sessionls/sessionls/internal/jsonscan"
 	"github.com/sessionls/sessionls/internal/randjsonl"
@@ -89,7 +90,7 @@ func testSerdeJSON(t *testing.T, bin string) {
 		ls = append(ls, l)
 	}
 	for _, name := range []string{"clean.jsonl", "skipped-lines.jsonl", "split-record.jsonl", "cut-tail.jsonl"} {
-		for _, l := range bytes.Split(readCorpus(t, name), []byte{'\n'}) {
+		for _, l := range bytes.Split(dialecttest.Read(t, corpus, name), []byte{'\n'}) {
 			if len(bytes.TrimSpace(l)) > 0 {
 				ls = append(ls, l)
 			}
@@ -229,7 +230,7 @@ func testSerdeRecord(t *testing.T, bin string) {
 	extra := []byte(`{"timestamp":"t","type":"response_item","payload":{"type":"tool_search_call","call_id":"ts_1","execution":"client","arguments":{"query":"x"}}}
 {"timestamp":"t","type":"response_item","payload":{"type":"tool_search_output","call_id":"ts_1","status":"completed","execution":"client","tools":[]}}
 {"timestamp":"t","type":"response_item","payload":{"type":"function_call_output","call_id":"c","output":{"content":"x"}}}`)
-	for _, data := range [][]byte{readCorpus(t, "clean.jsonl"), readCorpus(t, "skipped-lines.jsonl"), extra} {
+	for _, data := range [][]byte{dialecttest.Read(t, corpus, "clean.jsonl"), dialecttest.Read(t, corpus, "skipped-lines.jsonl"), extra} {
 		for _, l := range bytes.Split(data, []byte{'\n'}) {
 			if len(l) == 0 || line.Parse(l).Verdict == line.InvalidJSON || serdeRejects(l) != "" {
 				continue

@@ -81,7 +81,7 @@ func TestSniff(t *testing.T) {
 // TestHostile: random damage to a rollout never panics, and a plan's fixes
 // apply to the file they were made for.
 func TestHostile(t *testing.T) {
-	base := readCorpus(t, "clean.jsonl")
+	base := dialecttest.Read(t, corpus, "clean.jsonl")
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 300; i++ {
 		data := append([]byte(nil), base...)
@@ -136,10 +136,10 @@ func TestHostile(t *testing.T) {
 func TestAnalyzeReaderCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := (Dialect{}).AnalyzeReader(ctx, bytes.NewReader(readCorpus(t, "clean.jsonl")), analysis.Options{}); err == nil {
+	if _, err := (Dialect{}).AnalyzeReader(ctx, bytes.NewReader(dialecttest.Read(t, corpus, "clean.jsonl")), analysis.Options{}); err == nil {
 		t.Fatal("no error from a cancelled context")
 	}
-	if _, err := (Dialect{}).FixAll(ctx, readCorpus(t, "missing-output.jsonl"), analysis.Options{}, true); err == nil {
+	if _, err := (Dialect{}).FixAll(ctx, dialecttest.Read(t, corpus, "missing-output.jsonl"), analysis.Options{}, true); err == nil {
 		t.Fatal("no error from FixAll with a cancelled context")
 	}
 }
@@ -214,7 +214,7 @@ func TestObjectScanner(t *testing.T) {
 			ls = append(ls, l)
 		}
 	}
-	ls = append(ls, bytes.Split(readCorpus(t, "clean.jsonl"), []byte{'\n'})...)
+	ls = append(ls, bytes.Split(dialecttest.Read(t, corpus, "clean.jsonl"), []byte{'\n'})...)
 	objects := 0
 	for _, l := range ls {
 		if !json.Valid(l) {
@@ -261,7 +261,7 @@ func TestObjectScanner(t *testing.T) {
 // FuzzDecodeLine: any line, decoded as codex's loader reads it, never
 // panics, and a line it reads has a record kind.
 func FuzzDecodeLine(f *testing.F) {
-	for _, l := range bytes.Split(readCorpus(f, "clean.jsonl"), []byte{'\n'}) {
+	for _, l := range bytes.Split(dialecttest.Read(f, corpus, "clean.jsonl"), []byte{'\n'}) {
 		f.Add(l)
 	}
 	f.Fuzz(func(t *testing.T, l []byte) {

@@ -25,7 +25,13 @@ func Generate(t testing.TB, corpus, file string, args ...string) []byte {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("gen.mjs: %v\n%s", err, out)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, file))
+	return Read(t, dir, file)
+}
+
+// Read returns the file name of the corpus in dir.
+func Read(t testing.TB, dir, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, name))
 	if err != nil {
 		t.Fatal(err)
 	}
