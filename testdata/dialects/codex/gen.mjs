@@ -311,7 +311,19 @@ const bigClasses = {
   // node's 524,288-byte write chunk (a shell output; a pasted log in a
   // user message, nested deeper), and their write() chunks interleave.
   async interleave(work, path) {
-    const fill = (word, n) => `${word} `.repeat(Math.ceil(n / (word.length + 1)));
+    // Text that never repeats itself, so that exactly one pairing of the
+    // pieces makes the records again: a repeated word makes pieces of one
+    // record interchangeable, and the engine then (rightly) reports an
+    // ambiguity and leaves the lines refused instead of guessing.
+    const fill = (word, n) => {
+      const parts = [];
+      for (let i = 0, len = 0; len < n; i++) {
+        const p = `${word} ${i}\n`;
+        parts.push(p);
+        len += p.length;
+      }
+      return parts.join("");
+    };
     for (let attempt = 0; attempt < 40; attempt++) {
       rmSync(path, { force: true });
       await write(work, path, session().map((m) => ({ m })));
