@@ -77,6 +77,7 @@ fuzz:
 	$(GO) test -run XXX -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./config
 	$(GO) test -run XXX -fuzz FuzzCompileMatch -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./internal/glob
 	$(GO) test -run XXX -fuzz FuzzPieces -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./analysis/tokens
+	$(GO) test -run XXX -fuzz FuzzScan -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./internal/jsonscan
 
 # Every editor suite runs even when an earlier one failed; the target fails
 # if any did, naming them.
