@@ -381,7 +381,7 @@ I/O or configuration error.`,
 			}
 			file := args[0]
 			flags.optional = true
-			opts, budget, d, err := flags.resolve(e, &cf, cmd, file)
+			opts, budget, d, err := flags.resolve(e, &cf, file)
 			if err != nil {
 				return err
 			}
@@ -412,7 +412,7 @@ I/O or configuration error.`,
 			return nil
 		},
 	}
-	flags.register(cmd, true)
+	flags.register(cmd, "budget", true)
 	cmd.Flags().StringVar(&format, "format", formatText, "output `FORMAT`: text or json")
 	cf.add(cmd.Flags())
 	return cmd

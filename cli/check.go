@@ -34,18 +34,17 @@ const checkMemoryLimit = 48 << 20
 type checkOptions struct {
 	format        string
 	out           outputFormat // the format called format (set by prepareCheck)
-	disable       []string
-	strict        bool
-	budget        int64
 	stdinFilename string
 	shard         string
 	cfg           configFlags
-	flags         flagSettings
-	fix           bool // apply safe fixes in place
-	unsafeFixes   bool // and unsafe ones
-	diff          bool // print what --fix would change, write nothing
-	pickFlags     []string
-	picks         []pick // --pick: candidates of ambiguous runs to apply (pick.go)
+	// flags are the settings' flags: --budget, --disable, --strict,
+	// --dialect (settingflags.go).
+	flags       *settingFlags
+	fix         bool // apply safe fixes in place
+	unsafeFixes bool // and unsafe ones
+	diff        bool // print what --fix would change, write nothing
+	pickFlags   []string
+	picks       []pick // --pick: candidates of ambiguous runs to apply (pick.go)
 	// summary is --step-summary (summary.go).
 	summary *stepSummary
 }
@@ -154,15 +153,10 @@ With --fix they follow what remains.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.format, "format", formatText, formatFlagHelp())
-	f.StringSliceVar(&o.disable, "disable", nil, "turn off finding `CODES` (comma-separated, repeatable)")
-	f.BoolVar(&o.strict, "strict", false, "fail (exit 1) on warnings too")
-	f.Var(positive(&o.budget, "characters"), "budget", "character budget `N`: report where it cuts (budget-cutoff) or that trimContext throws (budget-exceeded)")
 	f.StringVar(&o.stdinFilename, "stdin-filename", "-", "`NAME` to report for stdin (\"-\")")
 	f.StringVar(&o.shard, "shard", "", "check only shard `I/N` (1-based) of the files, split by a stable hash of each path")
 	o.cfg.add(f)
-	aliasFlags(f)
-	o.flags = flagSettings{fs: f}
-	addDialectFlag(f, &o.flags.dialect)
+	o.flags = addSettingFlags(f, "check")
 	f.BoolVar(&o.fix, "fix", false, "apply the safe fixes in place, then report what remains")
 	f.BoolVar(&o.unsafeFixes, "unsafe-fixes", false, "with --fix or --diff: apply the unsafe fixes too")
 	f.StringArrayVar(&o.pickFlags, "pick", nil, pickFlagHelp)
@@ -238,25 +232,6 @@ func shardOf(path string, n int) int {
 	return int(h.Sum32() % uint32(n))
 }
 
-func parseDisabled(codes []string) (map[string]bool, error) {
-	if len(codes) == 0 {
-		return nil, nil
-	}
-	valid := analysis.Codes()
-	m := make(map[string]bool, len(codes))
-	for _, c := range codes {
-		c = strings.TrimSpace(c)
-		if c == "" {
-			continue
-		}
-		if !slices.Contains(valid, c) {
-			return nil, usagef("unknown code %q in --disable; valid codes: %s", c, strings.Join(valid, ", "))
-		}
-		m[c] = true
-	}
-	return m, nil
-}
-
 func runCheck(ctx context.Context, e *env, o checkOptions, args []string) error {
 	c, err := prepareCheck(e, o, args)
 	if err != nil {
@@ -301,10 +276,6 @@ type checkRun struct {
 // prepareCheck validates the options, makes the formatter and collects the
 // targets (this shard's, with their settings).
 func prepareCheck(e *env, o checkOptions, args []string) (*checkRun, error) {
-	if _, err := parseDisabled(o.disable); err != nil {
-		return nil, err
-	}
-	o.flags.budget, o.flags.disable, o.flags.strict = o.budget, o.disable, o.strict
 	resolver, err := o.cfg.resolver(e)
 	if err != nil {
 		return nil, err
@@ -350,9 +321,10 @@ func prepareCheck(e *env, o checkOptions, args []string) (*checkRun, error) {
 	if o.fix && !o.diff {
 		all = oncePerFile(all)
 	}
+	flagLayer := o.flags.layer()
 	for _, t := range all {
 		if t.always || shardOf(t.path, shardN) == shardI-1 {
-			c.targets = append(c.targets, withSettings(t, resolver, &o.flags))
+			c.targets = append(c.targets, withSettings(t, resolver, flagLayer))
 		}
 	}
 	if len(all) == 0 {
@@ -864,19 +836,17 @@ func collect(args []string, stdinName string, r *config.Resolver) []target {
 
 // withSettings fills a target's options from its configuration and the
 // flags; a configuration error becomes the target's error.
-func withSettings(t target, r *config.Resolver, flags *flagSettings) target {
+func withSettings(t target, r *config.Resolver, flags config.Layer) target {
 	if t.err != nil {
 		return t
 	}
 	s, err := settingsFor(r, t.path, t.stdin)
-	if err == nil {
-		err = flags.apply(&s)
-	}
 	if err != nil {
 		t.err = err
 		t.configErr = true
 		return t
 	}
+	s.Layer(flags)
 	// A dialect this build does not have is an error of the setting.
 	if t.dialect, err = settingDialect(s); err != nil {
 		t.err = err

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/config"
 	"github.com/sessionls/sessionls/internal/textfmt"
 )
@@ -79,80 +78,6 @@ func settingsFor(r *config.Resolver, path string, stdin bool) (config.Settings, 
 	return s, err
 }
 
-// flagSettings are the flags that override configuration keys; only those
-// given on the command line count.
-type flagSettings struct {
-	budget  int64
-	disable []string
-	strict  bool
-	dialect string
-	fs      *pflag.FlagSet
-}
-
-// apply layers the flags that were given over s (config's precedence
-// rule: a flag wins over the file).
-func (f *flagSettings) apply(s *config.Settings) error {
-	l := config.FlagLayer()
-	if givenFlag(f.fs, "budget") != "" {
-		l.Set("budget", f.budget, "--budget")
-	}
-	if givenFlag(f.fs, "disable") != "" {
-		m, err := parseDisabled(f.disable)
-		if err != nil {
-			return err
-		}
-		codes := make([]string, 0, len(m))
-		for _, c := range analysis.Codes() {
-			if m[c] {
-				codes = append(codes, c)
-			}
-		}
-		l.Set("disable", codes, "--disable")
-	}
-	if givenFlag(f.fs, "strict") != "" {
-		l.Set("strict", f.strict, "--strict")
-	}
-	if err := layerDialect(f.fs, f.dialect, &l); err != nil {
-		return err
-	}
-	s.Layer(l)
-	return nil
-}
-
-// aliasFlags adds the old spellings of the settings' flags registered in
-// fs (config's table: --max-chars for --budget), hidden, sharing their
-// values. Call it after registering the flags.
-func aliasFlags(fs *pflag.FlagSet) {
-	for _, d := range config.SettingTable() {
-		canon := fs.Lookup(strings.TrimPrefix(d.Flag, "--"))
-		if canon == nil {
-			continue
-		}
-		for _, old := range d.FlagAliases {
-			a := *canon
-			a.Name, a.Shorthand, a.Hidden = strings.TrimPrefix(old, "--"), "", true
-			a.Usage = "the old spelling of " + d.Flag + ", still accepted"
-			fs.AddFlag(&a)
-		}
-	}
-}
-
-// givenFlag returns the spelling (with dashes) in which the flag of the
-// setting key was given on the command line: the canonical one when both
-// were, "" when neither was or fs has no such flag.
-func givenFlag(fs *pflag.FlagSet, key string) string {
-	d, ok := config.Lookup(key)
-	if !ok {
-		return ""
-	}
-	for _, name := range d.FlagNames() {
-		if f := fs.Lookup(strings.TrimPrefix(name, "--")); f != nil && f.Changed {
-			return name
-		}
-	}
-	return ""
-}
-
 // configKeysHelp lists the file's keys for `config --help`, from config's
 // settings table.
 func configKeysHelp() string {
@@ -184,7 +109,7 @@ func configKeysHelp() string {
 func newConfigCmd(e *env) *cobra.Command {
 	var (
 		cf     configFlags
-		flags  flagSettings
+		flags  *settingFlags
 		format string
 	)
 	cmd := &cobra.Command{
@@ -226,18 +151,13 @@ A configuration error names file:line:col and exits 2.`,
 			if err != nil {
 				return err
 			}
-			return showConfig(e, r, &flags, path, format)
+			return showConfig(e, r, flags.layer(), path, format)
 		},
 	}
 	f := cmd.Flags()
 	cf.add(f)
 	f.StringVar(&format, "format", formatText, "output `FORMAT`: text or json")
-	f.Var(positive(&flags.budget, "characters"), "budget", "show the settings as `check --budget N` would use them")
-	f.StringSliceVar(&flags.disable, "disable", nil, "show the settings as `check --disable CODES` would use them")
-	f.BoolVar(&flags.strict, "strict", false, "show the settings as `check --strict` would use them")
-	addDialectFlag(f, &flags.dialect)
-	aliasFlags(f)
-	flags.fs = f
+	flags = addSettingFlags(f, "config")
 	return cmd
 }
 
@@ -261,7 +181,7 @@ type configJSON struct {
 	Settings    map[string]settingJSON `json:"settings"`
 }
 
-func showConfig(e *env, r *config.Resolver, flags *flagSettings, path, format string) error {
+func showConfig(e *env, r *config.Resolver, flags config.Layer, path, format string) error {
 	var (
 		s   config.Settings
 		f   *config.File
@@ -283,9 +203,7 @@ func showConfig(e *env, r *config.Resolver, flags *flagSettings, path, format st
 	if err != nil {
 		return configFailed(e, err)
 	}
-	if err := flags.apply(&s); err != nil {
-		return err
-	}
+	s.Layer(flags)
 	sessionFile := false
 	if !isDir {
 		abs, _ := filepath.Abs(path)

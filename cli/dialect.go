@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strings"
-
-	"github.com/spf13/pflag"
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/dialect"
@@ -24,27 +21,6 @@ import (
 // streaming fix marks (streamFixesCapped); only the choice costs a read of
 // the file's first line (at most dialect.MaxSniff bytes) when the setting
 // is auto.
-
-// addDialectFlag registers --dialect, the `dialect` setting's flag.
-func addDialectFlag(fs *pflag.FlagSet, v *string) {
-	d, _ := config.Lookup("dialect")
-	fs.StringVar(v, "dialect", dialect.Auto, "the session `FORMAT` of the files: "+strings.Join(d.ValueNames(), ", ")+
-		" (auto: each file's, detected from its first line that JSON.parse accepts; default: the dialect of the file's sessionls.toml, else auto)")
-}
-
-// layerDialect sets --dialect in the flag layer l when it was given on the
-// command line, after checking its value.
-func layerDialect(fs *pflag.FlagSet, v string, l *config.Layer) error {
-	if givenFlag(fs, "dialect") == "" {
-		return nil
-	}
-	d, _ := config.Lookup("dialect")
-	if !slices.Contains(d.ValueNames(), v) {
-		return usagef("unknown --dialect %q (want %s)", v, strings.Join(d.ValueNames(), ", "))
-	}
-	l.Set("dialect", v, "--dialect")
-	return nil
-}
 
 // settingDialect is the dialect the setting s names; nil for auto (each
 // file's is detected when it is read). A name this build does not have is

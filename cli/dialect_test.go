@@ -246,8 +246,8 @@ func TestDialectFlag(t *testing.T) {
 		if bad.code != 2 {
 			t.Errorf("%v: bad.code = %v, want %v", args, bad.code, 2)
 		}
-		if !strings.Contains(bad.stderr, `unknown --dialect "claude" (want auto, seed, claude-code, codex)`) {
-			t.Errorf("%v: bad.stderr = %q, want it to contain %q", args, bad.stderr, `unknown --dialect "claude" (want auto, seed, claude-code, codex)`)
+		if !strings.Contains(bad.stderr, `invalid argument "claude" for "--dialect" flag: unknown dialect "claude" (want auto, seed, claude-code or codex)`) {
+			t.Errorf("%v: bad.stderr = %q, want it to contain %q", args, bad.stderr, `invalid argument "claude" for "--dialect" flag: unknown dialect "claude" (want auto, seed, claude-code or codex)`)
 		}
 	}
 }

@@ -75,14 +75,14 @@ stderr); 2 usage, I/O or configuration error.`,
 			if out != "" && out != "-" && file != "-" && sameFile(file, out) {
 				return usagef("-o %s is the session itself: the page would replace it", out)
 			}
-			opts, budget, d, err := flags.resolve(e, &cf, cmd, file)
+			opts, budget, d, err := flags.resolve(e, &cf, file)
 			if err != nil {
 				return err
 			}
 			return runMap(cmd, e, file, out, budget, d, opts)
 		},
 	}
-	flags.register(cmd, true)
+	flags.register(cmd, "map", true)
 	cf.add(cmd.Flags())
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the page to `OUT` atomically instead of stdout")
 	return cmd

@@ -47,14 +47,14 @@ refused with exit 1 and the runtime's error on stderr; nothing is written.`,
   sessionls trim --max-tokens 8000 session.jsonl > trimmed.jsonl`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, budget, d, err := flags.resolve(e, &cf, cmd, args[0])
+			opts, budget, d, err := flags.resolve(e, &cf, args[0])
 			if err != nil {
 				return err
 			}
 			return runTrim(cmd.Context(), e, args[0], out, budget, d, opts)
 		},
 	}
-	flags.register(cmd, false)
+	flags.register(cmd, "trim", false)
 	cf.add(cmd.Flags())
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to `OUT` atomically instead of stdout")
 	return cmd

@@ -75,26 +75,6 @@ func TestShardOfIsStableAndSpreads(t *testing.T) {
 	}
 }
 
-func TestParseDisabled(t *testing.T) {
-	m, err := parseDisabled([]string{"swept-message", " duplicate-call-id", ""})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantEqual(t, "m", m, map[string]bool{"swept-message": true, "duplicate-call-id": true})
-	_, err = parseDisabled([]string{"swept-message", "no-such-code"})
-	if err == nil {
-		t.Fatal("err = nil, want an error")
-	}
-	if got := err.Error(); !strings.Contains(got, `unknown code "no-such-code"`) {
-		t.Errorf("err.Error() = %q, want it to contain %q", got, `unknown code "no-such-code"`)
-	}
-	for _, c := range analysis.Codes() {
-		if got := err.Error(); !strings.Contains(got, c) {
-			t.Errorf("err.Error() = %q, want it to contain %q", got, c)
-		}
-	}
-}
-
 func TestProgressLine(t *testing.T) {
 	if got := progressLine(120, 3400, 824_000_000, 2*time.Second); got != "checked 120/3,400 files · 412 MB/s" {
 		t.Errorf("progressLine(120, 3400, 824_000_000, 2*time.Second) = %q, want %q", got, "checked 120/3,400 files · 412 MB/s")

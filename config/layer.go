@@ -163,9 +163,8 @@ func parseEditorValue(d Setting, name string, raw any) (any, []error) {
 		return b, nil
 	case KindEnum:
 		s, _ := raw.(string)
-		values := d.ValueNames()
-		if !slices.Contains(values, s) {
-			return fail(fmt.Errorf("unknown %s %q (want %s)", d.Key, s, orList(values)))
+		if err := d.checkEnum(s); err != nil {
+			return fail(err)
 		}
 		return s, nil
 	case KindGlobs:

@@ -48,26 +48,29 @@ func settingTable() []Setting {
 	return []Setting{{
 		Key: "budget", Kind: KindChars, Default: int64(0),
 		InFile: true, InOverride: true,
-		Flag: "--budget", FlagAliases: []string{"--max-chars"},
-		Editor: "budget",
-		Doc:    "Character budget: where trimContext cuts (budget-cutoff) or that it throws (budget-exceeded).",
+		Flag: "--budget", FlagAliases: []string{"--max-chars"}, FlagCommands: []string{"check", "budget", "trim", "map"},
+		FlagDoc: "the budget `N` in characters (positive; default: the budget of the file's sessionls.toml)",
+		Editor:  "budget",
+		Doc:     "Character budget: where trimContext cuts (budget-cutoff) or that it throws (budget-exceeded).",
 		EditorDoc: "Context budget in characters (`JSON.stringify` length, as the agent runtime counts). " +
 			"When set, a code lens shows where the runtime's `trimContext` cuts the session. `null` means no budget.",
 		field: func(s *Settings) slot { return &s.Budget },
 	}, {
 		Key: "disable", Kind: KindCodes, Default: []string{},
 		InFile: true, InOverride: true,
-		Flag:   "--disable",
-		Editor: "disable", EditorAliases: []string{"checks"}, VSCodeName: "checks",
+		Flag: "--disable", FlagCommands: []string{"check"},
+		FlagDoc: "turn off finding `CODES` (comma-separated, repeatable)",
+		Editor:  "disable", EditorAliases: []string{"checks"}, VSCodeName: "checks",
 		Doc:       "Finding codes to turn off.",
 		EditorDoc: "Diagnostic codes to turn off.",
 		field:     func(s *Settings) slot { return &s.Disable },
 	}, {
 		Key: "strict", Kind: KindBool, Default: false,
 		InFile: true, InOverride: true,
-		Flag:  "--strict",
-		Doc:   "Fail (exit 1) on warnings too, as `check --strict`.",
-		field: func(s *Settings) slot { return &s.Strict },
+		Flag: "--strict", FlagCommands: []string{"check"},
+		FlagDoc: "fail (exit 1) on warnings too",
+		Doc:     "Fail (exit 1) on warnings too, as `check --strict`.",
+		field:   func(s *Settings) slot { return &s.Strict },
 	}, {
 		Key: "files", Kind: KindGlobs, Default: DefaultFiles(),
 		InFile: true, InOverride: true,
@@ -98,18 +101,20 @@ func settingTable() []Setting {
 			{tokenizers[1], "GPT-4 and GPT-3.5 models' encoding."},
 		},
 		InFile: true, InOverride: true,
-		Flag:   "--tokenizer",
-		Editor: "tokenizer",
-		Doc:    "The encoding token counts use.",
+		Flag: "--tokenizer", FlagCommands: []string{"budget", "trim", "map"},
+		FlagDoc: "the `ENCODING` tokens are counted with: {values} (implies --tokens; default: the tokenizer of the file's sessionls.toml)",
+		Editor:  "tokenizer",
+		Doc:     "The encoding token counts use.",
 		EditorDoc: "The tokenizer of the token counts. Unset (`null`): the document's `sessionls.toml` (`tokenizer`), else `" +
 			tokenizers[0] + "`.",
 		field: func(s *Settings) slot { return &s.Tokenizer },
 	}, {
 		Key: "max-tokens", Kind: KindTokens, Default: int64(0),
 		InFile: true, InOverride: true,
-		Flag:  "--max-tokens",
-		Doc:   "A budget in tokens, for the commands that pack by tokens (budget, trim, map).",
-		field: func(s *Settings) slot { return &s.MaxTokens },
+		Flag: "--max-tokens", FlagCommands: []string{"budget", "trim", "map"},
+		FlagDoc: "the budget `N` in tokens (positive; instead of --budget): units are packed by their token counts, with the same rules (default: the max-tokens of the file's sessionls.toml)",
+		Doc:     "A budget in tokens, for the commands that pack by tokens (budget, trim, map).",
+		field:   func(s *Settings) slot { return &s.MaxTokens },
 	}, {
 		Key: "dialect", Kind: KindEnum, Default: "auto",
 		Values: []EnumValue{
@@ -119,9 +124,10 @@ func settingTable() []Setting {
 			{"codex", "Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`)."},
 		},
 		InFile: true, InOverride: true,
-		Flag:   "--dialect",
-		Editor: "dialect",
-		Doc:    "The session format the files are written in (docs/semantics.md); `auto` detects each file's from its first record.",
+		Flag: "--dialect", FlagCommands: []string{"check", "budget", "trim", "map"},
+		FlagDoc: "the session `FORMAT` of the files: {values} (auto: each file's, detected from its first line that JSON.parse accepts; default: the dialect of the file's sessionls.toml, else auto)",
+		Editor:  "dialect",
+		Doc:     "The session format the files are written in (docs/semantics.md); `auto` detects each file's from its first record.",
 		EditorDoc: "The session format of the documents. Unset (`null`): the document's `sessionls.toml` (`dialect`), else `auto`: " +
 			"detected from the document's first line that JSON.parse accepts, and again when that line changes.",
 		field: func(s *Settings) slot { return &s.Dialect },
@@ -159,9 +165,14 @@ type Setting struct {
 	// file, in its [[overrides]] tables.
 	InFile, InOverride bool
 	// Flag is the command-line flag ("--budget"), FlagAliases its old
-	// spellings, still accepted; "": no flag.
-	Flag        string
-	FlagAliases []string
+	// spellings, still accepted; "": no flag. FlagCommands are the
+	// commands that take it (config takes check's, to show the settings as
+	// check would use them); FlagDoc is its help, with "{values}" standing
+	// for a KindEnum setting's values (see FlagUsage).
+	Flag         string
+	FlagAliases  []string
+	FlagCommands []string
+	FlagDoc      string
 	// Editor is the editor setting's name (sessionls.<Editor>),
 	// EditorAliases its old spellings, still accepted; "": editors cannot
 	// set it. VSCodeName is the name VS Code's extension declares when it
