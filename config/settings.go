@@ -11,9 +11,11 @@ import (
 // (sessionls.<name>) and on the command line, the old spellings still
 // accepted, what values it takes, its default and its documentation. From
 // this table come the file's validation (parse.go), the editors' settings
-// (ParseEditor), the one precedence rule (Settings.Layer), the engine's
-// options (Settings.Options), and, through tools/gendocs, the JSON schema,
-// VS Code's contributes.configuration and the README's settings table.
+// (ParseEditor), the command line's flags (FlagCommands, FlagUsage,
+// ParseFlag: cli registers them), the one precedence rule
+// (Settings.Layer), the engine's options (Settings.Options), and, through
+// tools/gendocs, the JSON schema, VS Code's contributes.configuration and
+// the README's settings table.
 //
 // To add a setting: a field in Settings and an entry in settingTable, then
 // `go generate ./...`.
