@@ -321,7 +321,6 @@ func newBudgetCmd(e *env) *cobra.Command {
 	var (
 		flags  budgetFlags
 		format string
-		cf     configFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "budget [--budget N | --max-tokens N] [--tokens] [--tokenizer ENC] [--format text|json] FILE",
@@ -381,7 +380,7 @@ I/O or configuration error.`,
 			}
 			file := args[0]
 			flags.optional = true
-			opts, budget, d, err := flags.resolve(e, &cf, file)
+			opts, budget, d, err := flags.resolve(e, file)
 			if err != nil {
 				return err
 			}
@@ -414,7 +413,6 @@ I/O or configuration error.`,
 	}
 	flags.register(cmd, "budget", true)
 	cmd.Flags().StringVar(&format, "format", formatText, "output `FORMAT`: text or json")
-	cf.add(cmd.Flags())
 	return cmd
 }
 

@@ -19,9 +19,9 @@ type budgetFlags struct {
 	settings *settingFlags
 }
 
-// register adds the flags of the settings command takes (config's table:
-// --budget, --max-tokens, --tokenizer, --dialect) and, withTokens,
-// --tokens.
+// register adds the flags that choose command's settings (--config,
+// --isolated, and from config's table --budget, --max-tokens, --tokenizer,
+// --dialect) and, withTokens, --tokens.
 func (f *budgetFlags) register(cmd *cobra.Command, command string, withTokens bool) {
 	fs := cmd.Flags()
 	f.settings = addSettingFlags(fs, command)
@@ -35,13 +35,13 @@ func (f *budgetFlags) register(cmd *cobra.Command, command string, withTokens bo
 // opts.TokenBudget is set) and the file's dialect (nil: auto, detected
 // when it is read). Without a budget flag, the configuration's budget
 // applies, else its max-tokens.
-func (f *budgetFlags) resolve(e *env, cf *configFlags, file string) (analysis.Options, int64, dialect.Dialect, error) {
+func (f *budgetFlags) resolve(e *env, file string) (analysis.Options, int64, dialect.Dialect, error) {
 	charsFlag := f.settings.given("budget")
 	chars, toks := charsFlag != "", f.settings.given("max-tokens") != ""
 	if chars && toks {
 		return analysis.Options{}, 0, nil, usagef("%s and --max-tokens cannot be used together", charsFlag)
 	}
-	r, err := cf.resolver(e)
+	r, err := f.settings.resolver(e)
 	if err != nil {
 		return analysis.Options{}, 0, nil, err
 	}

@@ -36,7 +36,6 @@ type checkOptions struct {
 	out           outputFormat // the format called format (set by prepareCheck)
 	stdinFilename string
 	shard         string
-	cfg           configFlags
 	// flags are the settings' flags: --budget, --disable, --strict,
 	// --dialect (settingflags.go).
 	flags       *settingFlags
@@ -155,7 +154,6 @@ With --fix they follow what remains.`,
 	f.StringVar(&o.format, "format", formatText, formatFlagHelp())
 	f.StringVar(&o.stdinFilename, "stdin-filename", "-", "`NAME` to report for stdin (\"-\")")
 	f.StringVar(&o.shard, "shard", "", "check only shard `I/N` (1-based) of the files, split by a stable hash of each path")
-	o.cfg.add(f)
 	o.flags = addSettingFlags(f, "check")
 	f.BoolVar(&o.fix, "fix", false, "apply the safe fixes in place, then report what remains")
 	f.BoolVar(&o.unsafeFixes, "unsafe-fixes", false, "with --fix or --diff: apply the unsafe fixes too")
@@ -276,7 +274,7 @@ type checkRun struct {
 // prepareCheck validates the options, makes the formatter and collects the
 // targets (this shard's, with their settings).
 func prepareCheck(e *env, o checkOptions, args []string) (*checkRun, error) {
-	resolver, err := o.cfg.resolver(e)
+	resolver, err := o.flags.resolver(e)
 	if err != nil {
 		return nil, err
 	}

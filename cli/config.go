@@ -108,7 +108,6 @@ func configKeysHelp() string {
 
 func newConfigCmd(e *env) *cobra.Command {
 	var (
-		cf     configFlags
 		flags  *settingFlags
 		format string
 	)
@@ -147,7 +146,7 @@ A configuration error names file:line:col and exits 2.`,
 			if len(args) == 1 {
 				path = args[0]
 			}
-			r, err := cf.resolver(e)
+			r, err := flags.resolver(e)
 			if err != nil {
 				return err
 			}
@@ -155,7 +154,6 @@ A configuration error names file:line:col and exits 2.`,
 		},
 	}
 	f := cmd.Flags()
-	cf.add(f)
 	f.StringVar(&format, "format", formatText, "output `FORMAT`: text or json")
 	flags = addSettingFlags(f, "config")
 	return cmd

@@ -21,7 +21,6 @@ func newMapCmd(e *env) *cobra.Command {
 	var (
 		flags budgetFlags
 		out   string
-		cf    configFlags
 	)
 	flags.optional = true
 	cmd := &cobra.Command{
@@ -75,7 +74,7 @@ stderr); 2 usage, I/O or configuration error.`,
 			if out != "" && out != "-" && file != "-" && sameFile(file, out) {
 				return usagef("-o %s is the session itself: the page would replace it", out)
 			}
-			opts, budget, d, err := flags.resolve(e, &cf, file)
+			opts, budget, d, err := flags.resolve(e, file)
 			if err != nil {
 				return err
 			}
@@ -83,7 +82,6 @@ stderr); 2 usage, I/O or configuration error.`,
 		},
 	}
 	flags.register(cmd, "map", true)
-	cf.add(cmd.Flags())
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write the page to `OUT` atomically instead of stdout")
 	return cmd
 }

@@ -9,20 +9,25 @@ import (
 	"github.com/sessionls/sessionls/config"
 )
 
-// settingFlags are the flags of config's settings table that one command
-// takes (Setting.TakesFlag): each registered with its help from the
-// table, its old spellings hidden beside it, and its text read as the
-// file reads the setting (Setting.ParseFlag); a bad value is a usage
-// error (exit 2). Adding a setting with a flag to the table adds the flag
-// to its commands, and layer carries its value to the settings.
+// settingFlags are the flags that choose a command's settings: the
+// configuration's (--config, --isolated), then the flags of config's
+// settings table that the command takes (Setting.TakesFlag), each
+// registered with its help from the table, its old spellings hidden beside
+// it, and its text read as the file reads the setting (Setting.ParseFlag);
+// a bad value is a usage error (exit 2). Adding a setting with a flag to
+// the table adds the flag to its commands, and layer carries its value to
+// the settings.
 type settingFlags struct {
+	configFlags
 	fs   *pflag.FlagSet
 	vals []*settingValue
 }
 
-// addSettingFlags registers on fs the table's flags that command takes.
+// addSettingFlags registers on fs the configuration's flags and the
+// table's flags that command takes.
 func addSettingFlags(fs *pflag.FlagSet, command string) *settingFlags {
 	f := &settingFlags{fs: fs}
+	f.configFlags.add(fs)
 	for _, d := range config.SettingTable() {
 		if !d.TakesFlag(command) {
 			continue

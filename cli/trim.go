@@ -21,7 +21,6 @@ func newTrimCmd(e *env) *cobra.Command {
 	var (
 		flags budgetFlags
 		out   string
-		cf    configFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "trim [--budget N | --max-tokens N] [--tokenizer ENC] [-o OUT] FILE",
@@ -47,7 +46,7 @@ refused with exit 1 and the runtime's error on stderr; nothing is written.`,
   sessionls trim --max-tokens 8000 session.jsonl > trimmed.jsonl`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts, budget, d, err := flags.resolve(e, &cf, args[0])
+			opts, budget, d, err := flags.resolve(e, args[0])
 			if err != nil {
 				return err
 			}
@@ -55,7 +54,6 @@ refused with exit 1 and the runtime's error on stderr; nothing is written.`,
 		},
 	}
 	flags.register(cmd, "trim", false)
-	cf.add(cmd.Flags())
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to `OUT` atomically instead of stdout")
 	return cmd
 }
