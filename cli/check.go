@@ -84,8 +84,7 @@ Finding codes (each can be turned off with --disable):
 
 ` + configHelp + ` Directories are searched for the
 files its files/exclude globs select; files named as arguments are always
-checked. --budget, --disable, --strict and --dialect override budget,
-disable, strict and dialect.
+` + textfmt.Wrap("checked. ", overridesHelp("check"), 76, "") + `
 
 Dialects: each file is read in its session format, the runtime's own
 (seed), Claude Code's (claude-code) or Codex CLI's (codex). With auto, the

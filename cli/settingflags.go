@@ -49,6 +49,27 @@ func addSettingFlags(fs *pflag.FlagSet, command string) *settingFlags {
 	return f
 }
 
+// overridesHelp says, for --help, which flags of command override which
+// keys of the configuration: "--budget and --strict override budget and
+// strict."
+func overridesHelp(command string) string {
+	var flags, keys []string
+	for _, d := range config.SettingTable() {
+		if d.TakesFlag(command) {
+			flags, keys = append(flags, d.Flag), append(keys, d.Key)
+		}
+	}
+	return andList(flags) + " override " + andList(keys) + "."
+}
+
+// andList joins words as "a and b", "a, b and c".
+func andList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
+
 // given returns the spelling (with dashes) in which the flag of the
 // setting key was given on the command line: the canonical one when both
 // were, "" when neither was or the command has no such flag.

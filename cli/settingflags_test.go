@@ -60,6 +60,11 @@ func TestSettingFlagsFromTable(t *testing.T) {
 		for _, cmd := range flagCommands {
 			fs := commandFlags(t, cmd)
 			want := d.TakesFlag(cmd)
+			h := overridesHelp(cmd)
+			words := strings.FieldsFunc(h, func(r rune) bool { return r == ' ' || r == ',' || r == '.' })
+			if slices.Contains(words, d.Flag) != want || slices.Contains(words, d.Key) != want {
+				t.Errorf("overridesHelp(%q) = %q; want it to name %s and %s: %v", cmd, h, d.Flag, d.Key, want)
+			}
 			for i, name := range d.FlagNames() {
 				f := fs.Lookup(strings.TrimPrefix(name, "--"))
 				if (f != nil) != want {
