@@ -212,19 +212,10 @@ func TestDisableFlag(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, _ := flagsOf(t, fs).layer().Get("disable")
-	if want := []string{"duplicate-call-id", "swept-message"}; !reflect.DeepEqual(got, want) {
-		t.Errorf("disable = %v, want %v", got, want)
-	}
+	wantEqual(t, "disable", got, []string{"duplicate-call-id", "swept-message"})
 	err := commandFlags(t, "check").Parse([]string{"--disable", "swept-message,no-such-code"})
 	if err == nil {
 		t.Fatal("err = nil, want an error")
 	}
-	if got := err.Error(); !strings.Contains(got, `unknown code "no-such-code"`) {
-		t.Errorf("err.Error() = %q, want it to contain %q", got, `unknown code "no-such-code"`)
-	}
-	for _, c := range analysis.Codes() {
-		if got := err.Error(); !strings.Contains(got, c) {
-			t.Errorf("err.Error() = %q, want it to contain %q", got, c)
-		}
-	}
+	wantContains(t, "err.Error()", err.Error(), append([]string{`unknown code "no-such-code"`}, analysis.Codes()...)...)
 }
