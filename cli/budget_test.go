@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"math"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/sessionls/sessionls/analysis"
 	nodeoracle "github.com/sessionls/sessionls/internal/randjsonl/oracle"
+	"github.com/sessionls/sessionls/internal/textfmt"
 )
 
 var budgetCases = []struct {
@@ -391,5 +393,127 @@ func TestCheckVerdictsMatchNodeOracle(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%v: got %+v, want %+v", s, got, want)
 		}
+	}
+}
+
+func TestBudgetOutcomeJSON(t *testing.T) {
+	msgs := []analysis.Message{{Line: 1, Cost: 10}, {Line: 3, Cost: 20}, {Line: 4, Cost: 5}}
+	units := []analysis.Unit{
+		{First: 0, Last: 0, StartLine: 1, EndLine: 1, Chars: 10, FromNewest: 35},
+		{First: 1, Last: 2, StartLine: 3, EndLine: 4, Chars: 25, FromNewest: 25},
+	}
+	ok := &analysis.Report{Lines: 4, Messages: msgs, Units: units, TotalChars: 35,
+		Cutoff: &analysis.Cutoff{Budget: 30, FirstUnit: 1, FirstKeptLine: 3, KeptUnits: 1, KeptMessages: 2, KeptChars: 25}}
+	b, err := textfmt.JSON(outcome(ok, 30, analysis.Options{}).json("f.jsonl", 30))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(b); got != `{"file":"f.jsonl","messages":3,"totalChars":35,"units":[{"startLine":1,"endLine":1,"messages":1,"chars":10},{"startLine":3,"endLine":4,"messages":2,"chars":25}],"budget":30,"cutoff":{"firstKeptLine":3,"keptUnits":1,"keptChars":25},"error":null,"minBudget":25}` {
+		t.Errorf("string(b) = %q, want %q", got, `{"file":"f.jsonl","messages":3,"totalChars":35,"units":[{"startLine":1,"endLine":1,"messages":1,"chars":10},{"startLine":3,"endLine":4,"messages":2,"chars":25}],"budget":30,"cutoff":{"firstKeptLine":3,"keptUnits":1,"keptChars":25},"error":null,"minBudget":25}`)
+	}
+
+	small := &analysis.Report{Lines: 4, Messages: msgs, Units: units, TotalChars: 35, CutoffErr: analysis.ErrBudgetTooSmall}
+	b, _ = textfmt.JSON(outcome(small, 5, analysis.Options{}).json("f.jsonl", 5))
+	if got := string(b); got != `{"file":"f.jsonl","messages":3,"totalChars":35,"units":[{"startLine":1,"endLine":1,"messages":1,"chars":10},{"startLine":3,"endLine":4,"messages":2,"chars":25}],"budget":5,"cutoff":null,"error":"context budget cannot contain the smallest consistent message unit","minBudget":25}` {
+		t.Errorf("string(b) = %q, want %q", got, `{"file":"f.jsonl","messages":3,"totalChars":35,"units":[{"startLine":1,"endLine":1,"messages":1,"chars":10},{"startLine":3,"endLine":4,"messages":2,"chars":25}],"budget":5,"cutoff":null,"error":"context budget cannot contain the smallest consistent message unit","minBudget":25}`)
+	}
+
+	invalid := &analysis.Report{Lines: 9, FirstInvalidLine: 8, InvalidLines: 2, Messages: msgs, Units: units, TotalChars: 35,
+		Findings: []analysis.Finding{
+			{Line: 7, Code: analysis.CodeOrphanToolResult, Message: "not this"},
+			{Line: 8, Code: analysis.CodeInvalidJSON, Message: "invalid session JSON at line 8: unexpected end"},
+			{Line: 9, Code: analysis.CodeInvalidRecord, Message: "nor this"},
+		}}
+	b, _ = textfmt.JSON(outcome(invalid, 5, analysis.Options{}).json("f.jsonl", 5))
+	if got := string(b); got != `{"file":"f.jsonl","messages":0,"totalChars":0,"units":[],"budget":5,"cutoff":null,"error":"invalid session JSON at line 8: unexpected end","minBudget":null}` {
+		t.Errorf("string(b) = %q, want %q", got, `{"file":"f.jsonl","messages":0,"totalChars":0,"units":[],"budget":5,"cutoff":null,"error":"invalid session JSON at line 8: unexpected end","minBudget":null}`)
+	}
+
+	huge := &analysis.Report{Width16: analysis.MaxStringLength + 1}
+	b, _ = textfmt.JSON(outcome(huge, 5, analysis.Options{}).json("f.jsonl", 5))
+	if got := string(b); got != `{"file":"f.jsonl","messages":0,"totalChars":0,"units":[],"budget":5,"cutoff":null,"error":"RangeError: Invalid string length (the file is longer than node's maximum string of 0x1fffffe8 UTF-16 units, so readFile(path, \"utf8\") throws)","minBudget":null}` {
+		t.Errorf("string(b) = %q, want %q", got, `{"file":"f.jsonl","messages":0,"totalChars":0,"units":[],"budget":5,"cutoff":null,"error":"RangeError: Invalid string length (the file is longer than node's maximum string of 0x1fffffe8 UTF-16 units, so readFile(path, \"utf8\") throws)","minBudget":null}`)
+	}
+
+	empty := &analysis.Report{Lines: 1, CutoffErr: analysis.ErrEmptyContext}
+	b, _ = textfmt.JSON(outcome(empty, 5, analysis.Options{}).json("f.jsonl", 5))
+	if got := string(b); got != `{"file":"f.jsonl","messages":0,"totalChars":0,"units":[],"budget":5,"cutoff":null,"error":"context budget cannot be empty","minBudget":null}` {
+		t.Errorf("string(b) = %q, want %q", got, `{"file":"f.jsonl","messages":0,"totalChars":0,"units":[],"budget":5,"cutoff":null,"error":"context budget cannot be empty","minBudget":null}`)
+	}
+}
+
+// TestBudgetOutcomeText: a file that does not load still lists its valid
+// lines' units, marked as what it would cost once it loads; a budget too
+// small names the least one that works.
+func TestBudgetOutcomeText(t *testing.T) {
+	msgs := []analysis.Message{{Line: 1, Cost: 10}, {Line: 3, Cost: 20}, {Line: 4, Cost: 12345}}
+	units := []analysis.Unit{
+		{First: 0, Last: 0, StartLine: 1, EndLine: 1, Chars: 10, FromNewest: 12375},
+		{First: 1, Last: 2, StartLine: 3, EndLine: 1004, Chars: 12365, FromNewest: 12365},
+	}
+	text := func(o budgetOutcome, budget int64) string {
+		t.Helper()
+		var b strings.Builder
+		if err := o.text(&b, "f.jsonl", budget); err != nil {
+			t.Fatalf(`o.text(&b, "f.jsonl", budget): %v`, err)
+		}
+		return b.String()
+	}
+	invalid := &analysis.Report{Lines: 1004, FirstInvalidLine: 2, InvalidLines: 1, Units: units, TotalChars: 12375,
+		Findings: []analysis.Finding{{Line: 2, Code: analysis.CodeInvalidJSON, Message: "invalid session JSON at line 2: unexpected end"}}}
+	if got := text(outcome(invalid, 5000, analysis.Options{}), 5000); got != `f.jsonl: the file does not load (line 2 is invalid), so the runtime holds no messages and budget 5,000 cuts nothing
+once it loads, its valid lines would cost (invalid lines not counted): 3 messages in 2 units, 12,375 chars
+  unit  start line  end line  messages   chars  from newest
+     1           1         1         1      10       12,375
+     2           3      1004         2  12,365       12,365
+` {
+		t.Errorf("text(outcome(invalid, 5000, analysis.Options{}), 5000) = %q, want %q", got, `f.jsonl: the file does not load (line 2 is invalid), so the runtime holds no messages and budget 5,000 cuts nothing
+once it loads, its valid lines would cost (invalid lines not counted): 3 messages in 2 units, 12,375 chars
+  unit  start line  end line  messages   chars  from newest
+     1           1         1         1      10       12,375
+     2           3      1004         2  12,365       12,365
+`)
+	}
+
+	small := &analysis.Report{Lines: 1004, Messages: msgs, Units: units, TotalChars: 12375, CutoffErr: analysis.ErrBudgetTooSmall}
+	o := outcome(small, 5000, analysis.Options{})
+	if got := o.errorText(); got != "context budget cannot contain the smallest consistent message unit; the least budget that works is 12,365 (the newest unit, lines 3–1004)" {
+		t.Errorf("o.errorText() = %q, want %q", got, "context budget cannot contain the smallest consistent message unit; the least budget that works is 12,365 (the newest unit, lines 3–1004)")
+	}
+	if got := text(o, 5000); got != `f.jsonl: 3 messages in 2 units, 12,375 chars
+  unit  start line  end line  messages   chars  from newest
+     1           1         1         1      10       12,375
+     2           3      1004         2  12,365       12,365
+` {
+		t.Errorf("text(o, 5000) = %q, want %q", got, `f.jsonl: 3 messages in 2 units, 12,375 chars
+  unit  start line  end line  messages   chars  from newest
+     1           1         1         1      10       12,375
+     2           3      1004         2  12,365       12,365
+`)
+	}
+
+	// The widest values there are still line up (the padding has room).
+	wide := &analysis.Report{Lines: 1, Messages: msgs[:1], TotalChars: math.MaxInt64,
+		Units:  []analysis.Unit{{StartLine: 1, EndLine: 1, Chars: math.MaxInt64, FromNewest: math.MaxInt64}},
+		Cutoff: &analysis.Cutoff{Budget: math.MaxInt64, FirstKeptLine: 1, KeptUnits: 1, KeptMessages: 1, KeptChars: math.MaxInt64}}
+	if got := text(outcome(wide, math.MaxInt64, analysis.Options{}), math.MaxInt64); got != `f.jsonl: 1 message in 1 unit, 9,223,372,036,854,775,807 chars
+  unit  start line  end line  messages                      chars                from newest
+     1           1         1         1  9,223,372,036,854,775,807  9,223,372,036,854,775,807
+budget 9,223,372,036,854,775,807 keeps 1 of 1 units (1 message, 9,223,372,036,854,775,807 chars) from line 1
+` {
+		t.Errorf("text(outcome(wide, math.MaxInt64, analysis.Options{}), math.MaxInt64) = %q, want %q", got, `f.jsonl: 1 message in 1 unit, 9,223,372,036,854,775,807 chars
+  unit  start line  end line  messages                      chars                from newest
+     1           1         1         1  9,223,372,036,854,775,807  9,223,372,036,854,775,807
+budget 9,223,372,036,854,775,807 keeps 1 of 1 units (1 message, 9,223,372,036,854,775,807 chars) from line 1
+`)
+	}
+
+	// Only a budget that is too small gets the hint.
+	empty := &analysis.Report{Lines: 1, CutoffErr: analysis.ErrEmptyContext}
+	if got := outcome(empty, 5, analysis.Options{}).errorText(); got != "context budget cannot be empty" {
+		t.Errorf("outcome(empty, 5, analysis.Options{}).errorText() = %q, want %q", got, "context budget cannot be empty")
+	}
+	if got := outcome(invalid, 5, analysis.Options{}).errorText(); got != "invalid session JSON at line 2: unexpected end" {
+		t.Errorf("outcome(invalid, 5, analysis.Options{}).errorText() = %q, want %q", got, "invalid session JSON at line 2: unexpected end")
 	}
 }

@@ -2,9 +2,12 @@ package cli
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -144,4 +147,38 @@ func TestTrimRefuses(t *testing.T) {
 	r = sessionls(t, "trim", "--max-chars", "100000", "-o", filepath.Join(dir, "missing-dir", "x.jsonl"), sessionPath("clean"))
 	r.wantCode(t, 2)
 	r.wantStderr(t, "cannot write")
+}
+
+func TestCopyFromLine(t *testing.T) {
+	src := "l1\r\n\nl3\r\nl4 «x»\n\nl6"
+	for _, tc := range []struct {
+		line int
+		want string
+	}{
+		{1, src}, {2, "\nl3\r\nl4 «x»\n\nl6"}, {3, "l3\r\nl4 «x»\n\nl6"}, {6, "l6"},
+	} {
+		var b bytes.Buffer
+		// A one-byte reader exercises every chunk boundary.
+		if err := copyFromLine(&b, &oneByteReader{strings.NewReader(src)}, tc.line); err != nil {
+			t.Fatalf("copyFromLine(&b, &oneByteReader{strings.NewReader(src)}, tc.line): %v", err)
+		}
+		if got := b.String(); got != tc.want {
+			t.Errorf("line %d: b.String() = %q, want %q", tc.line, got, tc.want)
+		}
+	}
+	var b bytes.Buffer
+	err := copyFromLine(&b, strings.NewReader("a\nb"), 5)
+	var re readError
+	if !errors.As(err, &re) {
+		t.Errorf("a file shorter than expected is a read error: %v: errors.As(err, &re) is false, want true", err)
+	}
+}
+
+type oneByteReader struct{ r io.Reader }
+
+func (o *oneByteReader) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	return o.r.Read(p[:1])
 }

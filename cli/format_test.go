@@ -1,3 +1,6 @@
+// Tests of the output formats (text, json, github, SARIF) on synthetic
+// findings, and the SARIF validator the CLI tests share.
+
 package cli
 
 import (
@@ -5,134 +8,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"math"
 	"path/filepath"
 	"reflect"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/fix"
 	"github.com/sessionls/sessionls/analysis/line"
-	"github.com/sessionls/sessionls/internal/textfmt"
 )
-
-func TestParseShard(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		i, n int
-		ok   bool
-	}{
-		{"1/1", 1, 1, true}, {"2/4", 2, 4, true}, {"4/4", 4, 4, true},
-		{"0/4", 0, 0, false}, {"5/4", 0, 0, false}, {"1/0", 0, 0, false},
-		{"-1/3", 0, 0, false}, {"2", 0, 0, false}, {"a/b", 0, 0, false}, {"1/2/3", 0, 0, false}, {"", 0, 0, false},
-	} {
-		i, n, err := parseShard(tc.in)
-		if tc.ok {
-			if err != nil {
-				t.Fatalf("%v: %v", tc.in, err)
-			}
-			if want, got := ([2]int{tc.i, tc.n}), ([2]int{i, n}); !reflect.DeepEqual(got, want) {
-				t.Errorf("%v: [2]int{i, n} = %+v, want %+v", tc.in, got, want)
-			}
-		} else {
-			var ue usageError
-			if !errors.As(err, &ue) {
-				t.Errorf("%q: want a usage error, got %v: errors.As(err, &ue) is false, want true", tc.in, err)
-			}
-		}
-	}
-}
-
-func TestShardOfIsStableAndSpreads(t *testing.T) {
-	const n = 4
-	counts := make([]int, n)
-	for i := range 400 {
-		p := fmt.Sprintf("sessions/s%03d.jsonl", i)
-		s := shardOf(p, n)
-		if got := shardOf(p, n); got != s {
-			t.Fatalf("shardOf(p, n) = %v, want %v", got, s)
-		}
-		// Path spelling does not move a file: cleaned, slash form.
-		if got := shardOf("./"+p, n); got != s {
-			t.Fatalf(`shardOf("./"+p, n) = %v, want %v`, got, s)
-		}
-		counts[s]++
-	}
-	for s, c := range counts {
-		if c <= 50 {
-			t.Errorf("shard %d holds %d of 400 files: c = %v, want > %v", s+1, c, c, 50)
-		}
-	}
-	// FNV-1a 32 of "a": 0xe40c292c.
-	if want, got := int(uint32(0xe40c292c)%7), shardOf("a", 7); got != want {
-		t.Errorf(`shardOf("a", 7) = %v, want %v`, got, want)
-	}
-}
-
-func TestProgressLine(t *testing.T) {
-	if got := progressLine(120, 3400, 824_000_000, 2*time.Second); got != "checked 120/3,400 files · 412 MB/s" {
-		t.Errorf("progressLine(120, 3400, 824_000_000, 2*time.Second) = %q, want %q", got, "checked 120/3,400 files · 412 MB/s")
-	}
-	if got := progressLine(0, 1, 0, 0); got != "checked 0/1 files · 0 MB/s" {
-		t.Errorf("progressLine(0, 1, 0, 0) = %q, want %q", got, "checked 0/1 files · 0 MB/s")
-	}
-}
-
-func TestProgressOnlyOnATerminalAfterASecond(t *testing.T) {
-	var done, bytesRead = newCounter(3), newCounter(5_000_000)
-	// Nothing when stderr is not a terminal, nor on one before the first second.
-	for _, tc := range []struct {
-		name string
-		tty  bool
-	}{{"not a terminal", false}, {"terminal, fast run", true}} {
-		t.Run(tc.name, func(t *testing.T) {
-			e, _, errb := testEnv("", nil)
-			lb := &lockedBuffer{b: errb}
-			e.stderr = lb
-			e.stderrTTY = tc.tty
-			p := newProgress(e, 10, done, bytesRead)
-			time.Sleep(3 * progressInterval)
-			p.stop()
-			if got := lb.String(); got != "" {
-				t.Errorf("stderr = %q, want empty", got)
-			}
-		})
-	}
-	t.Run("terminal, slow run", func(t *testing.T) {
-		e, _, errb := testEnv("", nil)
-		lb := &lockedBuffer{b: errb}
-		e.stderr = lb
-		e.stderrTTY = true
-		// The first reading is the start; every later one is 5 s on.
-		start, calls := time.Now(), newCounter(0)
-		e.now = func() time.Time {
-			if calls.Add(1) == 1 {
-				return start
-			}
-			return start.Add(5 * time.Second)
-		}
-		p := newProgress(e, 10, done, bytesRead)
-		time.Sleep(350 * time.Millisecond)
-		p.stop()
-		out := lb.String()
-		if !strings.Contains(out, "checked 3/10 files · ") {
-			t.Errorf("out = %q, want it to contain %q", out, "checked 3/10 files · ")
-		}
-		// Refreshed at most ten times a second, and erased at the end.
-		if got := strings.Count(out, "checked"); got > 4 {
-			t.Errorf(`strings.Count(out, "checked") = %v, want <= %v`, got, 4)
-		}
-		if !strings.HasSuffix(out, "\r\x1b[K") {
-			t.Errorf(`progress line not cleared: %q: strings.HasSuffix(out, "\r\x1b[K") is false, want true`, out)
-		}
-	})
-}
 
 func TestGitHubEscaping(t *testing.T) {
 	if got := string(ghEscapeData(nil, "100% a\r\nb: c, d")); got != "100%25 a%0D%0Ab: c, d" {
@@ -178,53 +64,6 @@ func TestSARIFURI(t *testing.T) {
 	}
 	if got := sarifURI("/tmp/x y.jsonl"); got != "file:///tmp/x%20y.jsonl" {
 		t.Errorf(`sarifURI("/tmp/x y.jsonl") = %q, want %q`, got, "file:///tmp/x%20y.jsonl")
-	}
-}
-
-func TestVersionFromBuildInfo(t *testing.T) {
-	mk := func(v string, settings ...string) *debug.BuildInfo {
-		bi := &debug.BuildInfo{Main: debug.Module{Version: v}}
-		for i := 0; i+1 < len(settings); i += 2 {
-			bi.Settings = append(bi.Settings, debug.BuildSetting{Key: settings[i], Value: settings[i+1]})
-		}
-		return bi
-	}
-	if got := versionFromBuildInfo(mk("v1.2.3", "vcs.revision", "abc")); got != "v1.2.3" {
-		t.Errorf(`versionFromBuildInfo(mk("v1.2.3", "vcs.revision", "abc")) = %q, want %q`, got, "v1.2.3")
-	}
-	if got := versionFromBuildInfo(mk("(devel)", "vcs.revision", "0123456789abcdef", "vcs.modified", "false")); got != "0123456789ab" {
-		t.Errorf(`versionFromBuildInfo(mk("(devel)", "vcs.revision", "0123456789abcdef", "vcs.modified", "false")) = %q, want %q`, got, "0123456789ab")
-	}
-	if got := versionFromBuildInfo(mk("(devel)", "vcs.revision", "0123456789abcdef", "vcs.modified", "true")); got != "0123456789ab-dirty" {
-		t.Errorf(`versionFromBuildInfo(mk("(devel)", "vcs.revision", "0123456789abcdef", "vcs.modified", "true")) = %q, want %q`, got, "0123456789ab-dirty")
-	}
-	if got := versionFromBuildInfo(mk("")); got != "devel" {
-		t.Errorf(`versionFromBuildInfo(mk("")) = %q, want %q`, got, "devel")
-	}
-}
-
-func TestCopyFromLine(t *testing.T) {
-	src := "l1\r\n\nl3\r\nl4 «x»\n\nl6"
-	for _, tc := range []struct {
-		line int
-		want string
-	}{
-		{1, src}, {2, "\nl3\r\nl4 «x»\n\nl6"}, {3, "l3\r\nl4 «x»\n\nl6"}, {6, "l6"},
-	} {
-		var b bytes.Buffer
-		// A one-byte reader exercises every chunk boundary.
-		if err := copyFromLine(&b, &oneByteReader{strings.NewReader(src)}, tc.line); err != nil {
-			t.Fatalf("copyFromLine(&b, &oneByteReader{strings.NewReader(src)}, tc.line): %v", err)
-		}
-		if got := b.String(); got != tc.want {
-			t.Errorf("line %d: b.String() = %q, want %q", tc.line, got, tc.want)
-		}
-	}
-	var b bytes.Buffer
-	err := copyFromLine(&b, strings.NewReader("a\nb"), 5)
-	var re readError
-	if !errors.As(err, &re) {
-		t.Errorf("a file shorter than expected is a read error: %v: errors.As(err, &re) is false, want true", err)
 	}
 }
 
@@ -563,137 +402,6 @@ func validateSARIFFixes(t *testing.T, i int, v any) {
 			}
 		}
 	}
-}
-
-func TestBudgetOutcomeJSON(t *testing.T) {
-	msgs := []analysis.Message{{Line: 1, Cost: 10}, {Line: 3, Cost: 20}, {Line: 4, Cost: 5}}
-	units := []analysis.Unit{
-		{First: 0, Last: 0, StartLine: 1, EndLine: 1, Chars: 10, FromNewest: 35},
-		{First: 1, Last: 2, StartLine: 3, EndLine: 4, Chars: 25, FromNewest: 25},
-	}
-	ok := &analysis.Report{Lines: 4, Messages: msgs, Units: units, TotalChars: 35,
-		Cutoff: &analysis.Cutoff{Budget: 30, FirstUnit: 1, FirstKeptLine: 3, KeptUnits: 1, KeptMessages: 2, KeptChars: 25}}
-	b, err := textfmt.JSON(outcome(ok, 30, analysis.Options{}).json("f.jsonl", 30))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := string(b); got != `{"file":"f.jsonl","messages":3,"totalChars":35,"units":[{"startLine":1,"endLine":1,"messages":1,"chars":10},{"startLine":3,"endLine":4,"messages":2,"chars":25}],"budget":30,"cutoff":{"firstKeptLine":3,"keptUnits":1,"keptChars":25},"error":null,"minBudget":25}` {
-		t.Errorf("string(b) = %q, want %q", got, `{"file":"f.jsonl","messages":3,"totalChars":35,"units":[{"startLine":1,"endLine":1,"messages":1,"chars":10},{"startLine":3,"endLine":4,"messages":2,"chars":25}],"budget":30,"cutoff":{"firstKeptLine":3,"keptUnits":1,"keptChars":25},"error":null,"minBudget":25}`)
-	}
-
-	small := &analysis.Report{Lines: 4, Messages: msgs, Units: units, TotalChars: 35, CutoffErr: analysis.ErrBudgetTooSmall}
-	b, _ = textfmt.JSON(outcome(small, 5, analysis.Options{}).json("f.jsonl", 5))
-	if got := string(b); got != `{"file":"f.jsonl","messages":3,"totalChars":35,"units":[{"startLine":1,"endLine":1,"messages":1,"chars":10},{"startLine":3,"endLine":4,"messages":2,"chars":25}],"budget":5,"cutoff":null,"error":"context budget cannot contain the smallest consistent message unit","minBudget":25}` {
-		t.Errorf("string(b) = %q, want %q", got, `{"file":"f.jsonl","messages":3,"totalChars":35,"units":[{"startLine":1,"endLine":1,"messages":1,"chars":10},{"startLine":3,"endLine":4,"messages":2,"chars":25}],"budget":5,"cutoff":null,"error":"context budget cannot contain the smallest consistent message unit","minBudget":25}`)
-	}
-
-	invalid := &analysis.Report{Lines: 9, FirstInvalidLine: 8, InvalidLines: 2, Messages: msgs, Units: units, TotalChars: 35,
-		Findings: []analysis.Finding{
-			{Line: 7, Code: analysis.CodeOrphanToolResult, Message: "not this"},
-			{Line: 8, Code: analysis.CodeInvalidJSON, Message: "invalid session JSON at line 8: unexpected end"},
-			{Line: 9, Code: analysis.CodeInvalidRecord, Message: "nor this"},
-		}}
-	b, _ = textfmt.JSON(outcome(invalid, 5, analysis.Options{}).json("f.jsonl", 5))
-	if got := string(b); got != `{"file":"f.jsonl","messages":0,"totalChars":0,"units":[],"budget":5,"cutoff":null,"error":"invalid session JSON at line 8: unexpected end","minBudget":null}` {
-		t.Errorf("string(b) = %q, want %q", got, `{"file":"f.jsonl","messages":0,"totalChars":0,"units":[],"budget":5,"cutoff":null,"error":"invalid session JSON at line 8: unexpected end","minBudget":null}`)
-	}
-
-	huge := &analysis.Report{Width16: analysis.MaxStringLength + 1}
-	b, _ = textfmt.JSON(outcome(huge, 5, analysis.Options{}).json("f.jsonl", 5))
-	if got := string(b); got != `{"file":"f.jsonl","messages":0,"totalChars":0,"units":[],"budget":5,"cutoff":null,"error":"RangeError: Invalid string length (the file is longer than node's maximum string of 0x1fffffe8 UTF-16 units, so readFile(path, \"utf8\") throws)","minBudget":null}` {
-		t.Errorf("string(b) = %q, want %q", got, `{"file":"f.jsonl","messages":0,"totalChars":0,"units":[],"budget":5,"cutoff":null,"error":"RangeError: Invalid string length (the file is longer than node's maximum string of 0x1fffffe8 UTF-16 units, so readFile(path, \"utf8\") throws)","minBudget":null}`)
-	}
-
-	empty := &analysis.Report{Lines: 1, CutoffErr: analysis.ErrEmptyContext}
-	b, _ = textfmt.JSON(outcome(empty, 5, analysis.Options{}).json("f.jsonl", 5))
-	if got := string(b); got != `{"file":"f.jsonl","messages":0,"totalChars":0,"units":[],"budget":5,"cutoff":null,"error":"context budget cannot be empty","minBudget":null}` {
-		t.Errorf("string(b) = %q, want %q", got, `{"file":"f.jsonl","messages":0,"totalChars":0,"units":[],"budget":5,"cutoff":null,"error":"context budget cannot be empty","minBudget":null}`)
-	}
-}
-
-// TestBudgetOutcomeText: a file that does not load still lists its valid
-// lines' units, marked as what it would cost once it loads; a budget too
-// small names the least one that works.
-func TestBudgetOutcomeText(t *testing.T) {
-	msgs := []analysis.Message{{Line: 1, Cost: 10}, {Line: 3, Cost: 20}, {Line: 4, Cost: 12345}}
-	units := []analysis.Unit{
-		{First: 0, Last: 0, StartLine: 1, EndLine: 1, Chars: 10, FromNewest: 12375},
-		{First: 1, Last: 2, StartLine: 3, EndLine: 1004, Chars: 12365, FromNewest: 12365},
-	}
-	text := func(o budgetOutcome, budget int64) string {
-		t.Helper()
-		var b strings.Builder
-		if err := o.text(&b, "f.jsonl", budget); err != nil {
-			t.Fatalf(`o.text(&b, "f.jsonl", budget): %v`, err)
-		}
-		return b.String()
-	}
-	invalid := &analysis.Report{Lines: 1004, FirstInvalidLine: 2, InvalidLines: 1, Units: units, TotalChars: 12375,
-		Findings: []analysis.Finding{{Line: 2, Code: analysis.CodeInvalidJSON, Message: "invalid session JSON at line 2: unexpected end"}}}
-	if got := text(outcome(invalid, 5000, analysis.Options{}), 5000); got != `f.jsonl: the file does not load (line 2 is invalid), so the runtime holds no messages and budget 5,000 cuts nothing
-once it loads, its valid lines would cost (invalid lines not counted): 3 messages in 2 units, 12,375 chars
-  unit  start line  end line  messages   chars  from newest
-     1           1         1         1      10       12,375
-     2           3      1004         2  12,365       12,365
-` {
-		t.Errorf("text(outcome(invalid, 5000, analysis.Options{}), 5000) = %q, want %q", got, `f.jsonl: the file does not load (line 2 is invalid), so the runtime holds no messages and budget 5,000 cuts nothing
-once it loads, its valid lines would cost (invalid lines not counted): 3 messages in 2 units, 12,375 chars
-  unit  start line  end line  messages   chars  from newest
-     1           1         1         1      10       12,375
-     2           3      1004         2  12,365       12,365
-`)
-	}
-
-	small := &analysis.Report{Lines: 1004, Messages: msgs, Units: units, TotalChars: 12375, CutoffErr: analysis.ErrBudgetTooSmall}
-	o := outcome(small, 5000, analysis.Options{})
-	if got := o.errorText(); got != "context budget cannot contain the smallest consistent message unit; the least budget that works is 12,365 (the newest unit, lines 3–1004)" {
-		t.Errorf("o.errorText() = %q, want %q", got, "context budget cannot contain the smallest consistent message unit; the least budget that works is 12,365 (the newest unit, lines 3–1004)")
-	}
-	if got := text(o, 5000); got != `f.jsonl: 3 messages in 2 units, 12,375 chars
-  unit  start line  end line  messages   chars  from newest
-     1           1         1         1      10       12,375
-     2           3      1004         2  12,365       12,365
-` {
-		t.Errorf("text(o, 5000) = %q, want %q", got, `f.jsonl: 3 messages in 2 units, 12,375 chars
-  unit  start line  end line  messages   chars  from newest
-     1           1         1         1      10       12,375
-     2           3      1004         2  12,365       12,365
-`)
-	}
-
-	// The widest values there are still line up (the padding has room).
-	wide := &analysis.Report{Lines: 1, Messages: msgs[:1], TotalChars: math.MaxInt64,
-		Units:  []analysis.Unit{{StartLine: 1, EndLine: 1, Chars: math.MaxInt64, FromNewest: math.MaxInt64}},
-		Cutoff: &analysis.Cutoff{Budget: math.MaxInt64, FirstKeptLine: 1, KeptUnits: 1, KeptMessages: 1, KeptChars: math.MaxInt64}}
-	if got := text(outcome(wide, math.MaxInt64, analysis.Options{}), math.MaxInt64); got != `f.jsonl: 1 message in 1 unit, 9,223,372,036,854,775,807 chars
-  unit  start line  end line  messages                      chars                from newest
-     1           1         1         1  9,223,372,036,854,775,807  9,223,372,036,854,775,807
-budget 9,223,372,036,854,775,807 keeps 1 of 1 units (1 message, 9,223,372,036,854,775,807 chars) from line 1
-` {
-		t.Errorf("text(outcome(wide, math.MaxInt64, analysis.Options{}), math.MaxInt64) = %q, want %q", got, `f.jsonl: 1 message in 1 unit, 9,223,372,036,854,775,807 chars
-  unit  start line  end line  messages                      chars                from newest
-     1           1         1         1  9,223,372,036,854,775,807  9,223,372,036,854,775,807
-budget 9,223,372,036,854,775,807 keeps 1 of 1 units (1 message, 9,223,372,036,854,775,807 chars) from line 1
-`)
-	}
-
-	// Only a budget that is too small gets the hint.
-	empty := &analysis.Report{Lines: 1, CutoffErr: analysis.ErrEmptyContext}
-	if got := outcome(empty, 5, analysis.Options{}).errorText(); got != "context budget cannot be empty" {
-		t.Errorf("outcome(empty, 5, analysis.Options{}).errorText() = %q, want %q", got, "context budget cannot be empty")
-	}
-	if got := outcome(invalid, 5, analysis.Options{}).errorText(); got != "invalid session JSON at line 2: unexpected end" {
-		t.Errorf("outcome(invalid, 5, analysis.Options{}).errorText() = %q, want %q", got, "invalid session JSON at line 2: unexpected end")
-	}
-}
-
-type oneByteReader struct{ r io.Reader }
-
-func (o *oneByteReader) Read(p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	return o.r.Read(p[:1])
 }
 
 // emptyJSON reports whether a decoded JSON value is what testify called
