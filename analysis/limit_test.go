@@ -325,23 +325,34 @@ func refusedBytes(t testing.TB, unit string, n int) (alloc, held int64) {
 	for _, c := range Codes() {
 		opts.OmittedLines[c] = true
 	}
+	alloc, held = heapCost(func() any {
+		rep, err := AnalyzeReader(context.Background(), bytes.NewReader(data), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	})
+	runtime.KeepAlive(data)
+	return alloc, held
+}
+
+// heapCost runs f between full collections and returns the bytes the
+// process allocated while f ran and how much the heap in use grew, with
+// what f returns still alive. Two collections each time, so that the
+// pools' victim caches are emptied too.
+func heapCost(f func() any) (alloc, held int64) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	rep, err := AnalyzeReader(context.Background(), bytes.NewReader(data), opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	kept := f()
 	runtime.ReadMemStats(&after)
 	alloc = int64(after.TotalAlloc - before.TotalAlloc)
 	runtime.GC()
-	runtime.GC() // and the pools' victim caches
+	runtime.GC()
 	runtime.ReadMemStats(&after)
-	held = int64(after.HeapAlloc) - int64(before.HeapAlloc)
-	runtime.KeepAlive(rep)
-	runtime.KeepAlive(data)
-	return alloc, held
+	runtime.KeepAlive(kept)
+	return alloc, int64(after.HeapAlloc) - int64(before.HeapAlloc)
 }
 
 // TestRefusedLineBytes: a refused line past the findings limit costs a
@@ -395,19 +406,12 @@ func BenchmarkRefusedLines(b *testing.B) {
 // text.
 func documentBytes(t testing.TB, unit string, n int) int64 {
 	text := strings.Repeat(unit, n)
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	d := NewDocument(text, Options{MaxFindingsPerCode: 1000})
-	rep := d.Report()
-	runtime.GC()
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	runtime.KeepAlive(d)
-	runtime.KeepAlive(rep)
+	_, held := heapCost(func() any {
+		d := NewDocument(text, Options{MaxFindingsPerCode: 1000})
+		return [2]any{d, d.Report()}
+	})
 	runtime.KeepAlive(text)
-	return int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	return held
 }
 
 // TestDocumentRefusedLineBytes: an open document keeps 40 bytes per
