@@ -360,7 +360,10 @@ func heapCost(f func() any) (alloc, held int64) {
 // its neighbours (it was ~750 bytes allocated and 4 held). Measured
 // between files of 8 and 24 MiB, so that the fixed costs (the chunks and
 // tallies in flight, the findings kept) cancel out. An invalid record
-// allocates its reason (it quotes the record's role) and drops it.
+// allocates its reason (it quotes the record's role) and drops it. An
+// open document keeps 40 bytes per refused line past the limit (its
+// line's string header and a lineRes), not a line.Result and a finding
+// (~515 bytes before).
 func TestRefusedLineBytes(t *testing.T) {
 	if raceEnabled {
 		// Instrumented, it streams 160 MiB in minutes, and the detector
@@ -377,6 +380,16 @@ func TestRefusedLineBytes(t *testing.T) {
 			t.Logf("%s: %.1f bytes allocated, %.2f held per refused line", p.name, alloc, held)
 			if alloc > float64(p.maxAlloc) || held > 1 {
 				t.Errorf("%s: %.1f bytes allocated and %.2f held per refused line, want at most %d and 1", p.name, alloc, held, p.maxAlloc)
+			}
+			// The document, between files of 1 and 3 MiB. Every line of
+			// these files is refused (an empty line inside a split record
+			// aside, 16 bytes).
+			n = 1 << 20 / len(p.unit)
+			d1, d3 := documentBytes(t, p.unit, n), documentBytes(t, p.unit, 3*n)
+			held = float64(d3-d1) / float64(2*n*p.lines)
+			t.Logf("%s: %.1f bytes held per refused line in a document", p.name, held)
+			if held > 48 {
+				t.Errorf("%s: %.1f bytes held per refused line in a document, want at most 48", p.name, held)
 			}
 		})
 	}
@@ -412,28 +425,6 @@ func documentBytes(t testing.TB, unit string, n int) int64 {
 	})
 	runtime.KeepAlive(text)
 	return held
-}
-
-// TestDocumentRefusedLineBytes: an open document keeps 40 bytes per
-// refused line past the limit (its line's string header and a lineRes),
-// not a line.Result and a finding (~515 bytes before).
-func TestDocumentRefusedLineBytes(t *testing.T) {
-	if raceEnabled {
-		t.Skip("bytes per line are measured without the race detector")
-	}
-	for _, p := range refusedPatterns {
-		t.Run(p.name, func(t *testing.T) {
-			n := 1 << 20 / len(p.unit)
-			h1, h3 := documentBytes(t, p.unit, n), documentBytes(t, p.unit, 3*n)
-			// Every line of these files is refused (an empty line inside a
-			// split record aside, 16 bytes).
-			held := float64(h3-h1) / float64(2*n*p.lines)
-			t.Logf("%s: %.1f bytes held per refused line", p.name, held)
-			if held > 48 {
-				t.Errorf("%s: %.1f bytes held per refused line, want at most 48", p.name, held)
-			}
-		})
-	}
 }
 
 // BenchmarkDocumentRefusedLines prints the bytes an open document (with
