@@ -129,17 +129,43 @@ func (p *refParser) lit(word string) bool {
 
 func isDigit(c int) bool { return c >= '0' && c <= '9' }
 
+// open consumes a container's opening bracket and the whitespace after
+// it, and reports whether close (the container is empty) comes next.
+func (p *refParser) open(close int) bool {
+	p.i++
+	p.ws()
+	return p.peek() == close
+}
+
+// more consumes the whitespace after a member or element, and the comma
+// when one follows: another member or element comes next.
+func (p *refParser) more() bool {
+	p.ws()
+	if p.peek() == ',' {
+		p.i++
+		return true
+	}
+	return false
+}
+
+// end consumes the closing bracket close of v, which is one level deeper
+// than its deepest member or element; anything else there is an error.
+func (p *refParser) end(v *refVal, close int) *refVal {
+	if p.peek() != close {
+		return nil
+	}
+	p.i++
+	v.raw++
+	return v
+}
+
 func (p *refParser) value() *refVal {
 	p.ws()
 	switch c := p.peek(); {
 	case c == '{':
-		p.i++
 		v := &refVal{k: kObject}
-		p.ws()
-		if p.peek() == '}' {
-			p.i++
-			v.raw = 1
-			return v
+		if p.open('}') {
+			return p.end(v, '}')
 		}
 		for {
 			p.ws()
@@ -171,26 +197,14 @@ func (p *refParser) value() *refVal {
 				v.keys = append(v.keys, k.s)
 				v.vals = append(v.vals, val)
 			}
-			p.ws()
-			switch p.peek() {
-			case ',':
-				p.i++
-			case '}':
-				p.i++
-				v.raw++
-				return v
-			default:
-				return nil
+			if !p.more() {
+				return p.end(v, '}')
 			}
 		}
 	case c == '[':
-		p.i++
 		v := &refVal{k: kArray}
-		p.ws()
-		if p.peek() == ']' {
-			p.i++
-			v.raw = 1
-			return v
+		if p.open(']') {
+			return p.end(v, ']')
 		}
 		for {
 			e := p.value()
@@ -199,16 +213,8 @@ func (p *refParser) value() *refVal {
 			}
 			v.raw = max(v.raw, e.raw)
 			v.arr = append(v.arr, e)
-			p.ws()
-			switch p.peek() {
-			case ',':
-				p.i++
-			case ']':
-				p.i++
-				v.raw++
-				return v
-			default:
-				return nil
+			if !p.more() {
+				return p.end(v, ']')
 			}
 		}
 	case c == '"':
