@@ -30,9 +30,15 @@ func fakeAnalyze(text string, opts Options) *Report {
 
 // codes renders findings as "line:code".
 func codes(r *Report) []string {
+	return render(r.Findings, func(f Finding) string { return fmt.Sprintf("%d:%s", f.Line, f.Code) })
+}
+
+// render is what f makes of each of xs, nil for none (so that a test
+// table's nil want matches).
+func render[T any](xs []T, f func(T) string) []string {
 	var out []string
-	for _, f := range r.Findings {
-		out = append(out, fmt.Sprintf("%d:%s", f.Line, f.Code))
+	for _, x := range xs {
+		out = append(out, f(x))
 	}
 	return out
 }

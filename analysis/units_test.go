@@ -38,11 +38,7 @@ func seq(ms ...Message) []Message {
 
 // spans renders units as "first-last" pairs of message indexes.
 func spans(units []Unit) []string {
-	var out []string
-	for _, u := range units {
-		out = append(out, fmt.Sprintf("%d-%d", u.First, u.Last))
-	}
-	return out
+	return render(units, func(u Unit) string { return fmt.Sprintf("%d-%d", u.First, u.Last) })
 }
 
 func TestBuildUnits(t *testing.T) {
