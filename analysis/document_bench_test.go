@@ -7,18 +7,25 @@ import (
 	"github.com/sessionls/sessionls/internal/transcript"
 )
 
-// benchDocument is a 50 MB realistic transcript and a line in its middle.
-func benchDocument(b *testing.B) (*Document, int) {
+// benchTranscript is a 50 MB realistic transcript.
+func benchTranscript(b *testing.B) string {
 	b.Helper()
 	var sb strings.Builder
 	if _, err := transcript.Write(&sb, 50<<20, 1); err != nil {
 		b.Fatal(err)
 	}
-	d := NewDocument(sb.String(), Options{Budget: 200_000})
+	return sb.String()
+}
+
+// benchDocument is a document of benchTranscript and a line in its middle.
+func benchDocument(b *testing.B) (*Document, int) {
+	b.Helper()
+	text := benchTranscript(b)
+	d := NewDocument(text, Options{Budget: 200_000})
 	if d.Report().FirstInvalidLine != 0 {
 		b.Fatal("the transcript does not load")
 	}
-	b.SetBytes(int64(sb.Len()))
+	b.SetBytes(int64(len(text)))
 	return d, d.LineCount() / 2
 }
 
@@ -64,5 +71,26 @@ func BenchmarkDocumentEditStructure(b *testing.B) {
 		if r := d.Report(); r.Cutoff == nil {
 			b.Fatal("no cutoff")
 		}
+	}
+}
+
+// BenchmarkIndexCRs measures what the lone-'\r' index adds to opening a
+// 50 MB transcript (NewDocument parses it, which costs far more): one
+// IndexByte over a file without '\r', a look at every line of a CRLF file,
+// and the index itself when every line holds a lone '\r'.
+func BenchmarkIndexCRs(b *testing.B) {
+	lf := benchTranscript(b)
+	for _, c := range []struct{ name, text string }{
+		{"lf", lf},
+		{"crlf", strings.ReplaceAll(lf, "\n", "\r\n")},
+		{"lone-cr", strings.ReplaceAll(lf, `"content":`, "\r"+`"content":`)},
+	} {
+		lines := strings.Split(c.text, "\n")
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.text)))
+			for b.Loop() {
+				indexCRs(c.text, lines)
+			}
+		})
 	}
 }
