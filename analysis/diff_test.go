@@ -30,10 +30,7 @@ var (
 // chosen around the unit boundaries.
 func TestDiffNodeFiles(t *testing.T) {
 	node := oracle.Node(t)
-	seeds := []uint64{11}
-	if *diffSeed != 0 {
-		seeds = append(seeds, *diffSeed)
-	}
+	seeds := oracle.Seeds(*diffSeed, 11)
 	dir := t.TempDir()
 	var files [][]byte
 	var jobs []oracle.Job

@@ -455,10 +455,7 @@ func orphans(data []byte, lines []oracle.Line, corrupt []byte, corruptLines []or
 // the first held, see fix.FixAll).
 func TestDiffNodeFixes(t *testing.T) {
 	node := oracle.Node(t)
-	seeds := []uint64{21}
-	if *diffSeed != 0 {
-		seeds = append(seeds, *diffSeed)
-	}
+	seeds := oracle.Seeds(*diffSeed, 21)
 	dir := t.TempDir()
 	write := func(name string, data []byte) oracle.Job {
 		path := filepath.Join(dir, name)

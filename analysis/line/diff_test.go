@@ -27,10 +27,7 @@ var (
 // toolCallId must all agree.
 func TestDiffNode(t *testing.T) {
 	node := oracle.Node(t)
-	seeds := []uint64{1, 2, 3}
-	if *diffSeed != 0 {
-		seeds = append(seeds, *diffSeed)
-	}
+	seeds := oracle.Seeds(*diffSeed, 1, 2, 3)
 	var lines [][]byte
 	for _, s := range seeds {
 		r := rand.New(rand.NewPCG(s, 0xd1ff))

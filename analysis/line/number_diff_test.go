@@ -108,10 +108,7 @@ func longLiterals(r *rand.Rand) []string {
 // assistant line, so the line's cost counts JSON.stringify(JSON.parse(lit)).
 func TestDiffNodeNumbers(t *testing.T) {
 	node := oracle.Node(t)
-	seeds := []uint64{12}
-	if *numDiffSeed != 0 {
-		seeds = append(seeds, *numDiffSeed)
-	}
+	seeds := oracle.Seeds(*numDiffSeed, 12)
 	var lits []string
 	for _, s := range seeds {
 		lits = append(lits, longLiterals(rand.New(rand.NewPCG(s, 0x8012)))...)

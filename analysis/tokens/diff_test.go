@@ -67,10 +67,7 @@ func textLine(r *rand.Rand) []byte {
 func TestDiffJSTiktoken(t *testing.T) {
 	node := oracle.Node(t)
 	dir := oracle.TokensDir(t)
-	seeds := []uint64{21, 22}
-	if *diffSeed != 0 {
-		seeds = append(seeds, *diffSeed)
-	}
+	seeds := oracle.Seeds(*diffSeed, 21, 22)
 	var lines [][]byte
 	for _, s := range seeds {
 		r := rand.New(rand.NewPCG(s, 0x70c3))

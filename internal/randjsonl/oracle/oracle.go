@@ -45,6 +45,15 @@ func Node(t testing.TB) string {
 	return node
 }
 
+// Seeds is the seeds a differential test runs: its fixed ones, then extra
+// when not 0 (the extra seed a -*.seed flag of the test asked for).
+func Seeds(extra uint64, fixed ...uint64) []uint64 {
+	if extra == 0 {
+		return fixed
+	}
+	return append(fixed[:len(fixed):len(fixed)], extra)
+}
+
 // Line is the oracle's verdict on one physical non-empty line.
 type Line struct {
 	Line    int    `json:"line"`

@@ -4,8 +4,24 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
+
+// TestSeeds: the extra seed comes after the fixed ones, only when not 0,
+// and never writes into the caller's slice.
+func TestSeeds(t *testing.T) {
+	if got := Seeds(0, 1, 2); !slices.Equal(got, []uint64{1, 2}) {
+		t.Errorf("Seeds(0, 1, 2) = %v, want [1 2]", got)
+	}
+	if got := Seeds(7, 1, 2); !slices.Equal(got, []uint64{1, 2, 7}) {
+		t.Errorf("Seeds(7, 1, 2) = %v, want [1 2 7]", got)
+	}
+	fixed := make([]uint64, 1, 4)
+	if got := Seeds(9, fixed...); !slices.Equal(got, []uint64{0, 9}) || fixed[:2][1] != 0 {
+		t.Errorf("Seeds(9, [0]) = %v and wrote %v into the caller's array, want [0 9] and nothing", got, fixed[:2])
+	}
+}
 
 func TestDecodeString(t *testing.T) {
 	for _, tc := range []struct {
