@@ -20,28 +20,16 @@ func decodeAt(b []byte, i int) (size int, r rune, valid bool) {
 	if c < 0x80 {
 		return 1, rune(c), true
 	}
-	var need int
-	lo, hi := byte(0x80), byte(0xBF)
-	switch {
-	case c >= 0xC2 && c <= 0xDF:
-		need, r = 1, rune(c&0x1F)
-	case c == 0xE0:
-		need, r, lo = 2, rune(c&0x0F), 0xA0
-	case c == 0xED:
-		need, r, hi = 2, rune(c&0x0F), 0x9F
-	case c >= 0xE1 && c <= 0xEF:
-		need, r = 2, rune(c&0x0F)
-	case c == 0xF0:
-		need, r, lo = 3, rune(c&0x07), 0x90
-	case c == 0xF4:
-		need, r, hi = 3, rune(c&0x07), 0x8F
-	case c >= 0xF1 && c <= 0xF3:
-		need, r = 3, rune(c&0x07)
-	default: // 0x80..0xC1, 0xF5..0xFF: never valid anywhere
+	// The lead's length and the range of its second byte are utf8Lead's,
+	// the table the block scanner checks leads with.
+	lead := utf8Lead[c]
+	if lead.n == 0 { // 0x80..0xC1, 0xF5..0xFF: never valid anywhere
 		return 1, utf8.RuneError, false
 	}
+	r = rune(c & (0x7F >> lead.n))
+	lo, hi := lead.lo, lead.lo+lead.span
 	j := i + 1
-	for k := 0; k < need; k++ {
+	for k := 1; k < int(lead.n); k++ {
 		if j >= len(b) || b[j] < lo || b[j] > hi {
 			return j - i, utf8.RuneError, false
 		}
@@ -166,6 +154,17 @@ func appendWTF8(dst []byte, r rune) []byte {
 	return utf8.AppendRune(dst, r)
 }
 
+// unescaped is the character an escape \c stands for, for every c but
+// 'u': \b \f \n \r \t, and c itself (\" \\ \/; other bytes, which the
+// scanner refuses, as the decoder always treated them).
+var unescaped = func() (t [256]byte) {
+	for c := range t {
+		t[c] = byte(c)
+	}
+	t['b'], t['f'], t['n'], t['r'], t['t'] = '\b', '\f', '\n', '\r', '\t'
+	return t
+}()
+
 // appendDecoded appends the JS string value of the body of a string literal
 // (without its quotes; already validated by the scanner) as WTF-8, so that
 // two decoded values are byte-equal exactly when the JS strings are ===.
@@ -173,35 +172,20 @@ func appendDecoded(dst []byte, lit []byte) []byte {
 	for i := 0; i < len(lit); {
 		c := lit[i]
 		switch {
-		case c == '\\' && i+1 < len(lit):
-			e := lit[i+1]
-			switch e {
-			case 'b':
-				dst = append(dst, '\b')
-			case 'f':
-				dst = append(dst, '\f')
-			case 'n':
-				dst = append(dst, '\n')
-			case 'r':
-				dst = append(dst, '\r')
-			case 't':
-				dst = append(dst, '\t')
-			case 'u':
-				v, _ := hex4(lit, i+2)
-				if v >= 0xD800 && v < 0xDC00 && i+12 <= len(lit) && lit[i+6] == '\\' && lit[i+7] == 'u' {
-					if w, ok := hex4(lit, i+8); ok && w >= 0xDC00 && w <= 0xDFFF {
-						dst = utf8.AppendRune(dst, 0x10000+rune(v-0xD800)<<10+rune(w-0xDC00))
-						i += 12
-						continue
-					}
-				}
-				dst = appendWTF8(dst, rune(v))
-				i += 6
-				continue
-			default: // '"', '\\', '/'
-				dst = append(dst, e)
-			}
+		case c == '\\' && i+1 < len(lit) && lit[i+1] != 'u':
+			dst = append(dst, unescaped[lit[i+1]])
 			i += 2
+		case c == '\\' && i+1 < len(lit):
+			v, _ := hex4(lit, i+2)
+			if v >= 0xD800 && v < 0xDC00 && i+12 <= len(lit) && lit[i+6] == '\\' && lit[i+7] == 'u' {
+				if w, ok := hex4(lit, i+8); ok && w >= 0xDC00 && w <= 0xDFFF {
+					dst = utf8.AppendRune(dst, 0x10000+rune(v-0xD800)<<10+rune(w-0xDC00))
+					i += 12
+					continue
+				}
+			}
+			dst = appendWTF8(dst, rune(v))
+			i += 6
 		case c < 0x80:
 			dst = append(dst, c)
 			i++
@@ -221,55 +205,23 @@ func appendDecoded(dst []byte, lit []byte) []byte {
 // quoteJS writes s (WTF-8) the way JSON.stringify writes a string, cut
 // after max UTF-16 units with an ellipsis so a huge role stays readable.
 func quoteJS(s string, max int) string {
-	out := []byte{'"'}
-	units := 0
 	b := []byte(s)
-	for i := 0; i < len(b); {
-		if units >= max {
-			out = append(out, "…"...)
-			break
-		}
-		c := b[i]
-		if c < 0x80 {
-			switch c {
-			case '"':
-				out = append(out, '\\', '"')
-			case '\\':
-				out = append(out, '\\', '\\')
-			case '\b':
-				out = append(out, '\\', 'b')
-			case '\f':
-				out = append(out, '\\', 'f')
-			case '\n':
-				out = append(out, '\\', 'n')
-			case '\r':
-				out = append(out, '\\', 'r')
-			case '\t':
-				out = append(out, '\\', 't')
-			default:
-				if c < 0x20 {
-					out = append(out, '\\', 'u', '0', '0', "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
-				} else {
-					out = append(out, c)
-				}
-			}
-			i++
+	cut, units := 0, 0
+	for cut < len(b) && units < max {
+		if b[cut] == 0xED && cut+2 < len(b) && b[cut+1] >= 0xA0 {
+			// A generalized (surrogate) 3-byte sequence is a lone
+			// surrogate: one unit, as appendQuotedBody writes it.
+			cut += 3
 			units++
 			continue
 		}
-		// A generalized (surrogate) 3-byte sequence is a lone surrogate.
-		if c == 0xED && i+2 < len(b) && b[i+1] >= 0xA0 {
-			v := rune(c&0x0F)<<12 | rune(b[i+1]&0x3F)<<6 | rune(b[i+2]&0x3F)
-			const hx = "0123456789abcdef"
-			out = append(out, '\\', 'u', hx[v>>12&15], hx[v>>8&15], hx[v>>4&15], hx[v&15])
-			i += 3
-			units++
-			continue
-		}
-		size, r, _ := decodeAt(b, i)
-		out = append(out, b[i:i+size]...)
-		i += size
+		size, r, _ := decodeAt(b, cut)
+		cut += size
 		units += units16(r)
+	}
+	out := appendQuotedBody([]byte{'"'}, b[:cut])
+	if cut < len(b) {
+		out = append(out, "…"...)
 	}
 	return string(append(out, '"'))
 }
