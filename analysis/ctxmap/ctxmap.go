@@ -179,22 +179,29 @@ type Budget struct {
 
 // Bin is one unit or a run of adjacent units.
 type Bin struct {
-	FirstUnit int   `json:"firstUnit"` // index of its first unit
-	Units     int   `json:"units"`
+	FirstUnit int `json:"firstUnit"` // index of its first unit
+	Units     int `json:"units"`
+	Extent
+	At   int64 `json:"at"`   // the size of the bins before it
+	Kept bool  `json:"kept"` // inside the budget's cutoff
+	// Parts are its messages by kind, largest first.
+	Parts []Part `json:"parts"`
+}
+
+// Extent is what a bin and a unit both measure: the lines they span,
+// their messages and cost. Embedded, its fields stand in the JSON where
+// it stands in the struct.
+type Extent struct {
 	StartLine int   `json:"startLine"`
 	EndLine   int   `json:"endLine"`
 	Messages  int   `json:"messages"`
 	Chars     int64 `json:"chars"`
 	Tokens    int64 `json:"tokens"`
-	// FromNewestChars and FromNewestTokens are the cost of the bin and
+	// FromNewestChars and FromNewestTokens are the cost of the extent and
 	// everything newer: the least budget that keeps all of it.
 	FromNewestChars  int64 `json:"fromNewestChars"`
 	FromNewestTokens int64 `json:"fromNewestTokens"`
 	Size             int64 `json:"size"` // Chars or Tokens, per Measure
-	At               int64 `json:"at"`   // the size of the bins before it
-	Kept             bool  `json:"kept"` // inside the budget's cutoff
-	// Parts are its messages by kind, largest first.
-	Parts []Part `json:"parts"`
 }
 
 // Part is the messages of one kind within a bin or unit.
@@ -219,17 +226,10 @@ type Row struct {
 
 // UnitInfo is one unit, for the largest units.
 type UnitInfo struct {
-	Index            int    `json:"index"`
-	StartLine        int    `json:"startLine"`
-	EndLine          int    `json:"endLine"`
-	Messages         int    `json:"messages"`
-	Chars            int64  `json:"chars"`
-	Tokens           int64  `json:"tokens"`
-	FromNewestChars  int64  `json:"fromNewestChars"`
-	FromNewestTokens int64  `json:"fromNewestTokens"`
-	Size             int64  `json:"size"`
-	Kept             bool   `json:"kept"`
-	Parts            []Part `json:"parts"`
+	Index int `json:"index"`
+	Extent
+	Kept  bool   `json:"kept"`
+	Parts []Part `json:"parts"`
 }
 
 // Config says how to build a map.
@@ -457,7 +457,7 @@ func (b *Builder) Build(rep *analysis.Report, cfg Config) (*Map, error) {
 	}
 	addUnit := func(k int, u *analysis.Unit) {
 		if !open {
-			cur = Bin{FirstUnit: k, StartLine: u.StartLine, FromNewestChars: u.FromNewest, FromNewestTokens: u.TokensFromNewest,
+			cur = Bin{FirstUnit: k, Extent: Extent{StartLine: u.StartLine, FromNewestChars: u.FromNewest, FromNewestTokens: u.TokensFromNewest},
 				Kept: cutUnit >= 0 && k >= cutUnit}
 			open = true
 		}
@@ -479,9 +479,9 @@ func (b *Builder) Build(rep *analysis.Report, cfg Config) (*Map, error) {
 		s := size(u.Chars, u.Tokens)
 		if large.wants(s) {
 			heap.Push(&large, UnitInfo{
-				Index: k, StartLine: u.StartLine, EndLine: u.EndLine, Messages: u.Len(),
-				Chars: u.Chars, Tokens: u.Tokens, FromNewestChars: u.FromNewest, FromNewestTokens: u.TokensFromNewest,
-				Size: s, Kept: cutUnit >= 0 && k >= cutUnit, Parts: unitAcc.partsKeep(size),
+				Index: k, Extent: Extent{StartLine: u.StartLine, EndLine: u.EndLine, Messages: u.Len(),
+					Chars: u.Chars, Tokens: u.Tokens, FromNewestChars: u.FromNewest, FromNewestTokens: u.TokensFromNewest, Size: s},
+				Kept: cutUnit >= 0 && k >= cutUnit, Parts: unitAcc.partsKeep(size),
 			})
 			if large.Len() > large.max {
 				heap.Pop(&large)
