@@ -21,6 +21,7 @@
 package ctxmap
 
 import (
+	"cmp"
 	"container/heap"
 	"fmt"
 	"math"
@@ -529,14 +530,7 @@ func (b *Builder) Build(rep *analysis.Report, cfg Config) (*Map, error) {
 		}
 	}
 	slices.SortStableFunc(m.Tools, func(a, c Row) int {
-		sa, sc := size(a.Chars, a.Tokens), size(c.Chars, c.Tokens)
-		switch {
-		case sa > sc:
-			return -1
-		case sa < sc:
-			return 1
-		}
-		return 0
+		return cmp.Compare(size(c.Chars, c.Tokens), size(a.Chars, a.Tokens)) // largest first
 	})
 	share(m.Roles)
 	share(m.Tools)
@@ -621,14 +615,8 @@ func (a *acc) partsKeep(size func(int64, int64) int64) []Part {
 		ps = append(ps, a.sum[k])
 	}
 	slices.SortFunc(ps, func(p, q Part) int {
-		sp, sq := size(p.Chars, p.Tokens), size(q.Chars, q.Tokens)
-		switch {
-		case sp > sq:
-			return -1
-		case sp < sq:
-			return 1
-		}
-		return p.Kind - q.Kind
+		// Largest first, then by kind.
+		return cmp.Or(cmp.Compare(size(q.Chars, q.Tokens), size(p.Chars, p.Tokens)), p.Kind-q.Kind)
 	})
 	return ps
 }
