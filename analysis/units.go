@@ -1,6 +1,9 @@
 package analysis
 
-import "github.com/sessionls/sessionls/analysis/line"
+import (
+	"github.com/sessionls/sessionls/analysis/line"
+	"github.com/sessionls/sessionls/internal/blocklist"
+)
 
 // node is the little the unit grouping needs to know about one message. The
 // engine keeps one per valid message (24 bytes), so that a stream of a
@@ -12,45 +15,25 @@ type node struct {
 	role  line.Role
 }
 
-// nodeList holds nodes in blocks of fixed size, so that a long stream's
-// nodes are never copied to grow (a slice grown by append holds the old and
-// the new array at once, and copies everything each time). Token counts
-// are kept in parallel blocks, made only once a message has tokens, so
-// that a run that counts none pays nothing for them.
+// nodeList holds nodes in blocks (never copied to grow), and their
+// messages' token counts beside them, in blocks made only once a message
+// has tokens, so that a run that counts none pays nothing for them.
 type nodeList struct {
-	blocks [][]node
-	tokens [][]int64
-	n      int
+	nodes  blocklist.List[node]
+	tokens blocklist.Sparse[int64]
 }
-
-const nodeBlock = 1 << 12
 
 func (l *nodeList) add(nd node, tokens int64) {
-	if l.n%nodeBlock == 0 {
-		l.blocks = append(l.blocks, make([]node, 0, nodeBlock))
-	}
-	b := &l.blocks[len(l.blocks)-1]
-	*b = append(*b, nd)
-	if tokens != 0 || l.tokens != nil {
-		for len(l.tokens) < len(l.blocks) {
-			l.tokens = append(l.tokens, make([]int64, nodeBlock))
-		}
-		l.tokens[l.n/nodeBlock][l.n%nodeBlock] = tokens
-	}
-	l.n++
+	l.tokens.Set(l.nodes.Len(), tokens)
+	l.nodes.Append(nd)
 }
 
-func (l *nodeList) at(i int) *node { return &l.blocks[i/nodeBlock][i%nodeBlock] }
+func (l *nodeList) at(i int) *node { return l.nodes.At(i) }
 
 // tokensAt is node i's message's token count (0 when none was counted).
-func (l *nodeList) tokensAt(i int) int64 {
-	if l.tokens == nil {
-		return 0
-	}
-	return l.tokens[i/nodeBlock][i%nodeBlock]
-}
+func (l *nodeList) tokensAt(i int) int64 { return l.tokens.At(i) }
 
-func (l *nodeList) len() int { return l.n }
+func (l *nodeList) len() int { return l.nodes.Len() }
 
 // BuildUnits groups messages exactly as trimContext does, in linear time.
 // Units are returned oldest first with Chars and FromNewest filled in.

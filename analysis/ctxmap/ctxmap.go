@@ -31,6 +31,7 @@ import (
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/line"
+	"github.com/sessionls/sessionls/internal/blocklist"
 )
 
 // Version is the wire format's version (Map.Version); it changes when a
@@ -270,7 +271,7 @@ type Builder struct {
 	// in ids: a tool result is named by the call of its owner (the
 	// engine's link) with its id, the last such call, as
 	// analysis.Report.AnsweredCall does.
-	calls callList
+	calls blocklist.List[call]
 	ids   []byte
 }
 
@@ -291,18 +292,18 @@ func (b *Builder) Observe(m *analysis.Message, owner int) {
 	switch m.Role {
 	case line.RoleAssistant:
 		k = kindAssistant
-		first, n = uint32(b.calls.n), uint32(len(m.Calls))
+		first, n = uint32(b.calls.Len()), uint32(len(m.Calls))
 		for i := range m.Calls {
 			c := &m.Calls[i]
-			b.calls.add(call{off: int64(len(b.ids)), n: int32(len(c.ID)), kind: b.toolKind(c.Name)})
+			b.calls.Append(call{off: int64(len(b.ids)), n: int32(len(c.ID)), kind: b.toolKind(c.Name)})
 			b.ids = append(b.ids, c.ID...)
 		}
 	case line.RoleTool:
 		k = kindOrphan
-		if owner >= 0 && owner < b.recs.n {
+		if owner >= 0 && owner < b.recs.len() {
 			o := b.recs.at0(owner)
 			for j := int(o.first) + int(o.calls) - 1; j >= int(o.first); j-- {
-				c := b.calls.at(j)
+				c := b.calls.At(j)
 				if string(b.ids[c.off:c.off+int64(c.n)]) == m.ToolCallID {
 					k = c.kind
 					break
@@ -345,8 +346,8 @@ func (b *Builder) Build(rep *analysis.Report, cfg Config) (*Map, error) {
 	if len(rep.Units) > 0 {
 		nmsgs = rep.Units[len(rep.Units)-1].Last + 1
 	}
-	if nmsgs != b.recs.n {
-		return nil, fmt.Errorf("ctxmap: the report has %d messages but the builder saw %d (was the builder the analysis's Options.Observer?)", nmsgs, b.recs.n)
+	if nmsgs != b.recs.len() {
+		return nil, fmt.Errorf("ctxmap: the report has %d messages but the builder saw %d (was the builder the analysis's Options.Observer?)", nmsgs, b.recs.len())
 	}
 	if cfg.TargetBins <= 0 {
 		cfg.TargetBins = DefaultTargetBins
@@ -356,7 +357,7 @@ func (b *Builder) Build(rep *analysis.Report, cfg Config) (*Map, error) {
 	}
 	m := &Map{
 		Version: Version, Measure: "chars",
-		TokensCounted: rep.TotalTokens > 0 || rep.TokensErr != nil || b.recs.tokens != nil,
+		TokensCounted: rep.TotalTokens > 0 || rep.TokensErr != nil || b.recs.tokens.Made(),
 		Lines:         rep.Lines, Messages: nmsgs, Units: len(rep.Units),
 		TotalChars: rep.TotalChars, TotalTokens: rep.TotalTokens,
 		Kinds: slices.Clone(b.kinds), TargetBins: cfg.TargetBins,
@@ -683,36 +684,29 @@ func (h *largest) sorted() []UnitInfo {
 	return out
 }
 
-// recList holds one record per message in fixed-size blocks (a long
-// stream's records are never copied to grow): its kind, cost and calls in
-// 16 bytes, and its tokens in parallel blocks made only once a message
+// recList holds one record per message in blocks (a long stream's
+// records are never copied to grow): its kind, cost and calls in 16
+// bytes, and its tokens beside them in blocks made only once a message
 // has tokens. A cost or token count past 2^32-1 (a single line of
 // gigabytes of number literals that JSON.stringify lengthens) is kept
 // aside in big.
 type recList struct {
-	blocks [][]rec
-	tokens [][]uint32
+	recs   blocklist.List[rec]
+	tokens blocklist.Sparse[uint32]
 	big    map[int][2]int64
-	n      int
 }
 
 // rec is one message: its kind, cost, and for an assistant message where
-// its calls start in the Builder's callList and how many there are.
+// its calls start in the Builder's calls and how many there are.
 type rec struct {
 	cost         uint32
 	kind         int32
 	first, calls uint32
 }
 
-const (
-	recBlock = 1 << 12
-	bigMark  = math.MaxUint32
-)
+const bigMark = math.MaxUint32
 
 func (l *recList) add(r rec, cost, tokens int64) {
-	if l.n%recBlock == 0 {
-		l.blocks = append(l.blocks, make([]rec, 0, recBlock))
-	}
 	r.cost = uint32(bigMark)
 	if cost >= 0 && cost < bigMark {
 		r.cost = uint32(cost)
@@ -721,33 +715,25 @@ func (l *recList) add(r rec, cost, tokens int64) {
 	if tokens >= 0 && tokens < bigMark {
 		t = uint32(tokens)
 	}
+	i := l.recs.Len()
 	if r.cost == bigMark || t == bigMark {
 		if l.big == nil {
 			l.big = map[int][2]int64{}
 		}
-		l.big[l.n] = [2]int64{cost, tokens}
+		l.big[i] = [2]int64{cost, tokens}
 	}
-	b := &l.blocks[len(l.blocks)-1]
-	*b = append(*b, r)
-	if t != 0 || l.tokens != nil {
-		for len(l.tokens) < len(l.blocks) {
-			l.tokens = append(l.tokens, make([]uint32, recBlock))
-		}
-		l.tokens[l.n/recBlock][l.n%recBlock] = t
-	}
-	l.n++
+	l.tokens.Set(i, t)
+	l.recs.Append(r)
 }
 
+func (l *recList) len() int { return l.recs.Len() }
+
 // at0 is message i's record as stored.
-func (l *recList) at0(i int) rec { return l.blocks[i/recBlock][i%recBlock] }
+func (l *recList) at0(i int) rec { return *l.recs.At(i) }
 
 // at returns message i's kind, cost and tokens.
 func (l *recList) at(i int) (kind int, cost, tokens int64) {
-	r := l.blocks[i/recBlock][i%recBlock]
-	var t uint32
-	if l.tokens != nil {
-		t = l.tokens[i/recBlock][i%recBlock]
-	}
+	r, t := *l.recs.At(i), l.tokens.At(i)
 	if r.cost == bigMark || t == bigMark {
 		if v, ok := l.big[i]; ok {
 			return int(r.kind), v[0], v[1]
@@ -763,20 +749,3 @@ type call struct {
 	n    int32
 	kind int32
 }
-
-// callList holds calls in fixed-size blocks, as recList does.
-type callList struct {
-	blocks [][]call
-	n      int
-}
-
-func (l *callList) add(c call) {
-	if l.n%recBlock == 0 {
-		l.blocks = append(l.blocks, make([]call, 0, recBlock))
-	}
-	b := &l.blocks[len(l.blocks)-1]
-	*b = append(*b, c)
-	l.n++
-}
-
-func (l *callList) at(i int) call { return l.blocks[i/recBlock][i%recBlock] }

@@ -22,6 +22,7 @@ var layers = map[string]int{
 	"internal/glob":       0,
 	"internal/atomicfile": 0,
 	"internal/jsonscan":   0,
+	"internal/blocklist":  0,
 	// test and benchmark support
 	"internal/transcript":       0,
 	"internal/allocs":           0,
