@@ -6,6 +6,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/sessionls/sessionls/analysis/line"
+	"github.com/sessionls/sessionls/internal/transcript"
 )
 
 // fakeParse stands in for line.Parse in tests of the engine's plumbing, so
@@ -14,16 +15,7 @@ import (
 // by searching the raw bytes (the test lines are ASCII).
 func fakeParse(b []byte) line.Result {
 	r := line.Result{Width16: len(utf16.Encode([]rune(string(b))))}
-	var v struct {
-		Role       *string `json:"role"`
-		Content    *string `json:"content"`
-		ToolCallID *string `json:"toolCallId"`
-		IsError    *bool   `json:"isError"`
-		ToolCalls  *[]struct {
-			ID   *string `json:"id"`
-			Name *string `json:"name"`
-		} `json:"toolCalls"`
-	}
+	var v transcript.Record
 	if !json.Valid(b) {
 		r.Verdict, r.Reason = line.InvalidJSON, "not JSON"
 		r.Span = line.Span{End: 1, EndCol: 1}

@@ -19,6 +19,7 @@ package transcript
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -62,6 +63,21 @@ func Session(n int, seed int64) []byte {
 		lines += bytes.Count(out[start:], []byte{'\n'})
 	}
 	return out
+}
+
+// Record is a session line decoded for a test's checks, every member a
+// pointer so that a missing one reads nil: the runtime's record, as tests
+// of this package and the engine's fake parser read it.
+type Record struct {
+	Role       *string `json:"role"`
+	Content    *string `json:"content"`
+	ToolCallID *string `json:"toolCallId"`
+	IsError    *bool   `json:"isError"`
+	ToolCalls  *[]struct {
+		ID    *string          `json:"id"`
+		Name  *string          `json:"name"`
+		Input *json.RawMessage `json:"input"`
+	} `json:"toolCalls"`
 }
 
 // gen holds the state of one transcript: the escaped snippet pool, the random

@@ -50,18 +50,6 @@ func TestWriteZero(t *testing.T) {
 	}
 }
 
-type msg struct {
-	Role       *string `json:"role"`
-	Content    *string `json:"content"`
-	ToolCallID *string `json:"toolCallId"`
-	IsError    *bool   `json:"isError"`
-	ToolCalls  *[]struct {
-		ID    *string          `json:"id"`
-		Name  *string          `json:"name"`
-		Input *json.RawMessage `json:"input"`
-	} `json:"toolCalls"`
-}
-
 // TestStructure checks every line is a valid message and every tool result
 // answers a call declared by the assistant just before it, in order.
 func TestStructure(t *testing.T) {
@@ -76,7 +64,7 @@ func TestStructure(t *testing.T) {
 		if !utf8.Valid(ln) {
 			t.Fatalf("line %d is not valid UTF-8", i+1)
 		}
-		var m msg
+		var m Record
 		if err := json.Unmarshal(ln, &m); err != nil {
 			t.Fatalf("line %d: %v: %q", i+1, err, ln)
 		}
