@@ -7,6 +7,7 @@ import (
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/line"
+	"github.com/sessionls/sessionls/internal/jsonscan"
 )
 
 // Bounds on the work for one line: a hostile line must not make the fix
@@ -262,37 +263,18 @@ func repair(l []byte, parse parseFunc) (LineFix, bool) {
 }
 
 // scanObject returns the end of the object that starts at l[s] ('{') by
-// counting brackets outside strings (escapes honoured), or -1 when the line
-// ends first. It does not validate: repairPiece parses what it delimits.
+// following strings and brackets (jsonscan.SkipValue, the scanner the
+// dialects use), or -1 when the line ends first, and charges the bytes it
+// read to the budget. It does not validate: repairPiece parses what it
+// delimits.
 func scanObject(l []byte, s int, budget *int) int {
-	depth := 0
-	inStr := false
-	for i := s; i < len(l); i++ {
-		c := l[i]
-		if inStr {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inStr = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inStr = true
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
-				*budget -= i + 1 - s
-				return i + 1
-			}
-		}
+	end := jsonscan.SkipValue(l, s)
+	if end < 0 {
+		*budget -= len(l) - s
+	} else {
+		*budget -= end - s
 	}
-	*budget -= len(l) - s
-	return -1
+	return end
 }
 
 // truncated reports whether b (starting with '{') is the beginning of a
