@@ -18,6 +18,7 @@ import (
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/dialect"
+	"github.com/sessionls/sessionls/internal/testtree"
 )
 
 // sessions under testdata/sessions and the exit code of a plain check.
@@ -246,7 +247,7 @@ func TestCheckStdin(t *testing.T) {
 const badLine = "{\"role\":\"user\"}\n"
 
 func TestCheckDirectoryRecursion(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testtree.Write(t, map[string]string{
 		"b.jsonl":            badLine,
 		"a.jsonl":            badLine,
 		"sub/deeper/c.jsonl": badLine,
@@ -290,7 +291,7 @@ func TestCheckShards(t *testing.T) {
 	for i := range 40 {
 		files[fmt.Sprintf("d%d/s%02d.jsonl", i%3, i)] = badLine
 	}
-	dir := writeTree(t, files)
+	dir := testtree.Write(t, files)
 	t.Chdir(dir)
 	all := map[string]int{}
 	for _, f := range checkJSON(t, ".") {
@@ -331,7 +332,7 @@ func shardFiles(t *testing.T, shard string) []string {
 }
 
 func TestCheckIOErrors(t *testing.T) {
-	dir := writeTree(t, map[string]string{
+	dir := testtree.Write(t, map[string]string{
 		"data/a.jsonl": badLine,
 		"data/z.jsonl": badLine,
 		"good.jsonl":   "{\"role\":\"user\",\"content\":\"hi\"}\n",

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/sessionls/sessionls/analysis"
+	"github.com/sessionls/sessionls/internal/testtree"
 )
 
 // configTree builds a tree with nested configuration files and overrides
@@ -47,7 +48,7 @@ strict = false
 		"bad/two.jsonl":         clean,
 		"other.toml":            "budget = 10\ndisable = [\"budget-exceeded\"]\n[[overrides]]\nfiles = [\"strict/*.jsonl\"]\nstrict = true\n",
 	}
-	t.Chdir(writeTree(t, files))
+	t.Chdir(testtree.Write(t, files))
 }
 
 // findingsByFile runs check --format json and groups the codes by file.

@@ -117,22 +117,6 @@ func readFile(t testing.TB, path string) []byte {
 	return data
 }
 
-// writeTree creates files (path → content) under a new temporary directory.
-func writeTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for p, c := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatalf("os.MkdirAll(filepath.Dir(full), 0o755): %v", err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatalf("os.WriteFile(full, []byte(c), 0o644): %v", err)
-		}
-	}
-	return dir
-}
-
 // writeFile writes a file the test needs, or stops the test.
 func writeFile(t testing.TB, path string, data []byte, perm os.FileMode) {
 	t.Helper()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sessionls/sessionls/analysis/line"
 	"github.com/sessionls/sessionls/analysis/tokens"
+	"github.com/sessionls/sessionls/internal/testtree"
 )
 
 var tokenCases = []struct {
@@ -205,7 +206,7 @@ func TestTokenFlagErrors(t *testing.T) {
 // the flags override them, and a character budget beats a token one.
 func TestTokensFromConfiguration(t *testing.T) {
 	clean := readFile(t, filepath.Join("..", "testdata", "sessions", "clean.jsonl"))
-	t.Chdir(writeTree(t, map[string]string{
+	t.Chdir(testtree.Write(t, map[string]string{
 		"tok/sessionls.toml":  "max-tokens = 60\ntokenizer = \"cl100k_base\"\n",
 		"tok/clean.jsonl":     string(clean),
 		"both/sessionls.toml": "budget = 300\nmax-tokens = 5\n",

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sessionls/sessionls/internal/testtree"
 )
 
 func parse(t *testing.T, src string) (*File, error) {
@@ -282,24 +284,8 @@ func TestSuggest(t *testing.T) {
 	}
 }
 
-// writeTree creates files under a temporary directory.
-func writeTree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	root := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
-}
-
 func TestDiscovery(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := testtree.Write(t, map[string]string{
 		"sessionls.toml":            "budget = 1000\n",
 		"a/x.jsonl":                 "",
 		"b/sessionls.toml":          "budget = 2000\n",
@@ -414,7 +400,7 @@ func TestDiscovery(t *testing.T) {
 }
 
 func TestExplicitAndIsolated(t *testing.T) {
-	root := writeTree(t, map[string]string{
+	root := testtree.Write(t, map[string]string{
 		"sessionls.toml":       "budget = 1000\n",
 		"conf/one.toml":        "budget = 7\n[[overrides]]\nfiles = ['sub/*.jsonl']\nbudget = 9\n",
 		"sub/sessionls.toml":   "budget = 2000\n",

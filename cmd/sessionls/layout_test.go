@@ -27,6 +27,7 @@ var layers = map[string]int{
 	"internal/transcript":       0,
 	"internal/allocs":           0,
 	"internal/lspframe":         0,
+	"internal/testtree":         0,
 	"internal/randjsonl":        0,
 	"internal/randjsonl/oracle": 0,
 	// the engine
