@@ -66,6 +66,16 @@ func ComputeJSON(data []byte, findings []analysis.Finding) []Fix {
 //
 // With jsonOnly a repair's lines are judged by JSON.parse alone (PlanJSON).
 func plan(data []byte, findings []analysis.Finding, declared map[string]bool, jsonOnly bool) ([]Fix, []Ambiguity) {
+	var out []Fix
+	ambs := planEach(data, findings, declared, jsonOnly, func(f Fix) { out = append(out, f) })
+	return out, ambs
+}
+
+// planEach is plan handing each fix to emit, in plan's order (line order;
+// on one line, a repair across lines first), instead of collecting them:
+// FixAll applies them as they come, so that a file of a million refused
+// lines never holds a million fixes (see streamRound).
+func planEach(data []byte, findings []analysis.Finding, declared map[string]bool, jsonOnly bool, emit func(Fix)) []Ambiguity {
 	parse := parseFunc(line.Parse)
 	if jsonOnly {
 		parse = line.ParseJSON
@@ -75,7 +85,13 @@ func plan(data []byte, findings []analysis.Finding, declared map[string]bool, js
 		code string
 		span line.Span
 	}
-	var wants []want
+	n := 0
+	for _, f := range findings {
+		if Fixable(f.Code) && !(jsonOnly && f.Code == analysis.CodeOrphanToolResult) {
+			n++
+		}
+	}
+	wants := make([]want, 0, n) // one per fixable finding: no growing
 	refused := map[int]string{} // line → the code of its refusal
 	for _, f := range findings {
 		if Fixable(f.Code) && !(jsonOnly && f.Code == analysis.CodeOrphanToolResult) {
@@ -86,7 +102,7 @@ func plan(data []byte, findings []analysis.Finding, declared map[string]bool, js
 		}
 	}
 	if len(wants) == 0 {
-		return nil, nil
+		return nil
 	}
 	slices.SortStableFunc(wants, func(a, b want) int { return cmp.Compare(a.line, b.line) })
 	var bad []fileLine // the refused lines, in order
@@ -223,6 +239,11 @@ func plan(data []byte, findings []analysis.Finding, declared map[string]bool, js
 	for _, b := range bad {
 		DeclaredIDs(b.bytes(data), declared)
 	}
+	// The repairs across lines, in line order, go before the repairs of
+	// single lines on their line (a stable sort of the two lists, the
+	// repairs across lines first, by line).
+	slices.SortStableFunc(out, func(a, b Fix) int { return cmp.Compare(a.Line, b.Line) })
+	c := 0
 	k := 0
 	ForEachLine(data, func(ln, start, end int, nl bool) bool {
 		l := data[start:end]
@@ -235,13 +256,18 @@ func plan(data []byte, findings []analysis.Finding, declared map[string]bool, js
 				continue
 			}
 			if lf, ok := forLine(l, w.code, parse); ok {
-				out = append(out, ToFile(lf, ln, w.code, start, end, nl))
+				for ; c < len(out) && out[c].Line <= ln; c++ {
+					emit(out[c])
+				}
+				emit(ToFile(lf, ln, w.code, start, end, nl))
 			}
 		}
 		return k < len(wants)
 	})
-	slices.SortStableFunc(out, func(a, b Fix) int { return cmp.Compare(a.Line, b.Line) })
-	return out, ambs
+	for ; c < len(out); c++ {
+		emit(out[c])
+	}
+	return ambs
 }
 
 // afterIDKey reports whether l[:i] ends with the key "id" and a colon,
@@ -448,21 +474,29 @@ func FixAllContext(ctx context.Context, data []byte, opts analysis.Options, unsa
 		if err := analyze(); err != nil {
 			return Result{}, err
 		}
-		all, ambs := plan(res.Data, res.Report.Findings, declared, opts.JSONOnly)
-		fixes := Select(all, unsafe)
-		if len(fixes) == 0 {
+		r, ambs, ok := streamRound(res.Data, res.Origin, res.Report.Findings, declared, opts.JSONOnly, unsafe)
+		if !ok {
+			// The fixes break an order streamRound relies on: the round as
+			// Plan, Select, origins and Apply make it, holding its fixes
+			// (planning again adds to declared the ids it already added).
+			all, _ := plan(res.Data, res.Report.Findings, declared, opts.JSONOnly)
+			fixes := Select(all, unsafe)
+			r = roundResult{data: Apply(res.Data, fixes), origin: origins(res.Data, fixes, res.Origin), fixed: len(fixes)}
+			for _, f := range fixes {
+				r.lost = r.lost.Add(f.Lost)
+			}
+		}
+		if r.fixed == 0 {
 			res.Ambiguities = ambs
 			if unsafe {
 				res.HeldOrphans = heldOrphans(res.Data, res.Report.Findings, declared)
 			}
 			return res, nil
 		}
-		res.Origin = origins(res.Data, fixes, res.Origin)
-		res.Data = Apply(res.Data, fixes)
-		res.Fixed += len(fixes)
-		for _, f := range fixes {
-			res.Lost = res.Lost.Add(f.Lost)
-		}
+		res.Report = nil // the next round analyses the fixed data
+		res.Data, res.Origin = r.data, r.origin
+		res.Fixed += r.fixed
+		res.Lost = res.Lost.Add(r.lost)
 	}
 	if err := analyze(); err != nil {
 		return Result{}, err
