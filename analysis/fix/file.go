@@ -471,15 +471,25 @@ func FixAllContext(ctx context.Context, data []byte, opts analysis.Options, unsa
 	}
 	declared := map[string]bool{} // call ids refused lines declared, over the rounds
 	for range maxRounds {
-		if err := analyze(); err != nil {
+		// The findings the round plans: the report's, or only what
+		// planning reads of them (see roundFindings), and then the report
+		// is made once nothing is left to fix.
+		findings, err := roundFindings(ctx, res.Data, opts)
+		if err != nil {
 			return Result{}, err
 		}
-		r, ambs, ok := streamRound(res.Data, res.Origin, res.Report.Findings, declared, opts.JSONOnly, unsafe)
+		if findings == nil {
+			if err := analyze(); err != nil {
+				return Result{}, err
+			}
+			findings = res.Report.Findings
+		}
+		r, ambs, ok := streamRound(res.Data, res.Origin, findings, declared, opts.JSONOnly, unsafe)
 		if !ok {
 			// The fixes break an order streamRound relies on: the round as
 			// Plan, Select, origins and Apply make it, holding its fixes
 			// (planning again adds to declared the ids it already added).
-			all, _ := plan(res.Data, res.Report.Findings, declared, opts.JSONOnly)
+			all, _ := plan(res.Data, findings, declared, opts.JSONOnly)
 			fixes := Select(all, unsafe)
 			r = roundResult{data: Apply(res.Data, fixes), origin: origins(res.Data, fixes, res.Origin), fixed: len(fixes)}
 			for _, f := range fixes {
@@ -487,6 +497,11 @@ func FixAllContext(ctx context.Context, data []byte, opts analysis.Options, unsa
 			}
 		}
 		if r.fixed == 0 {
+			if res.Report == nil {
+				if err := analyze(); err != nil {
+					return Result{}, err
+				}
+			}
 			res.Ambiguities = ambs
 			if unsafe {
 				res.HeldOrphans = heldOrphans(res.Data, res.Report.Findings, declared)

@@ -3,7 +3,10 @@ package fix
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"slices"
+
+	"github.com/sessionls/sessionls/analysis/line"
 
 	"github.com/sessionls/sessionls/analysis"
 )
@@ -186,4 +189,83 @@ func (w *originWalker) finish() []int {
 		}
 		w.out = append(w.out, w.origin(ln))
 	}
+}
+
+// roundFindings analyses data for a round of FixAll and returns only what
+// planning reads of its findings: the line and code of each finding of a
+// fixable or refusal code, with the span of an orphan tool result (the
+// span of its toolCallId, as the engine sets it). The engine lists one
+// finding of each code and keeps the lines of the others as a LineList (a
+// few bytes for a run of lines), so that a round costs no message and no
+// Finding of its own per refused line while the analysis runs.
+//
+// It returns nil, and the round must analyse data with opts itself, when
+// opts already limits the findings (the plan is then of those listed), when
+// an Observer or a RecordReader would see the file twice, or when two of
+// the findings share a line (their order within the line would be lost).
+func roundFindings(ctx context.Context, data []byte, opts analysis.Options) ([]analysis.Finding, error) {
+	if opts.MaxFindingsPerCode > 0 || opts.Observer != nil || opts.Records != nil {
+		return nil, nil
+	}
+	keep := func(code string) bool { return Fixable(code) || analysis.IsRefusal(code) }
+	ropts := opts
+	ropts.MaxFindingsPerCode = 1
+	ropts.OmittedLines = map[string]bool{}
+	for _, c := range analysis.Codes() {
+		if keep(c) {
+			ropts.OmittedLines[c] = true
+		}
+	}
+	rep, err := analysis.AnalyzeReader(ctx, bytes.NewReader(data), ropts)
+	if err != nil {
+		return nil, err
+	}
+	n := 0
+	for _, f := range rep.Findings {
+		if keep(f.Code) {
+			n++
+		}
+	}
+	for _, o := range rep.Omitted {
+		if keep(o.Code) {
+			n += o.Lines.Len()
+		}
+	}
+	out := make([]analysis.Finding, 0, n)
+	orphans := false
+	for _, f := range rep.Findings {
+		if keep(f.Code) {
+			out = append(out, analysis.Finding{Line: f.Line, Span: f.Span, Code: f.Code})
+		}
+	}
+	for _, o := range rep.Omitted {
+		if !keep(o.Code) {
+			continue
+		}
+		for ln := range o.Lines.All() {
+			out = append(out, analysis.Finding{Line: ln, Code: o.Code})
+		}
+		orphans = orphans || o.Code == analysis.CodeOrphanToolResult
+	}
+	rep = nil
+	slices.SortStableFunc(out, func(a, b analysis.Finding) int { return cmp.Compare(a.Line, b.Line) })
+	for i := 1; i < len(out); i++ {
+		if out[i].Line == out[i-1].Line {
+			return nil, nil
+		}
+	}
+	if orphans {
+		// The omitted orphans' spans, read again from their lines.
+		k := 0
+		ForEachLine(data, func(ln, start, end int, _ bool) bool {
+			for k < len(out) && out[k].Line < ln {
+				k++
+			}
+			if k < len(out) && out[k].Line == ln && out[k].Code == analysis.CodeOrphanToolResult && out[k].Span == (line.Span{}) {
+				out[k].Span = line.Parse(data[start:end]).ToolCallIDSpan
+			}
+			return k < len(out)
+		})
+	}
+	return out, nil
 }

@@ -3,8 +3,10 @@ package fix
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -140,4 +142,112 @@ func BenchmarkFixAllBlankLines(b *testing.B) {
 	}
 	runtime.ReadMemStats(&ms1)
 	b.ReportMetric(float64(ms1.TotalAlloc-ms0.TotalAlloc)/float64(b.N)/n, "B/line")
+}
+
+// oldFixAll is FixAllContext as it was before its rounds streamed: every
+// round analysed whole and its fixes held.
+func oldFixAll(data []byte, opts analysis.Options, unsafe bool) Result {
+	res := Result{Data: data}
+	analyze := func() { res.Report, _ = analysis.AnalyzeReader(context.Background(), bytes.NewReader(res.Data), opts) }
+	declared := map[string]bool{}
+	for range maxRounds {
+		analyze()
+		all, ambs := plan(res.Data, res.Report.Findings, declared, opts.JSONOnly)
+		fixes := Select(all, unsafe)
+		if len(fixes) == 0 {
+			res.Ambiguities = ambs
+			if unsafe {
+				res.HeldOrphans = heldOrphans(res.Data, res.Report.Findings, declared)
+			}
+			return res
+		}
+		res.Origin = origins(res.Data, fixes, res.Origin)
+		res.Data = Apply(res.Data, fixes)
+		res.Fixed += len(fixes)
+		for _, f := range fixes {
+			res.Lost = res.Lost.Add(f.Lost)
+		}
+	}
+	analyze()
+	_, res.Ambiguities = plan(res.Data, res.Report.Findings, declared, opts.JSONOnly)
+	if unsafe {
+		res.HeldOrphans = heldOrphans(res.Data, res.Report.Findings, declared)
+	}
+	return res
+}
+
+// TestFixAllIsTheOldFixAll: FixAll, its rounds streamed and planned from
+// the engine's capped findings, makes what it made with every round held
+// whole: the data, origins, counts, losses, held orphans, ambiguities and
+// the report, on testdata's sessions and generated damage.
+func TestFixAllIsTheOldFixAll(t *testing.T) {
+	for name, data := range roundInputs(t) {
+		for _, jsonOnly := range []bool{false, true} {
+			for _, unsafe := range []bool{false, true} {
+				opts := analysis.Options{JSONOnly: jsonOnly}
+				got, err := FixAllContext(context.Background(), data, opts, unsafe)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := oldFixAll(data, opts, unsafe)
+				what := fmt.Sprintf("%s (json only %v, unsafe %v)", name, jsonOnly, unsafe)
+				if !bytes.Equal(got.Data, want.Data) || !slices.Equal(got.Origin, want.Origin) || got.Fixed != want.Fixed || got.Lost != want.Lost || got.HeldOrphans != want.HeldOrphans {
+					t.Errorf("%s: FixAll fixed %d, lost %v, held %d, made %q; the old one %d, %v, %d, %q",
+						what, got.Fixed, got.Lost, got.HeldOrphans, clip(got.Data), want.Fixed, want.Lost, want.HeldOrphans, clip(want.Data))
+				}
+				if !reflect.DeepEqual(got.Ambiguities, want.Ambiguities) {
+					t.Errorf("%s: ambiguities %+v, the old FixAll's %+v", what, got.Ambiguities, want.Ambiguities)
+				}
+				if !reflect.DeepEqual(got.Report, want.Report) {
+					t.Errorf("%s: the report differs from the old FixAll's", what)
+				}
+			}
+		}
+	}
+}
+
+// TestRoundFindingsAreTheReports: what a round plans from the engine's
+// capped findings is what it read from the whole report: the line, code
+// and (an orphan's) span of each fixable or refused line.
+func TestRoundFindingsAreTheReports(t *testing.T) {
+	planned := 0
+	for name, data := range roundInputs(t) {
+		for _, jsonOnly := range []bool{false, true} {
+			opts := analysis.Options{JSONOnly: jsonOnly}
+			got, err := roundFindings(context.Background(), data, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := analysis.AnalyzeReader(context.Background(), bytes.NewReader(data), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []analysis.Finding
+			for _, f := range rep.Findings {
+				if Fixable(f.Code) || analysis.IsRefusal(f.Code) {
+					want = append(want, analysis.Finding{Line: f.Line, Code: f.Code, Span: f.Span})
+				}
+			}
+			if got == nil {
+				t.Logf("%s: two findings share a line, the round analyses whole", name)
+				continue
+			}
+			planned++
+			if len(got) != len(want) {
+				t.Fatalf("%s (json only %v): %d findings planned, the report has %d", name, jsonOnly, len(got), len(want))
+			}
+			for i := range got {
+				g, w := got[i], want[i]
+				if g.Code != analysis.CodeOrphanToolResult {
+					g.Span = w.Span // a refusal's span is not planned
+				}
+				if g.Line != w.Line || g.Code != w.Code || g.Span != w.Span {
+					t.Fatalf("%s (json only %v): finding %d planned as %+v, the report's %+v", name, jsonOnly, i, got[i], want[i])
+				}
+			}
+		}
+	}
+	if planned == 0 {
+		t.Fatal("no input was planned from capped findings")
+	}
 }
