@@ -67,48 +67,110 @@ func ComputeJSON(data []byte, findings []analysis.Finding) []Fix {
 // With jsonOnly a repair's lines are judged by JSON.parse alone (PlanJSON).
 func plan(data []byte, findings []analysis.Finding, declared map[string]bool, jsonOnly bool) ([]Fix, []Ambiguity) {
 	var out []Fix
-	ambs := planEach(data, findings, declared, jsonOnly, func(f Fix) { out = append(out, f) })
+	ambs := planEach(data, indexFindings(findings, jsonOnly), declared, jsonOnly, func(f Fix) { out = append(out, f) })
 	return out, ambs
+}
+
+// want is a finding plan looks for a fix of.
+type want struct {
+	line int
+	code string
+	span line.Span
+}
+
+// refusal is the code of the refusal of a line.
+type refusal struct {
+	ln   int
+	code string
+}
+
+// refusals are the refused lines, sorted, one per line (24 bytes a line
+// where a map took about twice that).
+type refusals []refusal
+
+func (r refusals) find(ln int) (string, bool) {
+	i, ok := slices.BinarySearchFunc(r, ln, func(e refusal, ln int) int { return cmp.Compare(e.ln, ln) })
+	if !ok {
+		return "", false
+	}
+	return r[i].code, true
+}
+
+func (r refusals) has(ln int) bool { _, ok := r.find(ln); return ok }
+
+// code is the code of line ln's refusal, "" for none.
+func (r refusals) code(ln int) string { c, _ := r.find(ln); return c }
+
+// planIndex is what plan reads of the findings: the fixable ones sorted by
+// line (in findings' order on a line), and the refused lines.
+type planIndex struct {
+	wants   []want
+	refused refusals
+}
+
+// indexFindings indexes findings for plan.
+func indexFindings(findings []analysis.Finding, jsonOnly bool) planIndex {
+	n, nr := 0, 0
+	for _, f := range findings {
+		if Fixable(f.Code) && !(jsonOnly && f.Code == analysis.CodeOrphanToolResult) {
+			n++
+		}
+		if analysis.IsRefusal(f.Code) {
+			nr++
+		}
+	}
+	idx := planIndex{wants: make([]want, 0, n), refused: make(refusals, 0, nr)} // no growing
+	for _, f := range findings {
+		if Fixable(f.Code) && !(jsonOnly && f.Code == analysis.CodeOrphanToolResult) {
+			idx.wants = append(idx.wants, want{f.Line, f.Code, f.Span})
+		}
+		if analysis.IsRefusal(f.Code) {
+			idx.refused = append(idx.refused, refusal{f.Line, f.Code})
+		}
+	}
+	idx.sort()
+	return idx
+}
+
+// sort orders the index by line, keeping findings' order on a line; of
+// two refusals of a line, the later one stands (as in a map by line).
+func (idx *planIndex) sort() {
+	slices.SortStableFunc(idx.wants, func(a, b want) int { return cmp.Compare(a.line, b.line) })
+	r := idx.refused
+	slices.SortStableFunc(r, func(a, b refusal) int { return cmp.Compare(a.ln, b.ln) })
+	k := 0
+	for i := range r {
+		if k > 0 && r[k-1].ln == r[i].ln {
+			r[k-1] = r[i]
+			continue
+		}
+		r[k] = r[i]
+		k++
+	}
+	idx.refused = r[:k]
 }
 
 // planEach is plan handing each fix to emit, in plan's order (line order;
 // on one line, a repair across lines first), instead of collecting them:
 // FixAll applies them as they come, so that a file of a million refused
 // lines never holds a million fixes (see streamRound).
-func planEach(data []byte, findings []analysis.Finding, declared map[string]bool, jsonOnly bool, emit func(Fix)) []Ambiguity {
+func planEach(data []byte, idx planIndex, declared map[string]bool, jsonOnly bool, emit func(Fix)) []Ambiguity {
 	parse := parseFunc(line.Parse)
 	if jsonOnly {
 		parse = line.ParseJSON
 	}
-	type want struct {
-		line int
-		code string
-		span line.Span
-	}
-	n := 0
-	for _, f := range findings {
-		if Fixable(f.Code) && !(jsonOnly && f.Code == analysis.CodeOrphanToolResult) {
-			n++
-		}
-	}
-	wants := make([]want, 0, n) // one per fixable finding: no growing
-	refused := map[int]string{} // line → the code of its refusal
-	for _, f := range findings {
-		if Fixable(f.Code) && !(jsonOnly && f.Code == analysis.CodeOrphanToolResult) {
-			wants = append(wants, want{f.Line, f.Code, f.Span})
-		}
-		if analysis.IsRefusal(f.Code) {
-			refused[f.Line] = f.Code
-		}
-	}
+	wants, refused := idx.wants, idx.refused
 	if len(wants) == 0 {
 		return nil
 	}
-	slices.SortStableFunc(wants, func(a, b want) int { return cmp.Compare(a.line, b.line) })
-	var bad []fileLine // the refused lines, in order
+	bad := make([]fileLine, 0, len(refused)) // the refused lines, in order
 	if len(refused) > 0 {
+		j := 0
 		ForEachLine(data, func(ln, start, end int, nl bool) bool {
-			if _, ok := refused[ln]; ok {
+			for j < len(refused) && refused[j].ln < ln {
+				j++
+			}
+			if j < len(refused) && refused[j].ln == ln {
 				bad = append(bad, fileLine{ln: ln, start: start, end: end, nl: nl})
 			}
 			return len(bad) < len(refused)
@@ -117,14 +179,14 @@ func planEach(data []byte, findings []analysis.Finding, declared map[string]bool
 	var out []Fix
 	var ambs []Ambiguity
 	owned := map[int]bool{} // lines a repair across lines took
-	isRefused := func(ln int) bool { _, ok := refused[ln]; return ok }
+	isRefused := refused.has
 	for i := 0; i < len(bad); i++ {
 		l := bad[i].bytes(data)
 		if r := line.Parse(l); r.Verdict != line.InvalidJSON || !strings.Contains(r.Reason, "unterminated string") {
 			continue
 		}
 		if f, last, ok := splitRecord(data, bad[i], isRefused, parse); ok {
-			f.Code = refused[f.Line]
+			f.Code = refused.code(f.Line)
 			out = append(out, f)
 			for i < len(bad) && bad[i].ln <= last {
 				owned[bad[i].ln] = true
@@ -146,7 +208,7 @@ func planEach(data []byte, findings []analysis.Finding, declared map[string]bool
 			// A line of several writes that begins a record: it may hold
 			// other appends' pieces, unless a safe repair of its own
 			// explains it (a long record with a trailing comma).
-			if lf, ok := forLine(l, refused[b.ln], parse); ok && lf.Safety == Safe && !interleavedHead(l) {
+			if lf, ok := forLine(l, refused.code(b.ln), parse); ok && lf.Safety == Safe && !interleavedHead(l) {
 				continue
 			}
 			evidence = evidence || interleavedHead(l)
@@ -172,7 +234,7 @@ func planEach(data []byte, findings []analysis.Finding, declared map[string]bool
 			if k < len(part) && part[k].ln == ln {
 				return true
 			}
-			if _, bad := refused[ln]; !bad && end-start > analysis.ChunkSize && data[start] == '{' {
+			if !refused.has(ln) && end-start > analysis.ChunkSize && data[start] == '{' {
 				all = append(all, fileLine{ln: ln, start: start, end: end, nl: nl})
 			}
 			return true
@@ -188,7 +250,7 @@ func planEach(data []byte, findings []analysis.Finding, declared map[string]bool
 		}
 		firstRefused := func(from, to int) string {
 			for _, p := range part {
-				if c, ok := refused[p.ln]; ok && p.ln >= from && p.ln <= to {
+				if c, ok := refused.find(p.ln); ok && p.ln >= from && p.ln <= to {
 					return c
 				}
 			}
@@ -217,7 +279,7 @@ func planEach(data []byte, findings []analysis.Finding, declared map[string]bool
 			var rest []lineEdit
 			for _, le := range les {
 				owned[le.ln] = true
-				code, isBad := refused[le.ln]
+				code, isBad := refused.find(le.ln)
 				if isBad {
 					l := data[starts[le.ln]:]
 					if i := bytes.IndexByte(l, '\n'); i >= 0 {
@@ -474,22 +536,23 @@ func FixAllContext(ctx context.Context, data []byte, opts analysis.Options, unsa
 		// The findings the round plans: the report's, or only what
 		// planning reads of them (see roundFindings), and then the report
 		// is made once nothing is left to fix.
-		findings, err := roundFindings(ctx, res.Data, opts)
+		idx, ok, err := roundIndex(ctx, res.Data, opts)
 		if err != nil {
 			return Result{}, err
 		}
-		if findings == nil {
+		if !ok {
 			if err := analyze(); err != nil {
 				return Result{}, err
 			}
-			findings = res.Report.Findings
+			idx = indexFindings(res.Report.Findings, opts.JSONOnly)
 		}
-		r, ambs, ok := streamRound(res.Data, res.Origin, findings, declared, opts.JSONOnly, unsafe)
+		r, ambs, ok := streamRound(res.Data, res.Origin, idx, declared, opts.JSONOnly, unsafe)
 		if !ok {
 			// The fixes break an order streamRound relies on: the round as
 			// Plan, Select, origins and Apply make it, holding its fixes
 			// (planning again adds to declared the ids it already added).
-			all, _ := plan(res.Data, findings, declared, opts.JSONOnly)
+			var all []Fix
+			planEach(res.Data, idx, declared, opts.JSONOnly, func(f Fix) { all = append(all, f) })
 			fixes := Select(all, unsafe)
 			r = roundResult{data: Apply(res.Data, fixes), origin: origins(res.Data, fixes, res.Origin), fixed: len(fixes)}
 			for _, f := range fixes {

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"strings"
 
 	"github.com/sessionls/sessionls/analysis/line"
 
@@ -30,7 +31,7 @@ type roundResult struct {
 // own line). streamRound checks it, and that no selected fix overlaps an
 // earlier one (Apply would skip it while origins counts it): ok is false
 // when either fails, and the round must be made the old way.
-func streamRound(data []byte, prev []int, findings []analysis.Finding, declared map[string]bool, jsonOnly, unsafe bool) (r roundResult, ambs []Ambiguity, ok bool) {
+func streamRound(data []byte, prev []int, idx planIndex, declared map[string]bool, jsonOnly, unsafe bool) (r roundResult, ambs []Ambiguity, ok bool) {
 	ok = true
 	var out []byte // made at the first fix: a round that fixes nothing copies nothing
 	copied := 0    // data[:copied] is in out, edited
@@ -65,7 +66,7 @@ func streamRound(data []byte, prev []int, findings []analysis.Finding, declared 
 		group = group[:0]
 	}
 	sel := selector{unsafe: unsafe}
-	ambs = planEach(data, findings, declared, jsonOnly, func(f Fix) {
+	ambs = planEach(data, idx, declared, jsonOnly, func(f Fix) {
 		if !ok || !sel.take(f) {
 			return
 		}
@@ -169,11 +170,7 @@ func (w *originWalker) fix(f Fix) {
 		if nl {
 			end++
 		}
-		es := make([]Edit, len(f.Edits))
-		for i, e := range f.Edits {
-			es[i] = Edit{Start: e.Start - spanStart, End: e.End - spanStart, New: e.New}
-		}
-		for range CountLines(applyEdits(w.data[spanStart:end], es)) {
+		for range editedLines(w.data, spanStart, end, f.Edits) {
 			w.out = append(w.out, 0)
 		}
 		return
@@ -191,21 +188,21 @@ func (w *originWalker) finish() []int {
 	}
 }
 
-// roundFindings analyses data for a round of FixAll and returns only what
-// planning reads of its findings: the line and code of each finding of a
-// fixable or refusal code, with the span of an orphan tool result (the
-// span of its toolCallId, as the engine sets it). The engine lists one
-// finding of each code and keeps the lines of the others as a LineList (a
-// few bytes for a run of lines), so that a round costs no message and no
-// Finding of its own per refused line while the analysis runs.
+// roundIndex analyses data for a round of FixAll and returns only what
+// planning reads of its findings (planIndex): the line and code of each
+// finding of a fixable or refusal code, with the span of an orphan tool
+// result (the span of its toolCallId, as the engine sets it). The engine
+// lists one finding of each code and keeps the lines of the others as a
+// LineList (a few bytes for a run of lines), so that a round costs no
+// message and no Finding per refused line.
 //
-// It returns nil, and the round must analyse data with opts itself, when
+// ok is false, and the round must analyse data with opts itself, when
 // opts already limits the findings (the plan is then of those listed), when
 // an Observer or a RecordReader would see the file twice, or when two of
 // the findings share a line (their order within the line would be lost).
-func roundFindings(ctx context.Context, data []byte, opts analysis.Options) ([]analysis.Finding, error) {
+func roundIndex(ctx context.Context, data []byte, opts analysis.Options) (idx planIndex, ok bool, err error) {
 	if opts.MaxFindingsPerCode > 0 || opts.Observer != nil || opts.Records != nil {
-		return nil, nil
+		return idx, false, nil
 	}
 	keep := func(code string) bool { return Fixable(code) || analysis.IsRefusal(code) }
 	ropts := opts
@@ -218,54 +215,101 @@ func roundFindings(ctx context.Context, data []byte, opts analysis.Options) ([]a
 	}
 	rep, err := analysis.AnalyzeReader(ctx, bytes.NewReader(data), ropts)
 	if err != nil {
-		return nil, err
+		return idx, false, err
 	}
-	n := 0
-	for _, f := range rep.Findings {
-		if keep(f.Code) {
-			n++
+	// Each line's finding, once: its want and, for a refusal, its refusal.
+	wanted := func(code string) bool {
+		return Fixable(code) && !(opts.JSONOnly && code == analysis.CodeOrphanToolResult)
+	}
+	n, nr := 0, 0
+	count := func(code string, k int) {
+		if wanted(code) {
+			n += k
 		}
+		if analysis.IsRefusal(code) {
+			nr += k
+		}
+	}
+	for _, f := range rep.Findings {
+		count(f.Code, 1)
 	}
 	for _, o := range rep.Omitted {
-		if keep(o.Code) {
-			n += o.Lines.Len()
+		count(o.Code, o.Lines.Len())
+	}
+	idx = planIndex{wants: make([]want, 0, n), refused: make(refusals, 0, nr)}
+	add := func(ln int, code string, span line.Span) {
+		if wanted(code) {
+			idx.wants = append(idx.wants, want{ln, code, span})
+		}
+		if analysis.IsRefusal(code) {
+			idx.refused = append(idx.refused, refusal{ln, code})
 		}
 	}
-	out := make([]analysis.Finding, 0, n)
 	orphans := false
 	for _, f := range rep.Findings {
-		if keep(f.Code) {
-			out = append(out, analysis.Finding{Line: f.Line, Span: f.Span, Code: f.Code})
-		}
+		add(f.Line, f.Code, f.Span)
 	}
 	for _, o := range rep.Omitted {
 		if !keep(o.Code) {
 			continue
 		}
 		for ln := range o.Lines.All() {
-			out = append(out, analysis.Finding{Line: ln, Code: o.Code})
+			add(ln, o.Code, line.Span{})
 		}
-		orphans = orphans || o.Code == analysis.CodeOrphanToolResult
+		orphans = orphans || (o.Code == analysis.CodeOrphanToolResult && wanted(o.Code))
 	}
 	rep = nil
-	slices.SortStableFunc(out, func(a, b analysis.Finding) int { return cmp.Compare(a.Line, b.Line) })
-	for i := 1; i < len(out); i++ {
-		if out[i].Line == out[i-1].Line {
-			return nil, nil
+	// Lines found in order per code; merged by line here.
+	slices.SortStableFunc(idx.wants, func(a, b want) int { return cmp.Compare(a.line, b.line) })
+	slices.SortStableFunc(idx.refused, func(a, b refusal) int { return cmp.Compare(a.ln, b.ln) })
+	for i := 1; i < len(idx.wants); i++ {
+		if idx.wants[i].line == idx.wants[i-1].line {
+			return planIndex{}, false, nil
+		}
+	}
+	for i := 1; i < len(idx.refused); i++ {
+		if idx.refused[i].ln == idx.refused[i-1].ln {
+			return planIndex{}, false, nil
 		}
 	}
 	if orphans {
 		// The omitted orphans' spans, read again from their lines.
 		k := 0
+		w := idx.wants
 		ForEachLine(data, func(ln, start, end int, _ bool) bool {
-			for k < len(out) && out[k].Line < ln {
+			for k < len(w) && w[k].line < ln {
 				k++
 			}
-			if k < len(out) && out[k].Line == ln && out[k].Code == analysis.CodeOrphanToolResult && out[k].Span == (line.Span{}) {
-				out[k].Span = line.Parse(data[start:end]).ToolCallIDSpan
+			if k < len(w) && w[k].line == ln && w[k].code == analysis.CodeOrphanToolResult && w[k].span == (line.Span{}) {
+				w[k].span = line.Parse(data[start:end]).ToolCallIDSpan
 			}
-			return k < len(out)
+			return k < len(w)
 		})
 	}
-	return out, nil
+	return idx, true, nil
+}
+
+// editedLines is CountLines(applyEdits(data[start:end], edits)), edits in
+// data's offsets, without making the edited bytes.
+func editedLines(data []byte, start, end int, edits []Edit) int {
+	n, size := 0, 0
+	var last byte
+	piece := func(b string) {
+		if len(b) > 0 {
+			n += strings.Count(b, "\n")
+			size += len(b)
+			last = b[len(b)-1]
+		}
+	}
+	prev := start
+	for _, e := range edits {
+		piece(string(data[prev:e.Start])) // no copy: the conversion does not escape
+		piece(e.New)
+		prev = e.End
+	}
+	piece(string(data[prev:end]))
+	if size > 0 && last != '\n' {
+		n++
+	}
+	return n
 }
