@@ -309,20 +309,20 @@ func TestDocReader(t *testing.T) {
 func TestDialectHoverText(t *testing.T) {
 	doc := analysis.NewDocument(`{"type":"user","text":"hi"}`+"\n"+`{"type":"meta"}`, analysis.Options{})
 	rep := analysis.Analyze([]byte(`{"role":"user","content":"hi"}`+"\n"+`{"role":"user",}`), analysis.Options{})
-	got := dialectHoverText(doc, rep, "fake", 0)
+	got := dialectHoverText(doc, rep, "fake", 0, noTokens)
 	if !strings.HasPrefix(got, "**user** message · line 1 · ") {
 		t.Fatalf(`%v: strings.HasPrefix(got, "**user** message · line 1 · ") is false, want true`, got)
 	}
 	if strings.Contains(got, "invalid-record") {
 		t.Fatalf("got = %q, want it not to contain %q", got, "invalid-record")
 	}
-	got = dialectHoverText(doc, rep, "fake", 1)
+	got = dialectHoverText(doc, rep, "fake", 1, noTokens)
 	if !strings.HasPrefix(got, "**invalid-json** · line 2\n\n") {
 		t.Fatalf(`%v: strings.HasPrefix(got, "**invalid-json** · line 2\n\n") is false, want true`, got)
 	}
 	rep = analysis.Analyze([]byte(`{"role":"user","content":"hi"}`+"\n"), analysis.Options{})
-	if got := dialectHoverText(doc, rep, "fake", 1); got != "line 2 is a fake record that holds no message the model sees" {
-		t.Fatalf(`dialectHoverText(doc, rep, "fake", 1) = %q, want %q`, got, "line 2 is a fake record that holds no message the model sees")
+	if got := dialectHoverText(doc, rep, "fake", 1, noTokens); got != "line 2 is a fake record that holds no message the model sees" {
+		t.Fatalf(`dialectHoverText(doc, rep, "fake", 1, noTokens) = %q, want %q`, got, "line 2 is a fake record that holds no message the model sees")
 	}
 }
 
@@ -526,3 +526,6 @@ func TestRealDialects(t *testing.T) {
 		}
 	}
 }
+
+// noTokens is a hover's token line when none are counted.
+func noTokens(string, int64) string { return "" }

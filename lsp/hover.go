@@ -28,9 +28,11 @@ func (s *server) Hover(ctx context.Context, p *protocol.HoverParams) (*protocol.
 			return s.hoverTokens(p.TextDocument.URI, l, cost)
 		})
 	} else {
-		// Tokens are counted from a seed message's text; another dialect's
-		// lines are records, not that text.
-		text = dialectHoverText(f.doc, f.report(), f.dialect.Name(), i)
+		// Another dialect's lines are records, not a seed message's text:
+		// its own analysis with tokens counts them (dialectHoverTokens).
+		text = dialectHoverText(f.doc, f.report(), f.dialect.Name(), i, func(string, int64) string {
+			return s.dialectHoverTokens(f, i)
+		})
 	}
 	kind := protocol.Markdown
 	if s.currentCaps().plainHover {
@@ -154,11 +156,13 @@ func messageHoverText(doc *analysis.Document, rep *analysis.Report, i, m int, to
 // dialectHoverText describes 0-based runtime line i of a document of
 // another dialect than seed: its message as hoverText does, or else the
 // findings on it, or that it holds no message the model sees.
-func dialectHoverText(doc *analysis.Document, rep *analysis.Report, name string, i int) string {
+//
+// toks gives the token line of a message, as for hoverText.
+func dialectHoverText(doc *analysis.Document, rep *analysis.Report, name string, i int, toks func(line string, cost int64) string) string {
 	line1 := i + 1
 	extra := usageHover(rep, line1)
 	if m, ok := rep.MessageAtLine(line1); ok {
-		text := messageHoverText(doc, rep, i, m, func(string, int64) string { return "" })
+		text := messageHoverText(doc, rep, i, m, toks)
 		if extra != "" {
 			text += "\n\n" + extra
 		}

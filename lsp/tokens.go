@@ -267,10 +267,54 @@ func (s *server) hoverTokens(uri protocol.DocumentURI, l string, cost int64) str
 	}
 	enc := s.tokenizerFor(uri)
 	n, err := s.toks.message(enc, l)
-	if err != nil || n == 0 {
+	if err != nil {
 		return ""
 	}
-	return fmt.Sprintf("≈ %s tokens · %.1f chars per token (%s)", textfmt.Thousands(int64(n)), float64(cost)/float64(n), enc)
+	return tokenLine(int64(n), cost, enc)
+}
+
+// tokenLine is the hover's token line for n tokens of a text of cost
+// chars: "≈ 19 tokens · 4.3 chars per token (o200k_base)", "" for none.
+func tokenLine(n, cost int64, enc tokens.Encoding) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("≈ %s tokens · %.1f chars per token (%s)", textfmt.Thousands(n), float64(cost)/float64(n), enc)
+}
+
+// dialectHoverTokens is the hover's token line for 0-based line i of a
+// non-seed document: the tokens its dialect counts for the messages of
+// that line (the text their cost is computed from, as `sessionls budget
+// --tokens` counts it), from the report with tokens the lenses and the
+// status use (dialectTokens). A line holding several messages (a Claude
+// Code record with tool results) is one record, counted once: its
+// tokens and chars are the line's. With the tokens setting off the hover
+// counts, like a seed message's, at most maxHoverTokenBytes of text while
+// the editor waits (a larger document's tokens are shown once the setting
+// has counted them); with it on, as much as the lenses (maxTotalTokenBytes).
+func (s *server) dialectHoverTokens(f *file, i int) string {
+	enc := s.tokenizerFor(f.uri)
+	limit := maxHoverTokenBytes
+	if s.currentSettings().tokens {
+		limit = maxTotalTokenBytes
+	}
+	tr, err := s.dialectTokensWithin(f, enc, limit)
+	if err != nil {
+		return ""
+	}
+	m, ok := tr.MessageAtLine(i + 1)
+	if !ok {
+		return ""
+	}
+	var n, cost int64
+	for _, msg := range tr.Messages[m:] {
+		if msg.Line != i+1 {
+			break
+		}
+		n += msg.Tokens
+		cost += msg.Cost
+	}
+	return tokenLine(n, cost, enc)
 }
 
 // tokenizerFor is a document's encoding: the editor's tokenizer setting if
@@ -294,13 +338,19 @@ func (s *server) tokenizerFor(uri protocol.DocumentURI) tokens.Encoding {
 // drops it). It fails for a text of more than maxTotalTokenBytes and when
 // a message's tokens cannot be counted.
 func (s *server) dialectTokens(f *file, enc tokens.Encoding) (*analysis.Report, error) {
+	return s.dialectTokensWithin(f, enc, maxTotalTokenBytes)
+}
+
+// dialectTokensWithin is dialectTokens counting a text of at most limit
+// bytes (a report already made is returned whatever its size).
+func (s *server) dialectTokensWithin(f *file, enc tokens.Encoding, limit int) (*analysis.Report, error) {
 	if f.altTok != nil && f.altTokEnc == enc {
 		return f.altTok, f.altTokErr
 	}
 	text := f.doc.Text()
-	if len(text) > maxTotalTokenBytes {
+	if len(text) > limit {
 		return nil, fmt.Errorf("%s bytes, more than the %s the server counts while the editor waits: %w",
-			textfmt.Thousands(int64(len(text))), textfmt.Thousands(int64(maxTotalTokenBytes)), errTooLong)
+			textfmt.Thousands(int64(len(text))), textfmt.Thousands(int64(limit)), errTooLong)
 	}
 	c, err := s.toks.counter(enc)
 	if err != nil {
