@@ -1481,6 +1481,72 @@ local function check_dialects()
   end
 end
 
+-- With setup{ tokens = true }, the hover of a Claude Code and a Codex CLI
+-- message line gives its tokens as a seed message's does ("≈ N tokens ·
+-- R chars per token (o200k_base)"): per unit, the hovered lines' tokens
+-- add up to the unit's tokens in `sessionls budget --tokens --format
+-- json` of the same file, and a one-message unit's hover shows exactly its
+-- count.
+local function check_dialect_hover_tokens()
+  stop_clients()
+  sessionls.setup({ cmd = { bin, "serve" }, tokens = true })
+  local corpus = plugin .. "/../../testdata/dialects/"
+  local cases = {
+    { dialect = "claude-code", src = corpus .. "claude-code/clean.jsonl", path = tmp .. "/.claude/projects/q/clean.jsonl" },
+    { dialect = "codex", src = corpus .. "codex/clean.jsonl", path = tmp .. "/sessions/2026/12/01/rollout-clean.jsonl" },
+  }
+  for _, c in ipairs(cases) do
+    vim.fn.mkdir(vim.fn.fnamemodify(c.path, ":h"), "p")
+    vim.fn.writefile(vim.fn.readfile(c.src, "b"), c.path, "b")
+    vim.cmd("edit " .. vim.fn.fnameescape(c.path))
+    local buf = vim.api.nvim_get_current_buf()
+    ok(vim.wait(WAIT, function()
+      return #sessionls.clients(buf) == 1
+    end, 20), "%s: no sessionls client attached", c.path)
+    local client = sessionls.clients(buf)[1]
+    local function request(method, params)
+      local resp
+      if vim.fn.has("nvim-0.11") == 1 then
+        resp = client:request_sync(method, params, 5000, buf)
+      else
+        resp = client.request_sync(method, params, 5000, buf)
+      end
+      return resp and resp.result
+    end
+    local uri = vim.uri_from_bufnr(buf)
+    local st = request("sessionls/status", { uri = uri }) or {}
+    ok(st.dialect == c.dialect, "%s is read as %s, want %s", c.path, tostring(st.dialect), c.dialect)
+    local bt = cli({ "budget", "--tokens", "--format", "json", c.path })
+    ok(type(bt.units) == "table" and #bt.units > 1, "%s: budget --tokens gave too few units: %s", c.path, vim.inspect(bt))
+    local hovered, exact = 0, 0
+    for _, u in ipairs(bt.units) do
+      ok(type(u.tokens) == "number" and u.tokens > 0, "%s: budget --tokens gave no tokens for the unit at line %d", c.path, u.startLine)
+      local sum = 0
+      for line = u.startLine, u.endLine do
+        local h = request("textDocument/hover", { textDocument = { uri = uri }, position = { line = line - 1, character = 0 } })
+        local value = h and h.contents and (h.contents.value or h.contents) or ""
+        if type(value) ~= "string" then
+          value = vim.inspect(value)
+        end
+        local n = value:match(" chars · ≈ ([%d,]+) tokens · [%d.]+ chars per token %(o200k_base%)")
+        if n then
+          hovered = hovered + 1
+          sum = sum + tonumber((n:gsub(",", "")))
+          if u.messages == 1 and u.startLine == u.endLine then
+            ok(n == thousands(u.tokens), "%s:%d: the hover says ≈ %s tokens, budget --tokens %s: %s", c.path, line, n, thousands(u.tokens), value)
+            exact = exact + 1
+          end
+        end
+      end
+      ok(sum == u.tokens, "%s: unit %d-%d: the hovers' tokens add up to %d, budget --tokens says %d", c.path, u.startLine, u.endLine, sum, u.tokens)
+    end
+    ok(exact > 0, "%s: no one-message unit: the exact check proved nothing", c.path)
+    log("ok   %s (%s): %d message lines hovered with tokens; %d units' tokens equal budget --tokens's (%d total, %d one-message units exactly)",
+      c.path:sub(#tmp + 2), c.dialect, hovered, #bt.units, bt.totalTokens, exact)
+    vim.cmd("bwipeout! " .. buf)
+  end
+end
+
 local status, err = xpcall(function()
   check_help()
   run()
@@ -1488,6 +1554,7 @@ local status, err = xpcall(function()
   check_deep_fade()
   check_dialects()
   check_map()
+  check_dialect_hover_tokens()
 end, debug.traceback)
 if status then
   log("ALL OK: %d checks on nvim %d.%d.%d", checks, vim.version().major, vim.version().minor, vim.version().patch)
