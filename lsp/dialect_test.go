@@ -146,8 +146,17 @@ func TestDialectDocument(t *testing.T) {
 		t.Fatalf("hv.Contents.Value = %q, want it to contain %q", hv.Contents.Value, "**invalid-json** · line 2")
 	}
 
-	if want, got := int64(1), fk.analyses.Load(); got != want {
+	// Requests reuse the report; the hover of a message's tokens makes one
+	// more analysis, with a token counter, kept for the next hover.
+	if want, got := int64(2), fk.analyses.Load(); got != want {
 		t.Fatalf("requests reuse the report: fk.analyses.Load() = %v, want %v", got, want)
+	}
+	h.call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": protocol.Position{Line: 0}}, &hv)
+	if !strings.Contains(hv.Contents.Value, " tokens · ") {
+		t.Fatalf("hv.Contents.Value = %q, want it to contain %q", hv.Contents.Value, " tokens · ")
+	}
+	if want, got := int64(2), fk.analyses.Load(); got != want {
+		t.Fatalf("the hover reuses the report with tokens: fk.analyses.Load() = %v, want %v", got, want)
 	}
 }
 
