@@ -1353,6 +1353,20 @@ local function check_map()
   log("ok   :SessionlsMap: pages from the server (as opened, after an edit) and from sessionls map (no server) agree with budget --format json; with no opener the path is given")
 end
 
+-- open_copy copies the corpus file src to path (creating its directory),
+-- edits it and waits for the sessionls client to attach; it returns the
+-- buffer and the client.
+local function open_copy(src, path)
+  vim.fn.mkdir(vim.fn.fnamemodify(path, ":h"), "p")
+  vim.fn.writefile(vim.fn.readfile(src, "b"), path, "b")
+  vim.cmd("edit " .. vim.fn.fnameescape(path))
+  local buf = vim.api.nvim_get_current_buf()
+  ok(vim.wait(WAIT, function()
+    return #sessionls.clients(buf) == 1
+  end, 20), "%s: no sessionls client attached", path)
+  return buf, sessionls.clients(buf)[1]
+end
+
 -- A Claude Code and a Codex CLI transcript where those tools keep them
 -- (~/.claude/projects/<p>/<s>.jsonl, ~/.codex/sessions/YYYY/MM/DD/
 -- rollout-*.jsonl), with no setup beyond what .jsonl files get (issue 21):
@@ -1368,15 +1382,8 @@ local function check_dialects()
     { dialect = "codex", src = corpus .. "codex/missing-output.jsonl", path = tmp .. "/sessions/2026/11/30/rollout-x.jsonl" },
   }
   for _, c in ipairs(cases) do
-    vim.fn.mkdir(vim.fn.fnamemodify(c.path, ":h"), "p")
-    vim.fn.writefile(vim.fn.readfile(c.src, "b"), c.path, "b")
     local since = lens_responses
-    vim.cmd("edit " .. vim.fn.fnameescape(c.path))
-    local buf = vim.api.nvim_get_current_buf()
-    ok(vim.wait(WAIT, function()
-      return #sessionls.clients(buf) == 1
-    end, 20), "%s: no sessionls client attached", c.path)
-    local client = sessionls.clients(buf)[1]
+    local buf, client = open_copy(c.src, c.path)
     local params = { uri = vim.uri_from_bufnr(buf) }
     local resp
     if vim.fn.has("nvim-0.11") == 1 then
@@ -1496,14 +1503,7 @@ local function check_dialect_hover_tokens()
     { dialect = "codex", src = corpus .. "codex/clean.jsonl", path = tmp .. "/sessions/2026/12/01/rollout-clean.jsonl" },
   }
   for _, c in ipairs(cases) do
-    vim.fn.mkdir(vim.fn.fnamemodify(c.path, ":h"), "p")
-    vim.fn.writefile(vim.fn.readfile(c.src, "b"), c.path, "b")
-    vim.cmd("edit " .. vim.fn.fnameescape(c.path))
-    local buf = vim.api.nvim_get_current_buf()
-    ok(vim.wait(WAIT, function()
-      return #sessionls.clients(buf) == 1
-    end, 20), "%s: no sessionls client attached", c.path)
-    local client = sessionls.clients(buf)[1]
+    local buf, client = open_copy(c.src, c.path)
     local function request(method, params)
       local resp
       if vim.fn.has("nvim-0.11") == 1 then
