@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync/atomic"
 
 	"github.com/sessionls/sessionls/analysis"
@@ -225,11 +224,18 @@ func fixData(ctx context.Context, t target, data []byte, opts analysis.Options, 
 		return nil, res, err
 	}
 	run := &fixRun{fixed: res.Fixed, lost: res.Lost, ambiguities: res.Ambiguities}
-	run.findings = slices.Clone(res.Report.Findings)
+	// The report is fixData's own (its caller reads only res.Data and
+	// res.Fixed): sorted in place, not copied, which for a file of refused
+	// lines no fix repairs saved a Finding per line.
+	run.findings = res.Report.Findings
 	sortFindings(run.findings)
-	run.fixes = fixesOf(d, res.Data, run.findings, o.out.fixRegions)
-	run.fixes = withCandidates(run.fixes, run.findings, res.Data, res.Ambiguities, o.out.fixRegions)
-	if !o.unsafeFixes {
+	planned := fixesOf(d, res.Data, run.findings, o.out.fixRegions)
+	run.fixes = withCandidates(planned, run.findings, res.Data, res.Ambiguities, o.out.fixRegions)
+	// What --unsafe-fixes would fix: FixAll again, unsafe. When the seed's
+	// planner has no fix at all for what remains, that FixAll's first round
+	// plans the same findings of the same data the same way and fixes
+	// nothing, so the count is 0 without fixing (and analysing) it again.
+	if !o.unsafeFixes && (planned != nil || !isSeed(d)) {
 		more, err := d.FixAll(ctx, res.Data, opts, true)
 		if err != nil {
 			return nil, res, err
