@@ -25,10 +25,18 @@ import (
 // (and with -short, which judges the shipped samples only, or another
 // seed) a listed criterion that passes is only logged.
 var damageKnownFailures = map[string]string{
-	"efbig":          "",
-	"enospc":         "",
-	"interleave-2":   "",
-	"interleave-3":   "",
+	"efbig":        "",
+	"enospc":       "",
+	"interleave-2": "",
+	// (c): three writers' chunks can make a line that is valid JSON out of
+	// pieces of two records (one's first 524,288 bytes and a tail of
+	// another's that closes it). The runtime loads that line, and check
+	// keeps every line JSON.parse accepts, so the fix keeps a record no
+	// writer wrote while the pieces it lacks stay refused around it. Seen
+	// in about 1 of 18 generated files ("3 promises", gen.mjs seed 3);
+	// finding it needs the repair to question valid lines whose 524,288-byte
+	// boundary meets refused neighbours. Not fixed yet.
+	"interleave-3":   "c",
 	"kill":           "",
 	"lost-assistant": "",
 	"nul-hole":       "",
