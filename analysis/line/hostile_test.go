@@ -45,8 +45,12 @@ func TestHostileLines(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			// The least of five parses: the count is the process's, and
+			// under -race another goroutine's few KiB can land in one run
+			// (5,576 bytes once in CI for the long string, which
+			// allocates nothing).
 			var r Result
-			alloc := allocs.Once(func() { r = Parse(c.line) })
+			alloc := allocs.Least(func() { r = Parse(c.line) })
 			if r.Verdict != c.verdict || r.Reason != c.reason {
 				t.Fatalf("got %v %q, want %v %q", r.Verdict, r.Reason, c.verdict, c.reason)
 			}
