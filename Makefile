@@ -65,19 +65,19 @@ generate:
 	$(GO) generate ./...
 
 fuzz:
-	$(GO) test -run XXX -fuzz FuzzTransport -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./lsp
-	$(GO) test -run XXX -fuzz FuzzJSONRPCNesting -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./lsp/transport
-	$(GO) test -run XXX -fuzz FuzzDecodeFastOpen -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./lsp/transport
-	$(GO) test -run XXX -fuzz FuzzDecodeFastChange -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./lsp/transport
-	$(GO) test -run XXX -fuzz FuzzSplitRuns -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./lsp/transport
-	$(GO) test -run XXX -fuzz FuzzDecodeLine -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./analysis/dialect/codex
-	$(GO) test -run XXX -fuzz FuzzDialect -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./analysis/dialect/claude
-	$(GO) test -run XXX -fuzz FuzzParseNumber -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./analysis/line
-	$(GO) test -run XXX -fuzz FuzzForLine -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./analysis/fix
-	$(GO) test -run XXX -fuzz FuzzParse -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./config
-	$(GO) test -run XXX -fuzz FuzzCompileMatch -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./internal/glob
-	$(GO) test -run XXX -fuzz FuzzPieces -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./analysis/tokens
-	$(GO) test -run XXX -fuzz FuzzScan -fuzztime $(FUZZTIME) -fuzzminimizetime 200x ./internal/jsonscan
+	GO=$(GO) tools/fuzzone/fuzz-one.sh FuzzTransport ./lsp $(FUZZTIME)
+	GO=$(GO) tools/fuzzone/fuzz-one.sh FuzzJSONRPCNesting ./lsp/transport $(FUZZTIME)
+	GO=$(GO) tools/fuzzone/fuzz-one.sh FuzzDecodeFastOpen ./lsp/transport $(FUZZTIME)
+	GO=$(GO) tools/fuzzone/fuzz-one.sh FuzzDecodeFastChange ./lsp/transport $(FUZZTIME)
+	GO=$(GO) tools/fuzzone/fuzz-one.sh FuzzSplitRuns ./lsp/transport $(FUZZTIME)
+	GO=$(GO) tools/fuzzone/fuzz-one.sh FuzzDecodeLine ./analysis/dialect/codex $(FUZZTIME)
+	GO=$(GO) tools/fuzzone/fuzz-one.sh FuzzDialect ./analysis/dialect/claude $(FUZZTIME)
+	GO=$(GO) tools/fuzzone/fuzz-one.sh FuzzParseNumber ./analysis/line $(FUZZTIME)
+	GO=$(GO) tools/fuzzone/fuzz-one.sh FuzzForLine ./analysis/fix $(FUZZTIME)
+	GO=$(GO) tools/fuzzone/fuzz-one.sh FuzzParse ./config $(FUZZTIME)
+	GO=$(GO) tools/fuzzone/fuzz-one.sh FuzzCompileMatch ./internal/glob $(FUZZTIME)
+	GO=$(GO) tools/fuzzone/fuzz-one.sh FuzzPieces ./analysis/tokens $(FUZZTIME)
+	GO=$(GO) tools/fuzzone/fuzz-one.sh FuzzScan ./internal/jsonscan $(FUZZTIME)
 
 # Every editor suite runs even when an earlier one failed; the target fails
 # if any did, naming them.
