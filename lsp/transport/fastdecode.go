@@ -54,6 +54,23 @@ type Open struct {
 // nil (leaving body untouched) otherwise.
 func decodeFast(body []byte) jsonrpc2.Message { return decodeFastScanned(body, nil) }
 
+// decodePrescanned is decodeFastScanned for a body whose text literal was
+// checked, and perhaps unescaped over itself, while it arrived (pre, when
+// not nil): when the fast path refuses it, or takes another literal for
+// the text, the literal is put back as it came, and the body decoded again
+// (then it is refused, or taken, exactly as a body that was never
+// touched). A nil message with a nil error: the body is as it came, for
+// the general path.
+func decodePrescanned(body []byte, pre *prescanned) (jsonrpc2.Message, error) {
+	if msg := decodeFastScanned(body, pre); msg != nil || pre == nil || !pre.in.modified() {
+		return msg, nil
+	}
+	if err := pre.in.restore(body); err != nil {
+		return nil, err
+	}
+	return decodeFastScanned(body, pre), nil
+}
+
 // decodeFastScanned is decodeFast with the text literal already checked
 // while the body arrived (pre, when not nil; prescan.go).
 func decodeFastScanned(body []byte, pre *prescanned) jsonrpc2.Message {
@@ -145,13 +162,13 @@ func (sc *scanner) parseFullChange() (DidChangeParams, bool) {
 			return sc.skipUnknown(key, "textDocument", "contentChanges")
 		}, 2)
 	}
-	if !sc.notification(protocol.MethodTextDocumentDidChange, params) || !doc.hasVersion || !sc.end() {
+	if !sc.notification(protocol.MethodTextDocumentDidChange, params) || !doc.hasVersion || !sc.end() || !sc.preRead() {
 		return p, false
 	}
 	// Accepted: from here on the body may be written.
 	p.TextDocument.URI = protocol.DocumentURI(unquoteString(sc.b, doc.uri))
 	p.TextDocument.Version = doc.version
-	p.ContentChanges = []ContentChange{{Text: unquoteInPlace(sc.b, text)}}
+	p.ContentChanges = []ContentChange{{Text: sc.unquoteInPlace(text)}}
 	return p, true
 }
 
@@ -220,6 +237,7 @@ type span struct {
 	start, end int
 	grow       int  // bytes that unescaping adds (invalid UTF-8 becomes U+FFFD)
 	escaped    bool // has escapes or non-ASCII: must be unescaped
+	pre        bool // the prescanned literal (scanner.pre)
 }
 
 // parseOpen checks that body is exactly
@@ -240,7 +258,7 @@ func (sc *scanner) parseOpen() (protocol.DidOpenTextDocumentParams, bool) {
 			return sc.textDocument(&doc, true)
 		}, 1)
 	}
-	if !sc.notification(protocol.MethodTextDocumentDidOpen, params) || !doc.hasVersion || !sc.end() {
+	if !sc.notification(protocol.MethodTextDocumentDidOpen, params) || !doc.hasVersion || !sc.end() || !sc.preRead() {
 		return p, false
 	}
 	// Accepted: from here on the body may be written.
@@ -248,7 +266,7 @@ func (sc *scanner) parseOpen() (protocol.DidOpenTextDocumentParams, bool) {
 		URI:        protocol.DocumentURI(unquoteString(sc.b, doc.uri)),
 		LanguageID: protocol.LanguageIdentifier(unquoteString(sc.b, doc.languageID)),
 		Version:    doc.version,
-		Text:       unquoteInPlace(sc.b, doc.text),
+		Text:       sc.unquoteInPlace(doc.text),
 	}
 	return p, true
 }
@@ -261,8 +279,20 @@ type scanner struct {
 	// skipped is set by skipUnknown: the member just read was unknown
 	// (object does not count it).
 	skipped bool
-	// pre, when not nil, is a long literal already checked (prescan.go).
-	pre *prescanned
+	// pre, when not nil, is a long literal already checked (prescan.go),
+	// and perhaps unescaped over itself (inplace.go); usedPre says the
+	// parse took it for the literal at its start.
+	pre     *prescanned
+	usedPre bool
+}
+
+// preRead reports whether the parse read the body as it came: it did not
+// read a prescanned literal that was unescaped over itself, unless it
+// took it whole (usedPre). A parse that read such bytes must be refused,
+// and the literal put back before the body is read again
+// (decodePrescanned).
+func (s *scanner) preRead() bool {
+	return s.pre == nil || !s.pre.in.modified() || s.usedPre
 }
 
 func (s *scanner) ws() {
@@ -453,8 +483,15 @@ func (s *scanner) str() (span, bool) {
 	}
 	start := s.i + 1
 	var r strRun
-	if s.pre != nil && s.pre.start == start {
+	fromPre := s.pre != nil && s.pre.start == start
+	if fromPre {
 		r = s.pre.run
+		s.usedPre = true
+		if !r.bad && r.quote < 0 {
+			// The body came in before the prescan reached the end: the
+			// rest on every core.
+			r = r.then(scanSplit(b, r.next, runs(len(b)-r.next)))
+		}
 	} else {
 		// Most literals are short: their first bytes decide.
 		r = scanStr(b, start, min(len(b), start+longString))
@@ -466,7 +503,7 @@ func (s *scanner) str() (span, bool) {
 		return span{}, false
 	}
 	s.i = r.quote + 1
-	return span{start: start, end: r.quote, grow: r.grow, escaped: r.escaped}, true
+	return span{start: start, end: r.quote, grow: r.grow, escaped: r.escaped, pre: fromPre}, true
 }
 
 // strRun is what scanStr found in a run of a string literal's contents.
@@ -619,11 +656,16 @@ func unquoteString(body []byte, sp span) string {
 	return string(unquote(make([]byte, 0, sp.end-sp.start+sp.grow), body[sp.start:sp.end], sp.grow == 0))
 }
 
-// unquoteInPlace is a string's value written over its literal in body,
-// which it must own from then on (the string shares its memory); when the
-// value is longer than the literal (invalid UTF-8) it is written to fresh
-// memory instead.
-func unquoteInPlace(body []byte, sp span) string {
+// unquoteInPlace is a string's value written over its literal in the
+// body, which it must own from then on (the string shares its memory);
+// when the value is longer than the literal (invalid UTF-8) it is written
+// to fresh memory instead. Of the prescanned literal, it unescapes what
+// the prescan left.
+func (s *scanner) unquoteInPlace(sp span) string {
+	body := s.b
+	if sp.pre && s.pre.in.modified() {
+		return unquoteRest(body, sp, &s.pre.in)
+	}
 	lit := body[sp.start:sp.end]
 	var out []byte
 	switch {
@@ -633,6 +675,28 @@ func unquoteInPlace(body []byte, sp span) string {
 		out = lit[:unquoteSplit(lit, runs(len(lit)))] // longstring.go
 	default:
 		out = unquote(make([]byte, 0, len(lit)+sp.grow), lit, false)
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return unsafe.String(&out[0], len(out))
+}
+
+// unquoteRest is unquoteInPlace for a literal whose first bytes are
+// unescaped already (in).
+func unquoteRest(body []byte, sp span, in *inPlace) string {
+	rest := body[in.read:sp.end]
+	var out []byte
+	if sp.grow == 0 {
+		n := unquoteSplit(rest, runs(len(rest))) // longstring.go
+		end := in.wrote + copy(body[in.wrote:], rest[:n])
+		out = body[sp.start:end]
+	} else {
+		// Invalid UTF-8 in the rest (unescape stops before it): the value
+		// is longer than the literal.
+		out = make([]byte, 0, in.wrote-sp.start+len(rest)+sp.grow)
+		out = append(out, body[sp.start:in.wrote]...)
+		out = unquote(out, rest, false)
 	}
 	if len(out) == 0 {
 		return ""

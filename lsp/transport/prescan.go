@@ -12,17 +12,21 @@ import (
 // check runs beside the reading: as soon as the body's buffer has its full
 // size, a goroutine finds the text literal's start in the first bytes and
 // checks the literal up to the bytes arrived so far, following the reader
-// until the closing quote. The check only reads: the body stays as it
-// came, and the decoder (decodeFastScanned) uses the result only when its
-// own parse reaches a string at exactly that start, so a guess that is
-// wrong (a "text" key of another object, a body that is not a didOpen)
-// costs a scan and changes nothing.
+// until the closing quote; what it has checked it also unescapes over
+// itself (inplace.go). The decoder (decodeFastScanned) uses the result
+// only when its own parse reaches a string at exactly that start, so a
+// guess that is wrong (a "text" key of another object, a body that is not
+// a didOpen) costs a scan, and the literal is put back as it came
+// (decodePrescanned) before anything else reads it.
 
 // prescanned is a string literal checked while its body arrived: its
 // contents start at start, and run is what scanStr found there.
 type prescanned struct {
 	start int
 	run   strRun
+	// in is how much of the literal was unescaped over itself as it
+	// arrived (inplace.go).
+	in inPlace
 }
 
 // prescanMin is the body length from which the text is checked while it
@@ -96,41 +100,65 @@ func (p *prescan) arrived(n int) {
 	}
 }
 
-// end stops the check (when it has not stopped yet) and returns its result.
+// end stops the check and returns its result: when the whole body came
+// in, what was checked (and unescaped) so far, which the decoder goes on
+// from on every core (longstring.go); nil when it did not.
 func (p *prescan) end() *prescanned {
 	close(p.ended)
 	<-p.done
 	return p.checked
 }
 
+// prescanStretch bounds what the check does between two looks at whether
+// the body is in: once it is, the rest is the decoder's, on every core.
+const prescanStretch = 1 << 20
+
 func (p *prescan) run() {
 	defer close(p.done)
-	i, found := p.start, strRun{quote: -1}
-	ended := false
+	i, found := p.start, strRun{quote: -1, next: p.start}
+	in := inPlace{start: p.start, read: p.start, wrote: p.start}
+	unescaping := true // until the log is full or a stretch has invalid UTF-8
 	for {
+		select {
+		case <-p.ended:
+			if int(p.filled.Load()) == len(p.buf) {
+				p.checked = &prescanned{start: p.start, run: found, in: in}
+			}
+			return
+		default:
+		}
 		n := int(p.filled.Load())
 		stop := n - prescanMargin
 		if n == len(p.buf) {
 			stop = n
 		}
+		stop = min(stop, i+prescanStretch)
 		if stop > i {
 			r := scanStr(p.buf, i, stop)
 			found = found.then(r)
+			if unescaping {
+				// The stretch just checked, while it is in the cache.
+				end := r.next
+				if r.quote >= 0 {
+					end = r.quote
+				}
+				unescaping = !r.bad && r.grow == 0 && in.unescape(p.buf, end, r.quote >= 0)
+			}
 			if r.bad || r.quote >= 0 || stop == len(p.buf) {
 				// Checked to its end (or to the body's: unterminated).
-				p.checked = &prescanned{start: p.start, run: found}
+				p.checked = &prescanned{start: p.start, run: found, in: in}
 				return
 			}
 			i = r.next
 			continue
 		}
-		if ended {
-			return
-		}
 		select {
 		case <-p.wake:
 		case <-p.ended:
-			ended = true
+			if int(p.filled.Load()) == len(p.buf) {
+				p.checked = &prescanned{start: p.start, run: found, in: in}
+			}
+			return
 		}
 	}
 }

@@ -144,7 +144,12 @@ func (s *stream) ended() (jsonrpc2.Message, int64, error) {
 func (s *stream) decode(body []byte) (jsonrpc2.Message, error) {
 	pre := s.prescanned
 	s.prescanned = nil
-	if msg := decodeFastScanned(body, pre); msg != nil { // a didOpen, decoded in place (fastdecode.go)
+	msg, err := decodePrescanned(body, pre)
+	if err != nil {
+		s.logger.Error("dropping a message whose text could not be put back as it came", zap.Error(err))
+		return nil, nil
+	}
+	if msg != nil { // a didOpen, decoded in place (fastdecode.go)
 		s.requests.Add(1)
 		return msg, nil
 	}
@@ -156,7 +161,7 @@ func (s *stream) decode(body []byte) (jsonrpc2.Message, error) {
 		s.logger.Warn("answering a message that is not JSON", zap.String("reason", why), zap.Int("bytes", len(body)))
 		return nil, s.writeError(jsonrpc2.ParseError, "parse error: "+why)
 	}
-	msg, err := jsonrpc2.DecodeMessage(body)
+	msg, err = jsonrpc2.DecodeMessage(body)
 	if err != nil {
 		return nil, s.rejectInvalid(body, err)
 	}
