@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sync/atomic"
 
 	"github.com/sessionls/sessionls/analysis"
@@ -175,11 +174,7 @@ const fixAttempts = 3
 
 // fixPath fixes the file t names, in place (or as a diff).
 func fixPath(ctx context.Context, t target, opts analysis.Options, o checkOptions, bytesRead *atomic.Int64) (*fixRun, error) {
-	real, err := filepath.EvalSymlinks(t.path)
-	if err != nil {
-		return nil, err
-	}
-	src, err := atomicfile.Open(real)
+	src, err := openSource(t.path)
 	if err != nil {
 		return nil, err
 	}

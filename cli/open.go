@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
+
+	"github.com/sessionls/sessionls/internal/atomicfile"
 )
 
 // openRegular opens a file named on the command line for reading, and
@@ -48,4 +51,17 @@ func notRegular(m fs.FileMode, hint string) error {
 		hint = "; " + hint
 	}
 	return fmt.Errorf("not a regular file (%s)%s", what, hint)
+}
+
+// openSource opens the file path names, through its symbolic links, for
+// reading and a guarded replacement (atomicfile.Source): check --fix and
+// trim -o FILE FILE rewrite a link's target and leave the link a link. Its
+// errors are those of filepath.EvalSymlinks and atomicfile.Open, for the
+// caller to word.
+func openSource(path string) (*atomicfile.Source, error) {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return nil, err
+	}
+	return atomicfile.Open(real)
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -123,11 +122,7 @@ func trimInPlace(ctx context.Context, e *env, file string, budget int64, d diale
 }
 
 func trimInPlaceOnce(ctx context.Context, e *env, file string, budget int64, d dialect.Dialect, opts analysis.Options) error {
-	real, err := filepath.EvalSymlinks(file)
-	if err != nil {
-		return ioFailed(e, file, err)
-	}
-	src, err := atomicfile.Open(real)
+	src, err := openSource(file)
 	if err != nil {
 		return ioFailed(e, file, err)
 	}
