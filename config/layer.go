@@ -167,24 +167,22 @@ func parseEditorValue(d Setting, name string, raw any) (any, []error) {
 			return fail(err)
 		}
 		return s, nil
-	case KindGlobs:
-		globs, err := stringList(raw)
+	case KindGlobs, KindCodes:
+		// Both are an array of strings in the editors' settings.
+		list, err := stringList(raw)
 		if err != nil {
 			return fail(err)
 		}
-		if _, err := glob.CompileList(globs); err != nil {
-			return fail(err)
-		}
-		return globs, nil
-	case KindCodes:
-		codes, err := stringList(raw)
-		if err != nil {
-			return fail(err)
+		if d.Kind == KindGlobs {
+			if _, err := glob.CompileList(list); err != nil {
+				return fail(err)
+			}
+			return list, nil
 		}
 		known := analysis.Codes()
 		var errs []error
 		out := []string{}
-		for _, c := range codes {
+		for _, c := range list {
 			if !slices.Contains(known, c) {
 				errs = append(errs, fmt.Errorf("sessionls.%s: unknown check %q (known: %s)", name, c, strings.Join(known, ", ")))
 				continue
