@@ -12,16 +12,7 @@ import (
 // AnsweredCall and Results).
 func (s *server) References(ctx context.Context, p *protocol.ReferenceParams) ([]protocol.Location, error) {
 	out := []protocol.Location{}
-	f := s.files.get(p.TextDocument.URI)
-	if f == nil {
-		return out, nil
-	}
-	rep := f.report()
-	i, col, ok := runtimePosition(f.doc, p.Position)
-	if !ok {
-		return out, nil
-	}
-	m, ok := rep.MessageAtLine(i + 1)
+	f, rep, m, col, ok := s.messageAt(p.TextDocumentPositionParams)
 	if !ok {
 		return out, nil
 	}
