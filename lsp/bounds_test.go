@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sessionls/sessionls/internal/allocs"
 
@@ -170,7 +169,7 @@ func TestSetBudgetExact(t *testing.T) {
 		if rpcErr.Code != jsonrpc2.InvalidParams {
 			t.Fatalf("rpcErr.Code = %v, want %v", rpcErr.Code, jsonrpc2.InvalidParams)
 		}
-		eventually(t, func() bool { return len(h.client.shownMessages()) > before }, wait, time.Millisecond, "len(h.client.shownMessages()) > before")
+		eventually(t, func() bool { return len(h.client.shownMessages()) > before }, "len(h.client.shownMessages()) > before")
 		if got := budget(); got != "1000" {
 			t.Fatalf("the budget stays after %s: budget() = %q, want %q", tt.arg, got, "1000")
 		}

@@ -113,7 +113,7 @@ func TestConfigFilesEndToEnd(t *testing.T) {
 			}
 		}
 		return false
-	}, wait, time.Millisecond, "the server registers a watcher for **/sessionls.toml and **/.sessionls.toml")
+	}, "the server registers a watcher for **/sessionls.toml and **/.sessionls.toml")
 
 	a := h.openDoc("a.jsonl", "jsonl", clean)
 	sub := h.openDoc("sub/b.jsonl", "jsonl", clean)
@@ -179,7 +179,7 @@ func TestConfigFilesEndToEnd(t *testing.T) {
 	if got := h.client.publications(sub); got != subPubs {
 		t.Fatalf("sub/ has its own file: not re-published: h.client.publications(sub) = %v, want %v", got, subPubs)
 	}
-	eventually(t, func() bool { return h.client.refreshCount() > refreshes }, wait, time.Millisecond, "h.client.refreshCount() > refreshes")
+	eventually(t, func() bool { return h.client.refreshCount() > refreshes }, "h.client.refreshCount() > refreshes")
 
 	// A bad file: said once, naming file:line:col; the last good settings
 	// stay.
@@ -323,7 +323,7 @@ func TestConfigFilesPolled(t *testing.T) {
 	}
 	for _, st := range steps {
 		st.do()
-		eventually(t, func() bool { return h.budget(doc) == st.budget }, wait, 20*time.Millisecond, "%s: the budget is %d, want %d: h.budget(doc) == st.budget", st.what, h.budget(doc), st.budget)
+		eventuallyEvery(t, 20*time.Millisecond, func() bool { return h.budget(doc) == st.budget }, "%s: the budget is %d, want %d: h.budget(doc) == st.budget", st.what, h.budget(doc), st.budget)
 	}
 }
 
@@ -367,7 +367,7 @@ func TestConfigErrorsPublished(t *testing.T) {
 	h := startConfigHarness(t, map[string]string{"sessionls.toml": "budget = 400\nbudgte = 3\n"}, true)
 	toml := h.uri("sessionls.toml")
 	h.openDoc("a.jsonl", "jsonl", clean)
-	eventually(t, func() bool { return h.client.lastDiagnostics(toml) != nil }, wait, time.Millisecond, "no diagnostics published for the bad sessionls.toml: h.client.lastDiagnostics(toml) != nil")
+	eventually(t, func() bool { return h.client.lastDiagnostics(toml) != nil }, "no diagnostics published for the bad sessionls.toml: h.client.lastDiagnostics(toml) != nil")
 	ds := h.client.lastDiagnostics(toml).Diagnostics
 	requireLen(t, "ds", ds, 1)
 	if !reflect.DeepEqual(ds[0].Code, "config") {
@@ -384,14 +384,14 @@ func TestConfigErrorsPublished(t *testing.T) {
 	}
 
 	h.changed("sessionls.toml", "budget = 400\n")
-	eventually(t, func() bool { return len(h.client.lastDiagnostics(toml).Diagnostics) == 0 }, wait, time.Millisecond, "the fixed file keeps its diagnostics: len(h.client.lastDiagnostics(toml).Diagnostics) == 0")
+	eventually(t, func() bool { return len(h.client.lastDiagnostics(toml).Diagnostics) == 0 }, "the fixed file keeps its diagnostics: len(h.client.lastDiagnostics(toml).Diagnostics) == 0")
 
 	h.changed("sessionls.toml", "budget = \"many\"\n")
-	eventually(t, func() bool { return len(h.client.lastDiagnostics(toml).Diagnostics) == 1 }, wait, time.Millisecond, "len(h.client.lastDiagnostics(toml).Diagnostics) == 1")
+	eventually(t, func() bool { return len(h.client.lastDiagnostics(toml).Diagnostics) == 1 }, "len(h.client.lastDiagnostics(toml).Diagnostics) == 1")
 	if err := os.Remove(filepath.Join(h.root, "sessionls.toml")); err != nil {
 		t.Fatalf(`os.Remove(filepath.Join(h.root, "sessionls.toml")): %v`, err)
 	}
 	h.notify("workspace/didChangeWatchedFiles", map[string]any{"changes": []any{map[string]any{"uri": toml, "type": 3}}})
 	h.sync()
-	eventually(t, func() bool { return len(h.client.lastDiagnostics(toml).Diagnostics) == 0 }, wait, time.Millisecond, "the deleted file keeps its diagnostics: len(h.client.lastDiagnostics(toml).Diagnostics) == 0")
+	eventually(t, func() bool { return len(h.client.lastDiagnostics(toml).Diagnostics) == 0 }, "the deleted file keeps its diagnostics: len(h.client.lastDiagnostics(toml).Diagnostics) == 0")
 }

@@ -197,7 +197,7 @@ func TestDialectBurstOfEdits(t *testing.T) {
 		change(h, uri, v, 2, 0, " ") // on line 3: past what detection read
 	}
 	h.sync()
-	eventually(t, func() bool { return h.client.lastDiagnostics(uri).Version == 6 }, wait, time.Millisecond, "h.client.lastDiagnostics(uri).Version == 6")
+	eventually(t, func() bool { return h.client.lastDiagnostics(uri).Version == 6 }, "h.client.lastDiagnostics(uri).Version == 6")
 	h.sync()
 	if want, got := n+1, h.client.publications(uri); got != want {
 		t.Fatalf("one publication for the burst: h.client.publications(uri) = %v, want %v", got, want)
@@ -238,7 +238,7 @@ func TestDialectRedetected(t *testing.T) {
 	}
 	analyses := fk.analyses.Load()
 	text := strings.Replace(fakeText, `"fake":1`, `"fakx":1`, 1)
-	eventually(t, func() bool { return h.client.lastDiagnostics(uri).Version == 2 }, wait, time.Millisecond, "h.client.lastDiagnostics(uri).Version == 2")
+	eventually(t, func() bool { return h.client.lastDiagnostics(uri).Version == 2 }, "h.client.lastDiagnostics(uri).Version == 2")
 	requireDiagnosticsMatch(t, uri, text, analysis.Analyze([]byte(text), analysis.Options{}), h.client.lastDiagnostics(uri).Diagnostics)
 
 	// Back.

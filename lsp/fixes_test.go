@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -86,7 +85,7 @@ func (d *fixDoc) change(text string) {
 		"textDocument":   map[string]any{"uri": d.uri, "version": d.version},
 		"contentChanges": []any{map[string]any{"text": text}},
 	})
-	eventually(d.h.t, func() bool { return d.h.client.publications(d.uri) > n }, wait, time.Millisecond, "d.h.client.publications(d.uri) > n")
+	eventually(d.h.t, func() bool { return d.h.client.publications(d.uri) > n }, "d.h.client.publications(d.uri) > n")
 }
 
 func (d *fixDoc) diagnostics() []protocol.Diagnostic {

@@ -30,8 +30,16 @@ import (
 const wait = time.Minute
 
 // eventually stops the test unless cond holds within wait, asking every
-// tick (first at once): what must happen is described by format and args.
-func eventually(t testing.TB, cond func() bool, wait, tick time.Duration, format string, args ...any) {
+// millisecond (first at once): what must happen is described by format
+// and args.
+func eventually(t testing.TB, cond func() bool, format string, args ...any) {
+	t.Helper()
+	eventuallyEvery(t, time.Millisecond, cond, format, args...)
+}
+
+// eventuallyEvery is eventually asking every tick, for a cond that costs
+// the server a request each time it is asked.
+func eventuallyEvery(t testing.TB, tick time.Duration, cond func() bool, format string, args ...any) {
 	t.Helper()
 	deadline := time.Now().Add(wait)
 	for !cond() {
@@ -387,7 +395,7 @@ func (h *harness) openURI(uri protocol.DocumentURI, languageID, text string) pro
 	h.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
 		"uri": uri, "languageId": languageID, "version": 1, "text": text,
 	}})
-	eventually(h.t, func() bool { return h.client.publications(uri) > before }, wait, time.Millisecond, "no diagnostics for %s: h.client.publications(uri) > before", uri)
+	eventually(h.t, func() bool { return h.client.publications(uri) > before }, "no diagnostics for %s: h.client.publications(uri) > before", uri)
 	return uri
 }
 
@@ -401,7 +409,7 @@ func (h *harness) insert(uri protocol.DocumentURI, version, line, character int,
 		"textDocument":   map[string]any{"uri": uri, "version": version},
 		"contentChanges": []any{map[string]any{"range": map[string]any{"start": at, "end": at}, "text": text}},
 	})
-	eventually(h.t, func() bool { return h.client.publications(uri) > n }, wait, time.Millisecond, "h.client.publications(uri) > n")
+	eventually(h.t, func() bool { return h.client.publications(uri) > n }, "h.client.publications(uri) > n")
 }
 
 // sync makes a round trip, so that every earlier notification was handled.

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf16"
 
 	"github.com/sessionls/sessionls/analysis"
@@ -128,7 +127,7 @@ func didChange(h *harness, uri protocol.DocumentURI, version int, changes ...any
 	h.notify("textDocument/didChange", map[string]any{
 		"textDocument": map[string]any{"uri": uri, "version": version}, "contentChanges": changes,
 	})
-	eventually(h.t, func() bool { return h.client.publications(uri) > n }, wait, time.Millisecond, "no diagnostics after version %d: h.client.publications(uri) > n", version)
+	eventually(h.t, func() bool { return h.client.publications(uri) > n }, "no diagnostics after version %d: h.client.publications(uri) > n", version)
 }
 
 func rangeChange(sl, sc, el, ec int, text string) map[string]any {
@@ -443,7 +442,7 @@ func TestOutOfSync(t *testing.T) {
 			h.notify("textDocument/didChange", map[string]any{
 				"textDocument": map[string]any{"uri": uri, "version": 4}, "contentChanges": []any{tt.change},
 			})
-			eventually(t, func() bool { return len(h.client.shownMessages()) > 0 }, wait, time.Millisecond, "len(h.client.shownMessages()) > 0")
+			eventually(t, func() bool { return len(h.client.shownMessages()) > 0 }, "len(h.client.shownMessages()) > 0")
 			h.sync()
 			if want, got := n+1, h.client.publications(uri); got != want {
 				t.Fatalf("the out-of-sync diagnostic is published: h.client.publications(uri) = %v, want %v", got, want)

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf16"
 
 	"github.com/sessionls/sessionls/analysis"
@@ -146,7 +145,7 @@ func TestDiagnostics(t *testing.T) {
 		"textDocument":   map[string]any{"uri": uri, "version": 3},
 		"contentChanges": []any{map[string]any{"text": clean}},
 	})
-	eventually(t, func() bool { return h.client.publications(uri) > n }, wait, time.Millisecond, "h.client.publications(uri) > n")
+	eventually(t, func() bool { return h.client.publications(uri) > n }, "h.client.publications(uri) > n")
 	pub = h.client.lastDiagnostics(uri)
 	if want := uint32(3); pub.Version != want {
 		t.Fatalf("pub.Version = %v, want %v", pub.Version, want)
@@ -161,7 +160,7 @@ func TestDiagnostics(t *testing.T) {
 		"uri": docURI("notes.txt"), "languageId": "plaintext", "version": 1, "text": "{"}})
 	n = h.client.publications(uri)
 	h.notify("textDocument/didClose", textDoc(uri))
-	eventually(t, func() bool { return h.client.publications(uri) > n }, wait, time.Millisecond, "h.client.publications(uri) > n")
+	eventually(t, func() bool { return h.client.publications(uri) > n }, "h.client.publications(uri) > n")
 	pub = h.client.lastDiagnostics(uri)
 	if pub.Diagnostics == nil {
 		t.Fatal("pub.Diagnostics is nil, want non-nil")
@@ -322,12 +321,12 @@ func TestBudgetRoutes(t *testing.T) {
 	// workspace/didChangeConfiguration with settings.sessionls.budget.
 	n, r := h.client.publications(uri), h.client.refreshCount()
 	h.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sessionls": map[string]any{"budget": 100}}})
-	eventually(t, func() bool { return h.client.publications(uri) > n }, wait, time.Millisecond, "h.client.publications(uri) > n")
+	eventually(t, func() bool { return h.client.publications(uri) > n }, "h.client.publications(uri) > n")
 	if want, got := float64(100), statusOf(h, uri)["budget"]; !reflect.DeepEqual(got, want) {
 		t.Fatalf(`statusOf(h, uri)["budget"] = %+v, want %v`, got, want)
 	}
 	requireDiagnosticsMatch(t, uri, clean, analysis.Analyze([]byte(clean), analysis.Options{Budget: 100}), h.client.lastDiagnostics(uri).Diagnostics)
-	eventually(t, func() bool { return h.client.refreshCount() > r }, wait, time.Millisecond, "codeLens refresh: h.client.refreshCount() > r")
+	eventually(t, func() bool { return h.client.refreshCount() > r }, "codeLens refresh: h.client.refreshCount() > r")
 
 	// null: no budget.
 	h.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sessionls": map[string]any{"budget": nil}}})
@@ -346,8 +345,8 @@ func TestBudgetRoutes(t *testing.T) {
 	for _, arg := range []any{250, "42"} {
 		n, r = h.client.publications(uri), h.client.refreshCount()
 		h.call("workspace/executeCommand", map[string]any{"command": "sessionls.setBudget", "arguments": []any{arg}}, nil)
-		eventually(t, func() bool { return h.client.publications(uri) > n }, wait, time.Millisecond, "h.client.publications(uri) > n")
-		eventually(t, func() bool { return h.client.refreshCount() > r }, wait, time.Millisecond, "h.client.refreshCount() > r")
+		eventually(t, func() bool { return h.client.publications(uri) > n }, "h.client.publications(uri) > n")
+		eventually(t, func() bool { return h.client.refreshCount() > r }, "h.client.refreshCount() > r")
 	}
 	st = statusOf(h, uri)
 	if want := float64(42); !reflect.DeepEqual(st["budget"], want) {
@@ -389,7 +388,7 @@ func TestBudgetRoutes(t *testing.T) {
 		if err == nil {
 			t.Fatalf("%v: err = nil, want an error", b.args)
 		}
-		eventually(t, func() bool { return len(h.client.shownMessages()) == before+1 }, wait, time.Millisecond, "%v: len(h.client.shownMessages()) == before+1", b.args)
+		eventually(t, func() bool { return len(h.client.shownMessages()) == before+1 }, "%v: len(h.client.shownMessages()) == before+1", b.args)
 		msgs := h.client.shownMessages()
 		if msgs[before].Type != protocol.MessageTypeError {
 			t.Fatalf("msgs[before].Type = %v, want %v", msgs[before].Type, protocol.MessageTypeError)
@@ -421,7 +420,7 @@ func TestBudgetRoutes(t *testing.T) {
 	if want, got := float64(42), statusOf(h, uri)["budget"]; !reflect.DeepEqual(got, want) {
 		t.Fatalf(`statusOf(h, uri)["budget"] = %+v, want %v`, got, want)
 	}
-	eventually(t, func() bool { return len(h.client.shownMessages()) == before+1 }, wait, time.Millisecond, "len(h.client.shownMessages()) == before+1")
+	eventually(t, func() bool { return len(h.client.shownMessages()) == before+1 }, "len(h.client.shownMessages()) == before+1")
 }
 
 // TestConfigurationPull: a didChangeConfiguration without a sessionls
@@ -695,14 +694,14 @@ func TestBadEdits(t *testing.T) {
 		})
 	}
 	change(docURI("never-opened.jsonl"), 2, 0, 0, "x")
-	eventually(t, func() bool { return len(h.client.shownMessages()) == 1 }, wait, time.Millisecond, "len(h.client.shownMessages()) == 1")
+	eventually(t, func() bool { return len(h.client.shownMessages()) == 1 }, "len(h.client.shownMessages()) == 1")
 	if got := h.client.shownMessages()[0].Message; !strings.Contains(got, "never-opened.jsonl") {
 		t.Fatalf("h.client.shownMessages()[0].Message = %q, want it to contain %q", got, "never-opened.jsonl")
 	}
 
 	n := h.client.publications(uri)
 	change(uri, 2, 100, 0, "x") // no line 100
-	eventually(t, func() bool { return len(h.client.shownMessages()) == 2 }, wait, time.Millisecond, "len(h.client.shownMessages()) == 2")
+	eventually(t, func() bool { return len(h.client.shownMessages()) == 2 }, "len(h.client.shownMessages()) == 2")
 	if got := h.client.shownMessages()[1].Type; got != protocol.MessageTypeError {
 		t.Fatalf("h.client.shownMessages()[1].Type = %v, want %v", got, protocol.MessageTypeError)
 	}
@@ -726,7 +725,7 @@ func TestBadEdits(t *testing.T) {
 		"textDocument":   map[string]any{"uri": uri, "version": 4},
 		"contentChanges": []any{map[string]any{"text": "{"}},
 	})
-	eventually(t, func() bool { return h.client.publications(uri) > n }, wait, time.Millisecond, "h.client.publications(uri) > n")
+	eventually(t, func() bool { return h.client.publications(uri) > n }, "h.client.publications(uri) > n")
 	pub := h.client.lastDiagnostics(uri)
 	if want := uint32(4); pub.Version != want {
 		t.Fatalf("pub.Version = %v, want %v", pub.Version, want)

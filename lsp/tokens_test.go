@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -338,7 +337,7 @@ func TestTokenLensesOff(t *testing.T) {
 
 	r := h.client.refreshCount()
 	h.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"sessionls": map[string]any{"tokens": true}}})
-	eventually(t, func() bool { return h.client.refreshCount() > r }, wait, time.Millisecond, "codeLens refresh: h.client.refreshCount() > r")
+	eventually(t, func() bool { return h.client.refreshCount() > r }, "codeLens refresh: h.client.refreshCount() > r")
 	var after []protocol.CodeLens
 	h.call("textDocument/codeLens", textDoc(uri), &after)
 	unresolved := 0
