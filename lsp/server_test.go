@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"unicode/utf16"
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/line"
@@ -83,7 +82,7 @@ func requireDiagnosticsMatch(t *testing.T, uri protocol.DocumentURI, text string
 		}
 		wantEnd := f.Span.EndCol
 		if f.Span == (line.Span{}) {
-			wantEnd = len(utf16.Encode([]rune(strings.TrimSuffix(lines[f.Line-1], "\r"))))
+			wantEnd = utf16Len(strings.TrimSuffix(lines[f.Line-1], "\r"))
 		}
 		if want := uint32(wantEnd); d.Range.End.Character != want {
 			t.Fatalf("%v: d.Range.End.Character = %v, want %v", f.Code, d.Range.End.Character, want)
@@ -878,7 +877,7 @@ func TestTrimmedRegionFaded(t *testing.T) {
 			requireLen(t, "faded", faded, 1)
 			d := faded[0]
 			lines := strings.Split(text, "\n")
-			lastWidth := len(utf16.Encode([]rune(strings.TrimSuffix(lines[tt.last-1], "\r"))))
+			lastWidth := utf16Len(strings.TrimSuffix(lines[tt.last-1], "\r"))
 			if want := (protocol.Range{End: protocol.Position{Line: uint32(tt.last - 1), Character: uint32(lastWidth)}}); !reflect.DeepEqual(d.Range, want) {
 				t.Fatalf("from line 1 to the end of the line before the first kept line: d.Range = %+v, want %+v", d.Range, want)
 			}
