@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/dialect"
+	"github.com/sessionls/sessionls/analysis/dialect/dialecttest"
 	"github.com/sessionls/sessionls/analysis/fix"
 	"github.com/sessionls/sessionls/analysis/tokens"
 	"github.com/sessionls/sessionls/internal/textfmt"
@@ -396,10 +396,7 @@ func TestDialectTokens(t *testing.T) {
 	}
 
 	for _, file := range []string{"claude-code/clean.jsonl", "codex/clean.jsonl"} {
-		data, err := os.ReadFile(filepath.Join("..", "testdata", "dialects", file))
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := dialecttest.Read(t, filepath.Join("..", "testdata", "dialects"), file)
 		d, ok := dialect.ByName(filepath.Dir(file))
 		if !ok {
 			t.Fatalf("no dialect %s", filepath.Dir(file))
@@ -461,7 +458,8 @@ func TestRealDialects(t *testing.T) {
 			t.Logf("%s: not in this build", dir)
 			continue
 		}
-		files, err := filepath.Glob(filepath.Join("..", "testdata", "dialects", dir, "*.jsonl"))
+		corpus := filepath.Join("..", "testdata", "dialects", dir)
+		files, err := filepath.Glob(filepath.Join(corpus, "*.jsonl"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -469,10 +467,7 @@ func TestRealDialects(t *testing.T) {
 			t.Fatal("files is empty, want some")
 		}
 		for _, path := range files {
-			data, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			data := dialecttest.Read(t, corpus, filepath.Base(path))
 			if !utf8.Valid(data) {
 				continue // an editor's text is UTF-8: such a file is the CLI's to check
 			}
