@@ -299,34 +299,33 @@ func TestDocumentBadEdits(t *testing.T) {
 func TestDocumentPositions(t *testing.T) {
 	// Each edit inserts "|" at a position of line 0 and checks the result.
 	tests := []struct {
-		name string
-		line string
-		char int
-		want string
+		name          string
+		before, after string // line 0 is before+after; the edit lands between
+		char          int
 	}{
-		{"start", "abc", 0, "|abc"},
-		{"end", "abc", 3, "abc|"},
-		{"after an astral character", "😀x", 2, "😀|x"},
-		{"after two-byte and three-byte", "é世x", 2, "é世|x"},
-		{"after a lone continuation byte (one U+FFFD)", "\x80x", 1, "\x80|x"},
-		{"a truncated 3-byte sequence is one U+FFFD", "\xe4\xb8x", 1, "\xe4\xb8|x"},
-		{"a truncated 4-byte sequence is one U+FFFD", "\xf0\x9f\x98x", 1, "\xf0\x9f\x98|x"},
-		{"an encoded surrogate is three U+FFFD", "\xed\xa0\x80x", 3, "\xed\xa0\x80|x"},
-		{"overlong is two U+FFFD", "\xc0\xafx", 2, "\xc0\xaf|x"},
-		{"CRLF: the end of the line is before the CR", "ab\r", 2, "ab|\r"},
-		{"past the end of a line: its end", "abc", 9, "abc|"},
-		{"past the end of a CRLF line: before the CR", "ab\r", 3, "ab|\r"},
-		{"past the end of a line a lone CR ends: before the CR", "ab\rcd", 7, "ab|\rcd"},
-		{"past the end of a surrogate pair", "😀", 3, "😀|"},
+		{"start", "", "abc", 0},
+		{"end", "abc", "", 3},
+		{"after an astral character", "😀", "x", 2},
+		{"after two-byte and three-byte", "é世", "x", 2},
+		{"after a lone continuation byte (one U+FFFD)", "\x80", "x", 1},
+		{"a truncated 3-byte sequence is one U+FFFD", "\xe4\xb8", "x", 1},
+		{"a truncated 4-byte sequence is one U+FFFD", "\xf0\x9f\x98", "x", 1},
+		{"an encoded surrogate is three U+FFFD", "\xed\xa0\x80", "x", 3},
+		{"overlong is two U+FFFD", "\xc0\xaf", "x", 2},
+		{"CRLF: the end of the line is before the CR", "ab", "\r", 2},
+		{"past the end of a line: its end", "abc", "", 9},
+		{"past the end of a CRLF line: before the CR", "ab", "\r", 3},
+		{"past the end of a line a lone CR ends: before the CR", "ab", "\rcd", 7},
+		{"past the end of a surrogate pair", "😀", "", 3},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := NewDocument(tt.line+"\nnext", Options{})
+			d := NewDocument(tt.before+tt.after+"\nnext", Options{})
 			if err := d.Apply([]Change{{Range: &Range{Position{0, tt.char}, Position{0, tt.char}}, Text: "|"}}); err != nil {
 				t.Fatal(err)
 			}
-			if got := d.Line(0); got != tt.want {
-				t.Fatalf("line = %q, want %q", got, tt.want)
+			if got, want := d.Line(0), tt.before+"|"+tt.after; got != want {
+				t.Fatalf("line = %q, want %q", got, want)
 			}
 		})
 	}
