@@ -3,7 +3,6 @@ package analysis_test
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -19,10 +18,7 @@ import (
 	"github.com/sessionls/sessionls/internal/transcript"
 )
 
-var (
-	diffSeed  = flag.Uint64("diff.seed", 0, "extra seed for TestDiffNodeFiles (0: only the fixed seed)")
-	diffFiles = flag.Int("diff.files", 300, "random files per seed in TestDiffNodeFiles")
-)
+var diffSeed, diffFiles = oracle.DiffFlags("TestDiffNodeFiles", "files", 300)
 
 // TestDiffNodeFiles compares Analyze (and AnalyzeReader) with the oracle's
 // loadSession / trimContext on random files: which lines are invalid and

@@ -3,7 +3,6 @@ package fix_test
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -20,10 +19,7 @@ import (
 	"github.com/sessionls/sessionls/internal/randjsonl/oracle"
 )
 
-var (
-	diffSeed  = flag.Uint64("diff.seed", 0, "extra seed for TestDiffNodeFixes (0: only the fixed seed)")
-	diffFiles = flag.Int("diff.files", 250, "corrupted files per seed in TestDiffNodeFixes")
-)
+var diffSeed, diffFiles = oracle.DiffFlags("TestDiffNodeFixes", "files", 250)
 
 // seg is one physical line of a corrupted file and what the fixes must
 // make of it.

@@ -16,9 +16,8 @@ import (
 )
 
 var (
-	diffSeed  = flag.Uint64("diff.seed", 0, "extra seed for TestDiffNode (0: only the fixed seeds)")
-	diffLines = flag.Int("diff.lines", 2000, "random lines per seed in TestDiffNode")
-	diffPos   = flag.Bool("diff.pos", false, "TestDiffNode: fail when an invalid-json span does not start where V8's message says")
+	diffSeed, diffLines = oracle.DiffFlags("TestDiffNode", "lines", 2000)
+	diffPos             = flag.Bool("diff.pos", false, "TestDiffNode: fail when an invalid-json span does not start where V8's message says")
 )
 
 // TestDiffNode compares line.Parse with node's JSON.parse + the runtime's

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -43,6 +44,17 @@ func Node(t testing.TB) string {
 		t.Skip("node not installed: skipping the differential test")
 	}
 	return node
+}
+
+// DiffFlags registers the two flags of a package's differential test:
+// -diff.seed, one seed to run after the test's fixed ones (0: none; see
+// Seeds), and -diff.<unit>, how many random units each seed makes (n
+// unless set). test names the test in the flags' help. Call it once per
+// test binary, from a package-level var.
+func DiffFlags(test, unit string, n int) (extraSeed *uint64, perSeed *int) {
+	extraSeed = flag.Uint64("diff.seed", 0, "extra seed for "+test+" (0: only the fixed seeds)")
+	perSeed = flag.Int("diff."+unit, n, "random "+unit+" per seed in "+test)
+	return extraSeed, perSeed
 }
 
 // Seeds is the seeds a differential test runs: its fixed ones, then extra
