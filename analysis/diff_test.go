@@ -34,12 +34,8 @@ func TestDiffNodeFiles(t *testing.T) {
 		r := rand.New(rand.NewPCG(s, 0xf11e))
 		for i := 0; i < *diffFiles; i++ {
 			data := randjsonl.File(r, 5+r.IntN(56))
-			path := filepath.Join(dir, fmt.Sprintf("f%d-%d.jsonl", s, i))
-			if err := os.WriteFile(path, data, 0o600); err != nil {
-				t.Fatal(err)
-			}
 			files = append(files, data)
-			jobs = append(jobs, oracle.Job{Path: path})
+			jobs = append(jobs, oracle.FileJob(t, dir, fmt.Sprintf("f%d-%d.jsonl", s, i), data))
 		}
 	}
 	// Fixed files: the edge cases of loading and of trimContext's errors.
@@ -54,23 +50,14 @@ func TestDiffNodeFiles(t *testing.T) {
 	}
 	fixed = append(fixed, transcript.Session(200, 9))
 	for i, data := range fixed {
-		path := filepath.Join(dir, fmt.Sprintf("fixed-%d.jsonl", i))
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
 		files = append(files, data)
-		jobs = append(jobs, oracle.Job{Path: path})
+		jobs = append(jobs, oracle.FileJob(t, dir, fmt.Sprintf("fixed-%d.jsonl", i), data))
 	}
 
 	// Two passes: the first gives the units, from which the budgets of the
 	// second are chosen (exactly at, just under and just over the sums
 	// where packing stops, plus the extremes).
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	first, err := oracle.Batch(ctx, node, jobs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := oracle.AskBatch(t, node, jobs, 3*time.Minute)
 	r := rand.New(rand.NewPCG(7, 7))
 	loading := 0
 	for i, f := range first {
@@ -82,10 +69,7 @@ func TestDiffNodeFiles(t *testing.T) {
 	if loading < len(files)/4 {
 		t.Fatalf("only %d of %d random files load: the generator lost its mix", loading, len(files))
 	}
-	answers, err := oracle.Batch(ctx, node, jobs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	answers := oracle.AskBatch(t, node, jobs, 3*time.Minute)
 	// What the comparison covered: a generator that stops reaching these
 	// would make the test pass vacuously.
 	var cuts, tooSmall, empty, multi int
@@ -397,13 +381,11 @@ func TestDiffNodeStream(t *testing.T) {
 	files := [][]byte{tr, hostile}
 	var jobs []oracle.Job
 	for i, data := range files {
-		path := filepath.Join(dir, fmt.Sprintf("big-%d.jsonl", i))
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
+		job := oracle.FileJob(t, dir, fmt.Sprintf("big-%d.jsonl", i), data)
 		// Small budgets only: the seed's packing re-measures everything
 		// kept for every unit, quadratic in what is kept.
-		jobs = append(jobs, oracle.Job{Path: path, Budgets: []int64{1, 100_000, 400_000}})
+		job.Budgets = []int64{1, 100_000, 400_000}
+		jobs = append(jobs, job)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -2,11 +2,8 @@ package fix_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -453,13 +450,7 @@ func TestDiffNodeFixes(t *testing.T) {
 	node := oracle.Node(t)
 	seeds := oracle.Seeds(*diffSeed, 21)
 	dir := t.TempDir()
-	write := func(name string, data []byte) oracle.Job {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, data, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return oracle.Job{Path: path}
-	}
+	write := func(name string, data []byte) oracle.Job { return oracle.FileJob(t, dir, name, data) }
 	c := &corrupter{counts: map[string]int{}}
 	type tc struct {
 		segs                  []seg
@@ -488,12 +479,7 @@ func TestDiffNodeFixes(t *testing.T) {
 			cases = append(cases, x)
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	first, err := oracle.Batch(ctx, node, jobs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := oracle.AskBatch(t, node, jobs, 3*time.Minute)
 
 	// Fix every file both ways, and ask node about the results.
 	type outcome struct{ safe, unsafe fix.Result }
@@ -504,10 +490,7 @@ func TestDiffNodeFixes(t *testing.T) {
 		outs[k].unsafe = fix.FixAll(cases[k].corrupt, analysis.Options{}, true)
 		jobs2 = append(jobs2, write(fmt.Sprintf("s%d.jsonl", k), outs[k].safe.Data), write(fmt.Sprintf("u%d.jsonl", k), outs[k].unsafe.Data))
 	}
-	second, err := oracle.Batch(ctx, node, jobs2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	second := oracle.AskBatch(t, node, jobs2, 3*time.Minute)
 
 	failures := 0
 	fail := func(k int, format string, args ...any) {

@@ -26,6 +26,30 @@ func WriteLines(t testing.TB, lines [][]byte) string {
 	return path
 }
 
+// FileJob writes data to dir/name and returns the Job that asks Batch
+// about that file (no budgets).
+func FileJob(t testing.TB, dir, name string, data []byte) Job {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return Job{Path: path}
+}
+
+// AskBatch is Batch on jobs within timeout: it fails t unless node
+// answers for each of them.
+func AskBatch(t testing.TB, node string, jobs []Job, timeout time.Duration) []File {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	files, err := Batch(ctx, node, jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
 // DemoLines returns the physical lines of the repository's demo sessions
 // (testdata/sessions: demo.jsonl, clean.jsonl), empty ones included.
 func DemoLines(t testing.TB) [][]byte {
