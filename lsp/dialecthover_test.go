@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/dialect"
+	"github.com/sessionls/sessionls/analysis/dialect/dialecttest"
 	"github.com/sessionls/sessionls/analysis/tokens"
 	"github.com/sessionls/sessionls/internal/textfmt"
 )
@@ -52,10 +52,7 @@ func TestDialectHoverTokens(t *testing.T) {
 					if !ok {
 						t.Fatalf("no dialect %s", filepath.Dir(file))
 					}
-					data, err := os.ReadFile(filepath.Join("..", "testdata", "dialects", file))
-					if err != nil {
-						t.Fatal(err)
-					}
+					data := dialecttest.Read(t, filepath.Join("..", "testdata", "dialects"), file)
 					want := d.Analyze(data, analysis.Options{Tokens: counter})
 					if want.TotalTokens == 0 || want.TokensErr != nil || len(want.Units) < 2 {
 						t.Fatalf("%s: the dialect counts %d tokens (%v) in %d units: the check would prove nothing", file, want.TotalTokens, want.TokensErr, len(want.Units))
@@ -149,10 +146,7 @@ func TestDialectHoverTokens(t *testing.T) {
 // line without tokens; with it on, the same document (under
 // maxTotalTokenBytes, as for the lenses) shows them.
 func TestDialectHoverTokensBounded(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "testdata", "dialects", "claude-code", "clean.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := dialecttest.Read(t, filepath.Join("..", "testdata", "dialects", "claude-code"), "clean.jsonl")
 	text := string(data) + `{"type":"x-pad","pad":"` + strings.Repeat("a", maxHoverTokenBytes) + `"}` + "\n"
 	d, ok := dialect.ByName("claude-code")
 	if !ok {
