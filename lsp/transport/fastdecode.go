@@ -705,22 +705,45 @@ func unquoteRest(body []byte, sp span, in *inPlace) string {
 }
 
 // unquoteOver writes the value of the checked literal b, which has no
-// invalid UTF-8, over b itself and returns its length. Runs without a
-// backslash move eight bytes at a time: a JSON session sent as a string
-// has an escape every few bytes (each quote of its lines is \"), where
-// a memmove per run costs more than the run.
+// invalid UTF-8, over b itself and returns its length.
 func unquoteOver(b []byte) int {
-	const ones = 0x0101010101010101
-	const bslash = ones * '\\'
 	r, w := 0, 0
 	for {
-		for r+8 <= len(b) {
+		r, w = unescapeRun(b, r, w, len(b), false)
+		if r >= len(b) {
+			return w
+		}
+		// A \u escape (str checked it, so it is whole).
+		ru, n := DecodeU(b[r:])
+		var enc [utf8.UTFMax]byte
+		w += copy(b[w:], enc[:utf8.EncodeRune(enc[:], ru)]) // never longer than the n bytes read
+		r += n
+	}
+}
+
+// unescapeRun writes the value of the checked literal bytes b[r:end] over
+// them at w (w ≤ r) up to the first escape it leaves to its caller: a \u,
+// and a \/ when slashes is set (inplace.go logs them). It returns where it
+// stopped reading (end, or that escape's backslash) and writing. Runs
+// without a backslash move eight bytes at a time: a JSON session sent as a
+// string has an escape every few bytes (each quote of its lines is \"),
+// where a memmove per run costs more than the run.
+func unescapeRun(b []byte, r, w, end int, slashes bool) (int, int) {
+	const ones = 0x0101010101010101
+	const bslash = ones * '\\'
+	for {
+		for r+8 <= end {
 			x := binary.LittleEndian.Uint64(b[r:])
 			v := x ^ bslash
 			m := (v - ones) & ^v & (ones * 0x80)
 			if m == 0 {
-				// w ≤ r, so this store only overwrites bytes already read.
-				binary.LittleEndian.PutUint64(b[w:], x)
+				// w ≤ r, so this store only overwrites bytes already read
+				// (or bytes with themselves, w = r).
+				if w == r || r-w >= 8 {
+					binary.LittleEndian.PutUint64(b[w:], x)
+				} else {
+					copy(b[w:w+8], b[r:r+8])
+				}
 				r += 8
 				w += 8
 				continue
@@ -740,45 +763,27 @@ func unquoteOver(b []byte) int {
 			w += k
 			// The escapes of one character (\" \\ \n …: nearly all of
 			// them) are written here, without leaving the loop.
-			if c := simpleEscape(b[r+1]); c != 0 {
-				b[w] = c
-				r += 2
-				w++
-				continue
+			c := b[r+1]
+			if c == 'u' || c == '/' && slashes {
+				return r, w
 			}
-			break
+			b[w] = simpleEscape(c)
+			r += 2
+			w++
 		}
-		for r < len(b) && b[r] != '\\' {
+		for r < end && b[r] != '\\' {
 			b[w] = b[r]
 			r++
 			w++
 		}
-		if r >= len(b) {
-			return w
+		if r >= end {
+			return r, w
 		}
-		// An escape (str checked it, so it is whole).
-		var c byte
-		switch b[r+1] {
-		case 'u':
-			rr, n := DecodeU(b[r:])
-			var enc [utf8.UTFMax]byte
-			w += copy(b[w:], enc[:utf8.EncodeRune(enc[:], rr)]) // never longer than the n bytes read
-			r += n
-			continue
-		case 'b':
-			c = '\b'
-		case 'f':
-			c = '\f'
-		case 'n':
-			c = '\n'
-		case 'r':
-			c = '\r'
-		case 't':
-			c = '\t'
-		default: // " \ /
-			c = b[r+1]
+		c := b[r+1]
+		if c == 'u' || c == '/' && slashes {
+			return r, w
 		}
-		b[w] = c
+		b[w] = simpleEscape(c)
 		r += 2
 		w++
 	}

@@ -1,9 +1,7 @@
 package transport
 
 import (
-	"encoding/binary"
 	"errors"
-	"math/bits"
 	"unicode/utf8"
 )
 
@@ -60,54 +58,15 @@ func (p *inPlace) modified() bool { return p.read > p.start }
 // bytes of end (half of a pair, perhaps) is left for the next call. It
 // reports false when it stopped because the log is full (p.read < end).
 func (p *inPlace) unescape(b []byte, end int, final bool) bool {
-	const ones = 0x0101010101010101
-	const bslash = ones * '\\'
 	r, w := p.read, p.wrote
 	defer func() { p.read, p.wrote = r, w }()
 	limit := maxUndoLog(len(b) - p.start)
-	for r < end {
-		for r+8 <= end {
-			x := binary.LittleEndian.Uint64(b[r:])
-			v := x ^ bslash
-			m := (v - ones) & ^v & (ones * 0x80)
-			if m == 0 {
-				// w ≤ r: the store overwrites only bytes already read
-				// (r - w ≥ 8) or bytes with themselves (w = r).
-				if w == r || r-w >= 8 {
-					binary.LittleEndian.PutUint64(b[w:], x)
-				} else {
-					copy(b[w:w+8], b[r:r+8])
-				}
-				r += 8
-				w += 8
-				continue
-			}
-			k := bits.TrailingZeros64(m) >> 3
-			if w == r || r-w >= 8 {
-				binary.LittleEndian.PutUint64(b[w:], x)
-			} else {
-				copy(b[w:w+k], b[r:r+k])
-			}
-			r += k
-			w += k
-			c := b[r+1]
-			if c == '/' || c == 'u' {
-				break // logged below
-			}
-			b[w] = simpleEscape(c) // " \ b f n r t: put back from the value
-			r += 2
-			w++
-		}
-		for r < end && b[r] != '\\' {
-			b[w] = b[r]
-			r++
-			w++
-		}
+	for {
+		r, w = unescapeRun(b, r, w, end, true) // fastdecode.go
 		if r >= end {
 			return true
 		}
-		switch b[r+1] {
-		case '/':
+		if b[r+1] == '/' {
 			if p.logSize()+4 > limit {
 				return false
 			}
@@ -115,26 +74,22 @@ func (p *inPlace) unescape(b []byte, end int, final bool) bool {
 			r += 2
 			w++
 			p.slashes = append(p.slashes, uint32(w-p.start))
-		case 'u':
-			if !final && r+12 > end {
-				return true // perhaps the first half of a pair whose second is not checked yet
-			}
-			if p.logSize()+8+12 > limit {
-				return false
-			}
-			ru, n := DecodeU(b[r:end])
-			p.uOrig = append(p.uOrig, b[r:r+n]...) // before the value overwrites it
-			var enc [utf8.UTFMax]byte
-			w += copy(b[w:], enc[:utf8.EncodeRune(enc[:], ru)]) // never longer than the n bytes read
-			r += n
-			p.us = append(p.us, uEscape{end: uint32(w - p.start), n: uint32(n)})
-		default:
-			b[w] = simpleEscape(b[r+1])
-			r += 2
-			w++
+			continue
 		}
+		// A \u escape.
+		if !final && r+12 > end {
+			return true // perhaps the first half of a pair whose second is not checked yet
+		}
+		if p.logSize()+8+12 > limit {
+			return false
+		}
+		ru, n := DecodeU(b[r:end])
+		p.uOrig = append(p.uOrig, b[r:r+n]...) // before the value overwrites it
+		var enc [utf8.UTFMax]byte
+		w += copy(b[w:], enc[:utf8.EncodeRune(enc[:], ru)]) // never longer than the n bytes read
+		r += n
+		p.us = append(p.us, uEscape{end: uint32(w - p.start), n: uint32(n)})
 	}
-	return true
 }
 
 // errUndo is a log that does not match the value: a bug, never the peer's
