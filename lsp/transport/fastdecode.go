@@ -761,15 +761,7 @@ func unescapeRun(b []byte, r, w, end int, slashes bool) (int, int) {
 			}
 			r += k
 			w += k
-			// The escapes of one character (\" \\ \n …: nearly all of
-			// them) are written here, without leaving the loop.
-			c := b[r+1]
-			if c == 'u' || c == '/' && slashes {
-				return r, w
-			}
-			b[w] = simpleEscape(c)
-			r += 2
-			w++
+			break
 		}
 		for r < end && b[r] != '\\' {
 			b[w] = b[r]
@@ -779,6 +771,8 @@ func unescapeRun(b []byte, r, w, end int, slashes bool) (int, int) {
 		if r >= end {
 			return r, w
 		}
+		// The escapes of one character (\" \\ \n …: nearly all of them)
+		// are written here, and the loop goes on.
 		c := b[r+1]
 		if c == 'u' || c == '/' && slashes {
 			return r, w
