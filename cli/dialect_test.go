@@ -14,39 +14,16 @@ import (
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/dialect"
-	"github.com/sessionls/sessionls/analysis/fix"
+	"github.com/sessionls/sessionls/analysis/dialect/dialectfake"
 	"github.com/sessionls/sessionls/config"
 	"github.com/sessionls/sessionls/internal/transcript"
 )
 
-// fakeDialect stands for the dialects being written (claude-code, codex):
-// it analyses as the engine does, and counts what the CLI asked of it, so
-// a test sees that a non-seed file goes through its Dialect and only it.
-type fakeDialect struct {
-	dialect.Seed
-	reads, plans, fixAlls *atomic.Int64
-}
-
-func newFake() fakeDialect {
-	return fakeDialect{reads: new(atomic.Int64), plans: new(atomic.Int64), fixAlls: new(atomic.Int64)}
-}
-
-func (fakeDialect) Name() string { return "fake" }
-
-func (f fakeDialect) AnalyzeReader(ctx context.Context, r io.Reader, o analysis.Options) (*analysis.Report, error) {
-	f.reads.Add(1)
-	return f.Seed.AnalyzeReader(ctx, r, o)
-}
-
-func (f fakeDialect) Plan(data []byte, fs []analysis.Finding) []fix.Fix {
-	f.plans.Add(1)
-	return f.Seed.Plan(data, fs)
-}
-
-func (f fakeDialect) FixAll(ctx context.Context, data []byte, o analysis.Options, unsafe bool) (fix.Result, error) {
-	f.fixAlls.Add(1)
-	return f.Seed.FixAll(ctx, data, o, unsafe)
-}
+// newFake stands for the dialects being written (claude-code, codex): it
+// analyses as the engine does, claims every file, and counts what the CLI
+// asked of it, so a test sees that a non-seed file goes through its
+// Dialect and only it.
+func newFake() dialectfake.Counting { return dialectfake.New(nil) }
 
 // TestCheckFileThroughDialect: a file of another dialect is read by its
 // AnalyzeReader and its fix marks planned by its Plan (on the whole text),
@@ -72,11 +49,11 @@ func TestCheckFileThroughDialect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want, got := int64(1), fk.reads.Load(); got != want {
-		t.Errorf("read once through the dialect: fk.reads.Load() = %v, want %v", got, want)
+	if want, got := int64(1), fk.Reads.Load(); got != want {
+		t.Errorf("read once through the dialect: fk.Reads.Load() = %v, want %v", got, want)
 	}
-	if want, got := int64(1), fk.plans.Load(); got != want {
-		t.Errorf("fix marks planned once by the dialect: fk.plans.Load() = %v, want %v", got, want)
+	if want, got := int64(1), fk.Plans.Load(); got != want {
+		t.Errorf("fix marks planned once by the dialect: fk.Plans.Load() = %v, want %v", got, want)
 	}
 	wantEqual(t, "fakeF", fakeF, seedF)
 	wantEqual(t, "fakeFixes", fakeFixes, seedFixes)
@@ -152,8 +129,8 @@ func TestFixDataThroughDialect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want, got := int64(2), fk.fixAlls.Load(); got != want {
-		t.Errorf("the fixes, then what --unsafe-fixes would add: fk.fixAlls.Load() = %v, want %v", got, want)
+	if want, got := int64(2), fk.FixAlls.Load(); got != want {
+		t.Errorf("the fixes, then what --unsafe-fixes would add: fk.FixAlls.Load() = %v, want %v", got, want)
 	}
 	wantEqual(t, "fakeRun", fakeRun, seedRun)
 	if len(fakeRun.diff) == 0 {

@@ -1,7 +1,6 @@
 package lsp
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -16,47 +15,18 @@ import (
 
 	"github.com/sessionls/sessionls/analysis"
 	"github.com/sessionls/sessionls/analysis/dialect"
+	"github.com/sessionls/sessionls/analysis/dialect/dialectfake"
 	"github.com/sessionls/sessionls/analysis/dialect/dialecttest"
-	"github.com/sessionls/sessionls/analysis/fix"
 	"github.com/sessionls/sessionls/analysis/tokens"
 	"github.com/sessionls/sessionls/internal/textfmt"
 )
 
-// fakeDialect stands for claude-code and codex until they land: it claims
-// the records that have a "fake" key and reads them as the engine does
-// (the seed rules ignore the key), counting what the server asks of it,
-// so a test sees a non-seed document go through its Dialect: Analyze on
-// the whole text, Plan, FixAll, Sniff.
-type fakeDialect struct {
-	dialect.Seed
-	analyses, plans, fixAlls, sniffs *atomic.Int64
-}
-
-func newFakeDialect() fakeDialect {
-	return fakeDialect{analyses: new(atomic.Int64), plans: new(atomic.Int64), fixAlls: new(atomic.Int64), sniffs: new(atomic.Int64)}
-}
-
-func (fakeDialect) Name() string { return "fake" }
-
-func (d fakeDialect) Sniff(l []byte) bool {
-	d.sniffs.Add(1)
-	return bytes.Contains(l, []byte(`"fake":`))
-}
-
-func (d fakeDialect) Analyze(data []byte, o analysis.Options) *analysis.Report {
-	d.analyses.Add(1)
-	return d.Seed.Analyze(data, o)
-}
-
-func (d fakeDialect) Plan(data []byte, fs []analysis.Finding) []fix.Fix {
-	d.plans.Add(1)
-	return d.Seed.Plan(data, fs)
-}
-
-func (d fakeDialect) FixAll(ctx context.Context, data []byte, o analysis.Options, unsafe bool) (fix.Result, error) {
-	d.fixAlls.Add(1)
-	return d.Seed.FixAll(ctx, data, o, unsafe)
-}
+// newFakeDialect stands for claude-code and codex until they land: it
+// claims the records that have a "fake" key and reads them as the engine
+// does (the seed rules ignore the key), counting what the server asks of
+// it, so a test sees a non-seed document go through its Dialect: Analyze
+// on the whole text, Plan, FixAll, Sniff.
+func newFakeDialect() dialectfake.Counting { return dialectfake.New([]byte(`"fake":`)) }
 
 // fakeText is a fake document: its first record claims it, its second
 // line has a trailing comma (a safe fix), its third an orphan tool result
@@ -89,11 +59,11 @@ func TestDialectDocument(t *testing.T) {
 	if !reflect.DeepEqual(st["dialectWhy"], "auto (default), detected: line 1, the first line JSON.parse accepts, is a fake record") {
 		t.Fatalf(`st["dialectWhy"] = %+v, want %q`, st["dialectWhy"], "auto (default), detected: line 1, the first line JSON.parse accepts, is a fake record")
 	}
-	if want, got := int64(1), fk.analyses.Load(); got != want {
-		t.Fatalf("one analysis of the whole text on open: fk.analyses.Load() = %v, want %v", got, want)
+	if want, got := int64(1), fk.Analyses.Load(); got != want {
+		t.Fatalf("one analysis of the whole text on open: fk.Analyses.Load() = %v, want %v", got, want)
 	}
-	if want, got := int64(1), fk.plans.Load(); got != want {
-		t.Fatalf("its fixes planned with it: fk.plans.Load() = %v, want %v", got, want)
+	if want, got := int64(1), fk.Plans.Load(); got != want {
+		t.Fatalf("its fixes planned with it: fk.Plans.Load() = %v, want %v", got, want)
 	}
 	pub := h.client.lastDiagnostics(uri)
 	requireDiagnosticsMatch(t, uri, fakeText, analysis.Analyze([]byte(fakeText), analysis.Options{}), pub.Diagnostics)
@@ -121,7 +91,7 @@ func TestDialectDocument(t *testing.T) {
 	}
 
 	// Fix-all, by the dialect's FixAll.
-	fixAlls := fk.fixAlls.Load()
+	fixAlls := fk.FixAlls.Load()
 	h.call("textDocument/codeAction", map[string]any{
 		"textDocument": map[string]any{"uri": uri},
 		"range":        protocol.Range{},
@@ -131,8 +101,8 @@ func TestDialectDocument(t *testing.T) {
 	if acts[0].Title != "Fix all safe sessionls findings (1 fix)" {
 		t.Fatalf("acts[0].Title = %q, want %q", acts[0].Title, "Fix all safe sessionls findings (1 fix)")
 	}
-	if want, got := fixAlls+1, fk.fixAlls.Load(); got != want {
-		t.Fatalf("fk.fixAlls.Load() = %v, want %v", got, want)
+	if want, got := fixAlls+1, fk.FixAlls.Load(); got != want {
+		t.Fatalf("fk.FixAlls.Load() = %v, want %v", got, want)
 	}
 
 	// Hover on a message: the model's message, from the dialect's report.
@@ -148,15 +118,15 @@ func TestDialectDocument(t *testing.T) {
 
 	// Requests reuse the report; the hover of a message's tokens makes one
 	// more analysis, with a token counter, kept for the next hover.
-	if want, got := int64(2), fk.analyses.Load(); got != want {
-		t.Fatalf("requests reuse the report: fk.analyses.Load() = %v, want %v", got, want)
+	if want, got := int64(2), fk.Analyses.Load(); got != want {
+		t.Fatalf("requests reuse the report: fk.Analyses.Load() = %v, want %v", got, want)
 	}
 	h.call("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": uri}, "position": protocol.Position{Line: 0}}, &hv)
 	if !strings.Contains(hv.Contents.Value, " tokens · ") {
 		t.Fatalf("hv.Contents.Value = %q, want it to contain %q", hv.Contents.Value, " tokens · ")
 	}
-	if want, got := int64(2), fk.analyses.Load(); got != want {
-		t.Fatalf("the hover reuses the report with tokens: fk.analyses.Load() = %v, want %v", got, want)
+	if want, got := int64(2), fk.Analyses.Load(); got != want {
+		t.Fatalf("the hover reuses the report with tokens: fk.Analyses.Load() = %v, want %v", got, want)
 	}
 }
 
@@ -188,11 +158,11 @@ func TestDialectBurstOfEdits(t *testing.T) {
 		},
 	})
 	uri := h.open("fake.jsonl", "jsonl", fakeText)
-	if want, got := int64(1), fk.analyses.Load(); got != want {
-		t.Fatalf("fk.analyses.Load() = %v, want %v", got, want)
+	if want, got := int64(1), fk.Analyses.Load(); got != want {
+		t.Fatalf("fk.Analyses.Load() = %v, want %v", got, want)
 	}
 	n := h.client.publications(uri)
-	sniffs := fk.sniffs.Load()
+	sniffs := fk.Sniffs.Load()
 	for v := 2; v <= 6; v++ {
 		change(h, uri, v, 2, 0, " ") // on line 3: past what detection read
 	}
@@ -202,11 +172,11 @@ func TestDialectBurstOfEdits(t *testing.T) {
 	if want, got := n+1, h.client.publications(uri); got != want {
 		t.Fatalf("one publication for the burst: h.client.publications(uri) = %v, want %v", got, want)
 	}
-	if want, got := int64(2), fk.analyses.Load(); got != want {
-		t.Fatalf("one analysis for the burst: fk.analyses.Load() = %v, want %v", got, want)
+	if want, got := int64(2), fk.Analyses.Load(); got != want {
+		t.Fatalf("one analysis for the burst: fk.Analyses.Load() = %v, want %v", got, want)
 	}
-	if got := fk.sniffs.Load(); got != sniffs {
-		t.Fatalf("edits past the first record do not detect again: fk.sniffs.Load() = %v, want %v", got, sniffs)
+	if got := fk.Sniffs.Load(); got != sniffs {
+		t.Fatalf("edits past the first record do not detect again: fk.Sniffs.Load() = %v, want %v", got, sniffs)
 	}
 	text := strings.Replace(fakeText, "\n{\"role\":\"tool\"", "\n     {\"role\":\"tool\"", 1)
 	requireDiagnosticsMatch(t, uri, text, analysis.Analyze([]byte(text), analysis.Options{}), h.client.lastDiagnostics(uri).Diagnostics)
@@ -236,7 +206,7 @@ func TestDialectRedetected(t *testing.T) {
 	if !reflect.DeepEqual(st["dialectWhy"], "auto (default), detected: line 1, the first line JSON.parse accepts, is a seed record") {
 		t.Fatalf(`st["dialectWhy"] = %+v, want %q`, st["dialectWhy"], "auto (default), detected: line 1, the first line JSON.parse accepts, is a seed record")
 	}
-	analyses := fk.analyses.Load()
+	analyses := fk.Analyses.Load()
 	text := strings.Replace(fakeText, `"fake":1`, `"fakx":1`, 1)
 	eventually(t, func() bool { return h.client.lastDiagnostics(uri).Version == 2 }, "h.client.lastDiagnostics(uri).Version == 2")
 	requireDiagnosticsMatch(t, uri, text, analysis.Analyze([]byte(text), analysis.Options{}), h.client.lastDiagnostics(uri).Diagnostics)
@@ -249,8 +219,8 @@ func TestDialectRedetected(t *testing.T) {
 	if got := statusOf(h, uri)["dialect"]; !reflect.DeepEqual(got, "fake") {
 		t.Fatalf(`statusOf(h, uri)["dialect"] = %+v, want %q`, got, "fake")
 	}
-	if want, got := analyses+1, fk.analyses.Load(); got != want {
-		t.Fatalf("fk.analyses.Load() = %v, want %v", got, want)
+	if want, got := analyses+1, fk.Analyses.Load(); got != want {
+		t.Fatalf("fk.Analyses.Load() = %v, want %v", got, want)
 	}
 
 	// The editor's setting wins over detection.

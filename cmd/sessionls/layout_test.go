@@ -47,9 +47,10 @@ var layers = map[string]int{
 	"analysis/dialect/codex":       4,
 	"analysis/dialect":             5,
 	// project settings; the context map's page (a renderer both front
-	// ends share)
-	"config":                  6,
-	"analysis/ctxmap/mappage": 6,
+	// ends share); a counting dialect for the front ends' tests
+	"config":                       6,
+	"analysis/ctxmap/mappage":      6,
+	"analysis/dialect/dialectfake": 6,
 	// the language server's connection: framing, router, lifecycle, the
 	// in-place decoding of large documents (no feature)
 	"lsp/transport": 7,
