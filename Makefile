@@ -70,6 +70,7 @@ fuzz:
 	GO=$(GO) tools/fuzzone/fuzz-one.sh FuzzDecodeFastOpen ./lsp/transport $(FUZZTIME)
 	GO=$(GO) tools/fuzzone/fuzz-one.sh FuzzDecodeFastChange ./lsp/transport $(FUZZTIME)
 	GO=$(GO) tools/fuzzone/fuzz-one.sh FuzzSplitRuns ./lsp/transport $(FUZZTIME)
+	GO=$(GO) tools/fuzzone/fuzz-one.sh FuzzInPlace ./lsp/transport $(FUZZTIME)
 	GO=$(GO) tools/fuzzone/fuzz-one.sh FuzzDecodeLine ./analysis/dialect/codex $(FUZZTIME)
 	GO=$(GO) tools/fuzzone/fuzz-one.sh FuzzDialect ./analysis/dialect/claude $(FUZZTIME)
 	GO=$(GO) tools/fuzzone/fuzz-one.sh FuzzParseNumber ./analysis/line $(FUZZTIME)

@@ -182,3 +182,36 @@ func BenchmarkPrescan(b *testing.B) {
 		})
 	}
 }
+
+// FuzzInPlace: any literal the checker accepts whole, in valid UTF-8,
+// unescaped over itself in stretches (their ends and where it stops drawn
+// from seed) has unquote's value, and is put back byte for byte.
+func FuzzInPlace(f *testing.F) {
+	for _, p := range inPlacePieces {
+		f.Add([]byte(p+"a"+p), uint64(len(p)))
+	}
+	f.Add([]byte(`\ud83d`), uint64(7))
+	f.Fuzz(func(t *testing.T, lit []byte, seed uint64) {
+		b := append(append([]byte{'"'}, lit...), '"')
+		if r := scanStr(b, 1, len(b)); r.bad || r.quote != len(b)-1 || r.grow > 0 {
+			return // not a whole literal in valid UTF-8: never unescaped in place
+		}
+		rng := rand.New(rand.NewPCG(seed, seed>>7))
+		stopAt := len(b)
+		if seed%3 == 0 {
+			stopAt = 1 + int(seed>>2)%len(b)
+		}
+		in := unescapeInStretches(t, rng, b, stopAt)
+		if in.read == len(b)-1 {
+			if want := unquote(nil, lit, true); !bytes.Equal(b[1:in.wrote], want) {
+				t.Fatalf("value %q, want %q", b[1:in.wrote], want)
+			}
+		}
+		if err := in.restore(b); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(b[1:len(b)-1], lit) {
+			t.Fatalf("put back %q, want %q", b[1:len(b)-1], lit)
+		}
+	})
+}
