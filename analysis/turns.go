@@ -1,6 +1,11 @@
 package analysis
 
-import "github.com/sessionls/sessionls/internal/textfmt"
+import (
+	"cmp"
+	"slices"
+
+	"github.com/sessionls/sessionls/internal/textfmt"
+)
 
 // Facts some session formats record beside their messages (issue 21): the
 // model's own account of each turn and the points where the history was
@@ -72,4 +77,58 @@ func (c Compaction) Summary() string {
 		what = textfmt.Plural(c.Replaced, "message", "messages")
 	}
 	return what + " replaced by a " + textfmt.Thousands(c.Chars) + "-char summary"
+}
+
+// Resume is what resuming a compacted session sends of its history: the
+// messages from its last compaction on (the last Compaction.Replaced
+// messages precede it and are not sent), the compaction's summary or
+// replacement history first, in the units of the budget.
+type Resume struct {
+	// StartLine and EndLine are the physical lines of the first and the
+	// last message sent (both the last compaction's line when none is).
+	StartLine, EndLine int
+	Messages           int
+	Chars              int64
+	// Tokens is their tokens, when Options.Tokens counted them.
+	Tokens int64
+}
+
+// Resume is what a resume of the session sends (see Resume), for every
+// dialect whose report has Compactions: for Codex CLI the compaction's
+// replacement and the messages after it, for Claude Code (Replaced 0: the
+// report's messages are the conversation it resumes) every message. ok is
+// false when the history was never compacted (a resume then sends every
+// message: TotalChars, TotalTokens) or the file does not load (a resume
+// is refused). It reads the units, so a report made with SkipMessages has
+// it too: a dialect closes its units at a compaction, none holding
+// messages from both sides of it.
+func (r *Report) Resume() (rs Resume, ok bool) {
+	n := len(r.Compactions)
+	if n == 0 || !r.Loads() {
+		return Resume{}, false
+	}
+	c := r.Compactions[n-1]
+	k, _ := slices.BinarySearchFunc(r.Units, c.Replaced, func(u Unit, first int) int { return cmp.Compare(u.First, first) })
+	if k == len(r.Units) {
+		return Resume{StartLine: c.Line, EndLine: c.Line}, true
+	}
+	u := r.Units[k]
+	rs = Resume{StartLine: u.StartLine, EndLine: r.Units[len(r.Units)-1].EndLine, Chars: u.FromNewest, Tokens: u.TokensFromNewest}
+	rs.Messages = r.Units[len(r.Units)-1].Last - u.First + 1
+	return rs, true
+}
+
+// Summary says what a resume sends, as every front end shows it: "a
+// resume sends lines 23–40: 11 messages, 2,118 chars", with ", 590
+// tokens" when tokens says they were counted.
+func (rs Resume) Summary(tokens bool) string {
+	if rs.Messages == 0 {
+		return "a resume sends no message"
+	}
+	s := "a resume sends " + textfmt.LineRange(rs.StartLine, rs.EndLine) + ": " +
+		textfmt.Plural(rs.Messages, "message", "messages") + ", " + textfmt.Thousands(rs.Chars) + " chars"
+	if tokens {
+		s += ", " + textfmt.Thousands(rs.Tokens) + " tokens"
+	}
+	return s
 }

@@ -128,6 +128,25 @@ func TestCleanModel(t *testing.T) {
 	if len(rep.Compactions) != 1 || rep.Compactions[0].Line != 21 || rep.Compactions[0].Chars == 0 {
 		t.Errorf("compactions %+v", rep.Compactions)
 	}
+	// A resume sends the conversation from the boundary on: the report's
+	// messages, every one of them (Replaced 0), from the summary (line 22)
+	// to the last (line 29); from the units alone (SkipMessages) as well.
+	want := analysis.Resume{StartLine: 22, EndLine: 29, Messages: 7, Chars: rep.TotalChars, Tokens: rep.TotalTokens}
+	if rs, ok := rep.Resume(); !ok || rs != want || rep.Compactions[0].Replaced != 0 || rep.TotalTokens == 0 {
+		t.Errorf("Resume %+v %v, want %+v", rs, ok, want)
+	}
+	srep, err := Dialect{}.AnalyzeReader(context.Background(), bytes.NewReader(data), analysis.Options{Tokens: counter, SkipMessages: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs, ok := srep.Resume(); !ok || rs != want || len(srep.Messages) != 0 {
+		t.Errorf("streamed with SkipMessages: Resume %+v %v (%d messages), want %+v", rs, ok, len(srep.Messages), want)
+	}
+	// A transcript never compacted has no resume fact (a resume sends
+	// every message).
+	if rs, ok := (Dialect{}).Analyze(dialecttest.Read(t, corpus, "missing-result-tail.jsonl"), analysis.Options{}).Resume(); ok {
+		t.Errorf("missing-result-tail.jsonl (no compaction): Resume %+v, true", rs)
+	}
 	// Six responses on the main conversation (not the subagent's), two of
 	// them after the boundary.
 	var active []analysis.Usage

@@ -76,20 +76,3 @@ func (Dialect) Plan(data []byte, findings []analysis.Finding) []fix.Fix {
 func (Dialect) FixAll(ctx context.Context, data []byte, opts analysis.Options, unsafe bool) (fix.Result, error) {
 	return fixAll(ctx, data, opts, unsafe)
 }
-
-// ResumeContext is what a resume sends of a report's history: the chars
-// and tokens of its messages from the last compaction on (all of them when
-// there is none). It needs the report's messages (not SkipMessages).
-func ResumeContext(rep *analysis.Report) (chars, tokens int64) {
-	from := 0
-	if n := len(rep.Compactions); n > 0 {
-		from = rep.Compactions[n-1].Line
-	}
-	for _, m := range rep.Messages {
-		if m.Line >= from {
-			chars += m.Cost
-			tokens += m.Tokens
-		}
-	}
-	return chars, tokens
-}

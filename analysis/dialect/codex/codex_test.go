@@ -262,19 +262,32 @@ func TestModel(t *testing.T) {
 	}
 	// Costs: each message's is the UTF-16 length of its payload's JSON;
 	// the total is every message's, and what a resume sends is from the
-	// last compaction on (ResumeContext).
-	var all, since int64
+	// last compaction on (Report.Resume, read from the units).
+	var all, since, sinceTokens int64
+	var sent int
 	for _, m := range rep.Messages {
 		all += m.Cost
 		if m.Line >= 23 {
 			since += m.Cost
+			sinceTokens += m.Tokens
+			sent++
 		}
 		if m.Cost <= 0 || m.Tokens <= 0 {
 			t.Errorf("line %d: cost %d, tokens %d", m.Line, m.Cost, m.Tokens)
 		}
 	}
-	if chars, _ := ResumeContext(rep); rep.TotalChars != all || chars != since {
-		t.Errorf("TotalChars %d, ResumeContext %d, want %d and %d", rep.TotalChars, chars, all, since)
+	rs, ok := rep.Resume()
+	if want := (analysis.Resume{StartLine: 23, EndLine: 40, Messages: sent, Chars: since, Tokens: sinceTokens}); rep.TotalChars != all || !ok || rs != want {
+		t.Errorf("TotalChars %d, Resume %+v %v, want %d and %+v", rep.TotalChars, rs, ok, all, want)
+	}
+	// The streamed report without its messages (as `budget` makes it) has
+	// the same fact, from its units.
+	srep, err := Dialect{}.AnalyzeReader(context.Background(), bytes.NewReader(data), analysis.Options{Tokens: counter, SkipMessages: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if srs, ok := srep.Resume(); !ok || srs != rs || len(srep.Messages) != 0 {
+		t.Errorf("streamed with SkipMessages: Resume %+v %v (%d messages), want %+v", srs, ok, len(srep.Messages), rs)
 	}
 	l30 := bytes.Split(data, []byte{'\n'})[29]
 	payload := l30[bytes.Index(l30, []byte(`"payload":`))+len(`"payload":`) : len(l30)-1]
