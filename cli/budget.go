@@ -42,6 +42,20 @@ type budgetJSON struct {
 	// seed output is unchanged.
 	Context     *contextJSON     `json:"context,omitempty"`
 	Compactions []compactionJSON `json:"compactions,omitempty"`
+	// Resume is what a resume sends of a compacted history that loads
+	// (analysis.Report.Resume); absent otherwise. Last, as above.
+	Resume *resumeJSON `json:"resume,omitempty"`
+}
+
+// resumeJSON is what a resume sends: the messages from the last
+// compaction on, their first and last lines, count, chars and, when
+// tokens are counted, tokens.
+type resumeJSON struct {
+	StartLine int    `json:"startLine"`
+	EndLine   int    `json:"endLine"`
+	Messages  int    `json:"messages"`
+	Chars     int64  `json:"chars"`
+	Tokens    *int64 `json:"tokens,omitempty"`
 }
 
 // contextJSON is the last turn's reported usage: the context the model
@@ -179,6 +193,9 @@ func (o budgetOutcome) json(file string, budget int64) budgetJSON {
 	if n, ok := o.minBudget(); ok {
 		j.MinBudget = &n
 	}
+	if rs, ok := o.rep.Resume(); ok {
+		j.Resume = &resumeJSON{rs.StartLine, rs.EndLine, rs.Messages, rs.Chars, num(rs.Tokens)}
+	}
 	j.Messages = o.rep.MessageCount()
 	j.TotalChars = o.rep.TotalChars
 	if counted {
@@ -284,16 +301,19 @@ func (o budgetOutcome) text(out io.Writer, file string, budget int64) error {
 			textfmt.Thousands(c.KeptUnits), textfmt.Thousands(len(rep.Units)), textfmt.Plural(c.KeptMessages, "message", "messages"),
 			kept, c.FirstKeptLine)
 	}
-	usageText(w, rep)
+	usageText(w, rep, counted)
 	return w.Flush()
 }
 
 // usageText writes, for a dialect whose file records them, the model's
-// reported context at the last turn and the compaction points:
+// reported context at the last turn, the compaction points and, for a
+// compacted file that loads, what a resume sends (with its tokens when
+// counted):
 //
 //	context at the last turn (line 29): 9,502 of 200,000 tokens (5%), as the model reported it
 //	compaction at line 21: the history before it replaced by a 225-char summary
-func usageText(w io.Writer, rep *analysis.Report) {
+//	a resume sends lines 22–29: 7 messages, 1,177 chars
+func usageText(w io.Writer, rep *analysis.Report, counted bool) {
 	if n := len(rep.Usage); n > 0 {
 		u := rep.Usage[n-1]
 		fmt.Fprintf(w, "context at the last turn (line %d): %s", u.Line, textfmt.Thousands(u.ContextTokens))
@@ -306,6 +326,9 @@ func usageText(w io.Writer, rep *analysis.Report) {
 	}
 	for _, c := range rep.Compactions {
 		fmt.Fprintf(w, "compaction at line %d: %s\n", c.Line, c.Summary())
+	}
+	if rs, ok := rep.Resume(); ok {
+		fmt.Fprintln(w, rs.Summary(counted))
 	}
 }
 
@@ -355,8 +378,11 @@ For a Claude Code or Codex CLI file that records the model's usage,
 "context" follows minBudget: the last turn's {"line","tokens","window",
 "fill","inputTokens","cachedInputTokens","outputTokens","reasoningTokens"}
 (window and fill null when unknown; fill in percent), then "compactions":
-[{"line","replaced","chars"}] when the history was compacted; the text
-output ends with the same.
+[{"line","replaced","chars"}] when the history was compacted, and, when
+it was and the file loads, "resume": what a resume sends, the messages
+from the last compaction on, {"startLine","endLine","messages","chars"}
+("tokens" last when tokens are counted); the text output ends with the
+same.
 
 Text output of a file that does not load lists the units of its valid lines
 (what the file would cost once it loads), marked as such; JSON lists none.
