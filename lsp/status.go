@@ -56,14 +56,21 @@ type statusTokens struct {
 // (claude-code, codex), the last turn's context (contextTokens, at
 // contextLine), the model's window (contextWindow, absent when unknown)
 // and the fill in percent of it (contextFill); compactions counts the
-// compaction points. The keys are absent when the file records none.
-// Embedded, as statusTokens.
+// compaction points, and for a compacted file that loads the resume keys
+// say what a resume sends, the messages from the last compaction on
+// (analysis.Report.Resume, `budget --format json`'s resume): their first
+// and last lines, count and chars. The keys are absent when the file
+// records none. Embedded, as statusTokens.
 type statusContext struct {
-	ContextTokens *int64 `json:"contextTokens,omitempty"`
-	ContextLine   *int   `json:"contextLine,omitempty"`
-	ContextWindow *int64 `json:"contextWindow,omitempty"`
-	ContextFill   *int64 `json:"contextFill,omitempty"`
-	Compactions   int    `json:"compactions,omitempty"`
+	ContextTokens   *int64 `json:"contextTokens,omitempty"`
+	ContextLine     *int   `json:"contextLine,omitempty"`
+	ContextWindow   *int64 `json:"contextWindow,omitempty"`
+	ContextFill     *int64 `json:"contextFill,omitempty"`
+	Compactions     int    `json:"compactions,omitempty"`
+	ResumeStartLine *int   `json:"resumeStartLine,omitempty"`
+	ResumeEndLine   *int   `json:"resumeEndLine,omitempty"`
+	ResumeMessages  *int   `json:"resumeMessages,omitempty"`
+	ResumeChars     *int64 `json:"resumeChars,omitempty"`
 }
 
 func (s *server) status(ctx context.Context, params any) (*statusResult, error) {
@@ -123,6 +130,9 @@ func contextStatus(rep *analysis.Report) statusContext {
 		}
 	}
 	c.Compactions = len(rep.Compactions)
+	if rs, ok := rep.Resume(); ok {
+		c.ResumeStartLine, c.ResumeEndLine, c.ResumeMessages, c.ResumeChars = &rs.StartLine, &rs.EndLine, &rs.Messages, &rs.Chars
+	}
 	return c
 }
 

@@ -47,6 +47,19 @@ func fillPercent(u analysis.Usage) string {
 // replaced by a 2,345-char summary".
 func compactionTitle(c analysis.Compaction) string { return "compaction: " + c.Summary() }
 
+// lastCompactionTitle is the last compaction's lens title: compactionTitle
+// and, for a file that loads, what a resume sends in the words of `budget`
+// (analysis.Resume.Summary): "compaction: 13 messages replaced by a
+// 340-char summary · a resume sends lines 23–40: 11 messages, 2,118
+// chars". The chars only: the document's report counts no tokens.
+func lastCompactionTitle(rep *analysis.Report, c analysis.Compaction) string {
+	t := compactionTitle(c)
+	if rs, ok := rep.Resume(); ok {
+		t += " · " + rs.Summary(false)
+	}
+	return t
+}
+
 // usageLenses are the lenses of rep's usage and compactions, in line
 // order (each list is). They carry no command: they inform, and a client
 // shows a lens whose command id is empty as plain text.
@@ -65,7 +78,11 @@ func usageLenses(doc *analysis.Document, rep *analysis.Report) []protocol.CodeLe
 	u, c := rep.Usage, rep.Compactions
 	for len(u) > 0 || len(c) > 0 {
 		if len(c) > 0 && (len(u) == 0 || c[0].Line <= u[0].Line) {
-			add(c[0].Line, compactionTitle(c[0]))
+			if len(c) == 1 {
+				add(c[0].Line, lastCompactionTitle(rep, c[0]))
+			} else {
+				add(c[0].Line, compactionTitle(c[0]))
+			}
 			c = c[1:]
 			continue
 		}
@@ -95,11 +112,14 @@ func usageHover(rep *analysis.Report, line1 int) string {
 		}
 		b.WriteString("\n\n")
 	}
-	for _, c := range rep.Compactions {
+	for i, c := range rep.Compactions {
 		if c.Line != line1 {
 			continue
 		}
 		fmt.Fprintf(&b, "**compaction** · %s: the model is sent this summary, not the messages before it\n\n", c.Summary())
+		if rs, ok := rep.Resume(); ok && i == len(rep.Compactions)-1 {
+			fmt.Fprintf(&b, "**resume** · %s: the history from this last compaction on\n\n", rs.Summary(false))
+		}
 	}
 	return strings.TrimSuffix(b.String(), "\n\n")
 }
