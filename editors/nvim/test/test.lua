@@ -1488,6 +1488,63 @@ local function check_dialects()
   end
 end
 
+-- The last compaction of a compacted Claude Code and Codex CLI transcript:
+-- its lens says what a resume sends (the history from that compaction on)
+-- exactly as `sessionls budget --format json` of the same file gives it
+-- (resume, after compactions), in the words of `sessionls budget`'s text,
+-- and sessionls/status gives the same figures.
+local function check_resume_lens()
+  local corpus = plugin .. "/../../testdata/dialects/"
+  local cases = {
+    { dialect = "claude-code", src = corpus .. "claude-code/clean.jsonl", path = tmp .. "/.claude/projects/r/resumed.jsonl" },
+    { dialect = "codex", src = corpus .. "codex/clean.jsonl", path = tmp .. "/sessions/2026/12/02/rollout-resumed.jsonl" },
+  }
+  for _, c in ipairs(cases) do
+    local since = lens_responses
+    local buf, client = open_copy(c.src, c.path)
+    local bj = cli({ "budget", "--format", "json", c.path })
+    local comps, rs = nonnull(bj.compactions), nonnull(bj.resume)
+    ok(type(comps) == "table" and #comps > 0, "%s: budget --format json lists no compaction: %s", c.path, vim.inspect(bj))
+    ok(type(rs) == "table", "%s: budget --format json says nothing of what a resume sends (no \"resume\" after \"compactions\")", c.path)
+    local last = comps[#comps]
+    local what = last.replaced > 0 and plural(last.replaced, "message") or "the history before it"
+    local lines = rs.startLine == rs.endLine and ("line " .. rs.startLine)
+      or string.format("lines %d–%d", rs.startLine, rs.endLine)
+    local resume = string.format("a resume sends %s: %s, %s chars", lines, plural(rs.messages, "message"), thousands(rs.chars))
+    local title = string.format("compaction: %s replaced by a %s-char summary · %s", what, thousands(last.chars), resume)
+    local function has_lens()
+      for _, l in ipairs(lens_list(buf)) do
+        if l.line == last.line and l.title == title then
+          return true
+        end
+      end
+      return false
+    end
+    ok(vim.wait(WAIT, function()
+      return lens_responses > since and has_lens()
+    end, 20), "%s: no lens %q on line %d; lenses:\n%s", c.path, title, last.line, show(lens_list(buf)))
+
+    -- budget's text says it in the same words.
+    local text = vim.fn.system({ bin, "budget", c.path })
+    ok(text:find("\n" .. resume .. "\n", 1, true) ~= nil, "%s: budget's text lacks the line %q:\n%s", c.path, resume, text)
+
+    local resp
+    if vim.fn.has("nvim-0.11") == 1 then
+      resp = client:request_sync("sessionls/status", { uri = vim.uri_from_bufnr(buf) }, 5000, buf)
+    else
+      resp = client.request_sync("sessionls/status", { uri = vim.uri_from_bufnr(buf) }, 5000, buf)
+    end
+    local st = resp and resp.result or {}
+    ok(st.dialect == c.dialect, "%s is read as %s, want %s", c.path, tostring(st.dialect), c.dialect)
+    ok(st.resumeStartLine == rs.startLine and st.resumeEndLine == rs.endLine and st.resumeMessages == rs.messages
+      and st.resumeChars == rs.chars, "%s: sessionls/status says a resume sends %s-%s, %s messages, %s chars; budget --format json %d-%d, %d, %d",
+      c.path, tostring(st.resumeStartLine), tostring(st.resumeEndLine), tostring(st.resumeMessages), tostring(st.resumeChars),
+      rs.startLine, rs.endLine, rs.messages, rs.chars)
+    log("ok   %s (%s): the last compaction's lens on line %d: %s", c.path:sub(#tmp + 2), c.dialect, last.line, title)
+    vim.cmd("bwipeout! " .. buf)
+  end
+end
+
 -- With setup{ tokens = true }, the hover of a Claude Code and a Codex CLI
 -- message line gives its tokens as a seed message's does ("≈ N tokens ·
 -- R chars per token (o200k_base)"): per unit, the hovered lines' tokens
@@ -1553,6 +1610,7 @@ local status, err = xpcall(function()
   check_fix_all()
   check_deep_fade()
   check_dialects()
+  check_resume_lens()
   check_map()
   check_dialect_hover_tokens()
 end, debug.traceback)
