@@ -12,20 +12,24 @@ import (
 	"github.com/sessionls/sessionls/analysis/ctxmap"
 	"github.com/sessionls/sessionls/analysis/dialect/claude"
 	"github.com/sessionls/sessionls/analysis/dialect/codex"
+	"github.com/sessionls/sessionls/analysis/tokens"
 )
 
 // TestCompactionMarks: a Claude Code or Codex CLI transcript's compaction
 // points are in the map (line, what they replaced, where they fall) and
-// drawn on the strip, each linking to its line, with a legend entry; a
-// file without any has neither.
+// drawn on the strip, each linking to its line, with a legend entry, the
+// last one saying what a resume sends (Report.Resume, in budget's words);
+// a file without any has neither.
 func TestCompactionMarks(t *testing.T) {
 	tests := []struct {
 		file    string
 		analyze func([]byte, analysis.Options) *analysis.Report
 		want    []ctxmap.Compaction // At is checked apart
 	}{
-		{"claude-code/clean.jsonl", claude.Dialect{}.Analyze, []ctxmap.Compaction{{Line: 21, Summary: "the history before it replaced by a 225-char summary"}}},
-		{"codex/clean.jsonl", codex.Dialect{}.Analyze, []ctxmap.Compaction{{Line: 23, Summary: "13 messages replaced by a 340-char summary"}}},
+		{"claude-code/clean.jsonl", claude.Dialect{}.Analyze, []ctxmap.Compaction{{Line: 21, Summary: "the history before it replaced by a 225-char summary",
+			Resume: "a resume sends lines 22–29: 7 messages, 1,177 chars"}}},
+		{"codex/clean.jsonl", codex.Dialect{}.Analyze, []ctxmap.Compaction{{Line: 23, Summary: "13 messages replaced by a 340-char summary",
+			Resume: "a resume sends lines 23–40: 11 messages, 2,118 chars"}}},
 		{"codex/clean.jsonl", func(data []byte, o analysis.Options) *analysis.Report {
 			rep := codex.Dialect{}.Analyze(data, o)
 			rep.Compactions = nil
@@ -46,7 +50,7 @@ func TestCompactionMarks(t *testing.T) {
 			t.Fatalf("%s: compactions %+v, want %+v", tc.file, m.Compactions, tc.want)
 		}
 		for i, c := range m.Compactions {
-			if c.Line != tc.want[i].Line || c.Summary != tc.want[i].Summary {
+			if c.Line != tc.want[i].Line || c.Summary != tc.want[i].Summary || c.Resume != tc.want[i].Resume {
 				t.Errorf("%s: compaction %+v, want %+v", tc.file, c, tc.want[i])
 			}
 			// Where it falls: the size of the units ending before its line.
@@ -72,12 +76,32 @@ func TestCompactionMarks(t *testing.T) {
 			if mark := `href="file:///x.jsonl#L` + strconv.Itoa(c.Line) + `" data-line="` + strconv.Itoa(c.Line) + `"`; !strings.Contains(page, `<a class="cmp" `+mark) {
 				t.Errorf("%s: no compaction mark %s", tc.file, mark)
 			}
-			if !strings.Contains(page, "compaction: "+c.Summary) {
-				t.Errorf("%s: the page does not say %q", tc.file, c.Summary)
+			if say := "compaction: " + c.Summary + " · " + c.Resume; !strings.Contains(page, say) {
+				t.Errorf("%s: the page does not say %q", tc.file, say)
 			}
 		}
 		if legend := strings.Contains(page, "compaction</span>"); legend != (len(tc.want) > 0) {
 			t.Errorf("%s: compaction in the legend: %v", tc.file, legend)
 		}
+	}
+}
+
+// TestCompactionResumeTokens: with tokens counted, the last compaction's
+// resume adds its tokens, as `budget --tokens` does.
+func TestCompactionResumeTokens(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "dialects", "codex", "clean.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	counter, err := tokens.New(tokens.O200kBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ctxmap.FromReport(codex.Dialect{}.Analyze(data, analysis.Options{Tokens: counter}), ctxmap.Config{ByTokens: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "a resume sends lines 23–40: 11 messages, 2,118 chars, 626 tokens"; len(m.Compactions) != 1 || m.Compactions[0].Resume != want {
+		t.Errorf("compactions %+v, want one whose resume is %q", m.Compactions, want)
 	}
 }
