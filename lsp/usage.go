@@ -118,7 +118,7 @@ func usageHover(rep *analysis.Report, line1 int) string {
 		}
 		fmt.Fprintf(&b, "**compaction** · %s: the model is sent this summary, not the messages before it\n\n", c.Summary())
 		if rs, ok := rep.Resume(); ok && i == len(rep.Compactions)-1 {
-			fmt.Fprintf(&b, "**resume** · %s: the history from this last compaction on\n\n", rs.Summary(false))
+			fmt.Fprintf(&b, "**resume** · %s (the history from this last compaction on)\n\n", rs.Summary(false))
 		}
 	}
 	return strings.TrimSuffix(b.String(), "\n\n")

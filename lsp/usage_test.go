@@ -122,7 +122,7 @@ func TestUsageLenses(t *testing.T) {
 					t.Fatalf("%s:%d: the only compaction's lens %q says nothing of a resume", tc.file, line, title)
 				}
 				// What a resume sends, in the lens's words.
-				want = []string{"**compaction** · " + comp + ": ", "\n\n**resume** · " + resume + ": the history from this last compaction on"}
+				want = []string{"**compaction** · " + comp + ": ", "\n\n**resume** · " + resume + " (the history from this last compaction on)"}
 			}
 			for _, w := range want {
 				if !strings.Contains(hv.Contents.Value, w) {
@@ -176,7 +176,7 @@ func TestLastCompactionLens(t *testing.T) {
 	if h := usageHover(rep, 2); strings.Contains(h, "resume") {
 		t.Errorf("hover of the first compaction: %q", h)
 	}
-	if h := usageHover(rep, 3); !strings.Contains(h, "\n\n**resume** · "+rs.Summary(false)+": the history from this last compaction on") {
+	if h := usageHover(rep, 3); !strings.Contains(h, "\n\n**resume** · "+rs.Summary(false)+" (the history from this last compaction on)") {
 		t.Errorf("hover of the last compaction: %q", h)
 	}
 
