@@ -1367,6 +1367,49 @@ local function open_copy(src, path)
   return buf, sessionls.clients(buf)[1]
 end
 
+-- request_sync is client's request_sync(method, params) for buf in the
+-- spelling of this Neovim (a method call from 0.11 on), and its result.
+local function request_sync(client, buf, method, params)
+  local resp
+  if vim.fn.has("nvim-0.11") == 1 then
+    resp = client:request_sync(method, params, 5000, buf)
+  else
+    resp = client.request_sync(method, params, 5000, buf)
+  end
+  return resp and resp.result
+end
+
+-- each_dialect_file opens a copy of each case's corpus file (src, under
+-- testdata/dialects/) where its tool keeps it (path), runs fn(c, buf,
+-- client, since) with since the lens responses before it opened, and
+-- closes it.
+local function each_dialect_file(cases, fn)
+  local corpus = plugin .. "/../../testdata/dialects/"
+  for _, c in ipairs(cases) do
+    c.src = corpus .. c.src
+    local since = lens_responses
+    local buf, client = open_copy(c.src, c.path)
+    fn(c, buf, client, since)
+    vim.cmd("bwipeout! " .. buf)
+  end
+end
+
+-- wait_lens waits until a lens response newer than since shows title on
+-- line (1-based) of buf, and fails the check (naming path) when none does.
+local function wait_lens(buf, since, path, line, title)
+  local function has_lens()
+    for _, l in ipairs(lens_list(buf)) do
+      if l.line == line and l.title == title then
+        return true
+      end
+    end
+    return false
+  end
+  ok(vim.wait(WAIT, function()
+    return lens_responses > since and has_lens()
+  end, 20), "%s: no lens %q on line %d; lenses:\n%s", path, title, line, show(lens_list(buf)))
+end
+
 -- A Claude Code and a Codex CLI transcript where those tools keep them
 -- (~/.claude/projects/<p>/<s>.jsonl, ~/.codex/sessions/YYYY/MM/DD/
 -- rollout-*.jsonl), with no setup beyond what .jsonl files get (issue 21):
@@ -1376,22 +1419,12 @@ end
 -- the unsafe quick fix for the tool call without a result (picked from the
 -- code action menu) makes the text `check --fix --unsafe-fixes` writes.
 local function check_dialects()
-  local corpus = plugin .. "/../../testdata/dialects/"
-  local cases = {
-    { dialect = "claude-code", src = corpus .. "claude-code/missing-result-tail.jsonl", path = tmp .. "/.claude/projects/p/s.jsonl" },
-    { dialect = "codex", src = corpus .. "codex/missing-output.jsonl", path = tmp .. "/sessions/2026/11/30/rollout-x.jsonl" },
-  }
-  for _, c in ipairs(cases) do
-    local since = lens_responses
-    local buf, client = open_copy(c.src, c.path)
+  each_dialect_file({
+    { dialect = "claude-code", src = "claude-code/missing-result-tail.jsonl", path = tmp .. "/.claude/projects/p/s.jsonl" },
+    { dialect = "codex", src = "codex/missing-output.jsonl", path = tmp .. "/sessions/2026/11/30/rollout-x.jsonl" },
+  }, function(c, buf, client, since)
     local params = { uri = vim.uri_from_bufnr(buf) }
-    local resp
-    if vim.fn.has("nvim-0.11") == 1 then
-      resp = client:request_sync("sessionls/status", params, 5000, buf)
-    else
-      resp = client.request_sync("sessionls/status", params, 5000, buf)
-    end
-    local st = resp and resp.result or {}
+    local st = request_sync(client, buf, "sessionls/status", params) or {}
     ok(st.dialect == c.dialect, "%s is read as %s (%s), want %s", c.path, tostring(st.dialect), tostring(st.dialectWhy), c.dialect)
 
     -- Diagnostics: check --format json of the file itself, with the budget
@@ -1418,17 +1451,7 @@ local function check_dialects()
     ok(type(ctx) == "table" and nonnull(ctx.window), "%s: budget --format json has no context with a window: %s", c.path, vim.inspect(bj.context))
     local title = string.format("context %s / %s tokens · %d%% · +%s output",
       thousands(ctx.tokens), thousands(ctx.window), ctx.fill, thousands(ctx.outputTokens))
-    local function has_lens()
-      for _, l in ipairs(lens_list(buf)) do
-        if l.line == ctx.line and l.title == title then
-          return true
-        end
-      end
-      return false
-    end
-    ok(vim.wait(WAIT, function()
-      return lens_responses > since and has_lens()
-    end, 20), "%s: no lens %q on line %d; lenses:\n%s", c.path, title, ctx.line, show(lens_list(buf)))
+    wait_lens(buf, since, c.path, ctx.line, title)
     log("ok   %s: usage lens on line %d: %s", c.path:sub(#tmp + 2), ctx.line, title)
 
     -- The unsafe quick fix on the call without a result.
@@ -1484,8 +1507,7 @@ local function check_dialects()
     end, 20), "%s: missing-tool-result on line %d is still reported after its quick fix", c.path, missing)
     log("ok   %s: the unsafe quick fix (%s) adds the result check --fix --unsafe-fixes adds%s", c.path:sub(#tmp + 2),
       tostring(picked), #fixed == #before + 1 and " (the texts are equal)" or "")
-    vim.cmd("bwipeout! " .. buf)
-  end
+  end)
 end
 
 -- The last compaction of a compacted Claude Code and Codex CLI transcript:
@@ -1494,14 +1516,10 @@ end
 -- (resume, after compactions), in the words of `sessionls budget`'s text,
 -- and sessionls/status gives the same figures.
 local function check_resume_lens()
-  local corpus = plugin .. "/../../testdata/dialects/"
-  local cases = {
-    { dialect = "claude-code", src = corpus .. "claude-code/clean.jsonl", path = tmp .. "/.claude/projects/r/resumed.jsonl" },
-    { dialect = "codex", src = corpus .. "codex/clean.jsonl", path = tmp .. "/sessions/2026/12/02/rollout-resumed.jsonl" },
-  }
-  for _, c in ipairs(cases) do
-    local since = lens_responses
-    local buf, client = open_copy(c.src, c.path)
+  each_dialect_file({
+    { dialect = "claude-code", src = "claude-code/clean.jsonl", path = tmp .. "/.claude/projects/r/resumed.jsonl" },
+    { dialect = "codex", src = "codex/clean.jsonl", path = tmp .. "/sessions/2026/12/02/rollout-resumed.jsonl" },
+  }, function(c, buf, client, since)
     local bj = cli({ "budget", "--format", "json", c.path })
     local comps, rs = nonnull(bj.compactions), nonnull(bj.resume)
     ok(type(comps) == "table" and #comps > 0, "%s: budget --format json lists no compaction: %s", c.path, vim.inspect(bj))
@@ -1512,37 +1530,20 @@ local function check_resume_lens()
       or string.format("lines %d–%d", rs.startLine, rs.endLine)
     local resume = string.format("a resume sends %s: %s, %s chars", lines, plural(rs.messages, "message"), thousands(rs.chars))
     local title = string.format("compaction: %s replaced by a %s-char summary · %s", what, thousands(last.chars), resume)
-    local function has_lens()
-      for _, l in ipairs(lens_list(buf)) do
-        if l.line == last.line and l.title == title then
-          return true
-        end
-      end
-      return false
-    end
-    ok(vim.wait(WAIT, function()
-      return lens_responses > since and has_lens()
-    end, 20), "%s: no lens %q on line %d; lenses:\n%s", c.path, title, last.line, show(lens_list(buf)))
+    wait_lens(buf, since, c.path, last.line, title)
 
     -- budget's text says it in the same words.
     local text = vim.fn.system({ bin, "budget", c.path })
     ok(text:find("\n" .. resume .. "\n", 1, true) ~= nil, "%s: budget's text lacks the line %q:\n%s", c.path, resume, text)
 
-    local resp
-    if vim.fn.has("nvim-0.11") == 1 then
-      resp = client:request_sync("sessionls/status", { uri = vim.uri_from_bufnr(buf) }, 5000, buf)
-    else
-      resp = client.request_sync("sessionls/status", { uri = vim.uri_from_bufnr(buf) }, 5000, buf)
-    end
-    local st = resp and resp.result or {}
+    local st = request_sync(client, buf, "sessionls/status", { uri = vim.uri_from_bufnr(buf) }) or {}
     ok(st.dialect == c.dialect, "%s is read as %s, want %s", c.path, tostring(st.dialect), c.dialect)
     ok(st.resumeStartLine == rs.startLine and st.resumeEndLine == rs.endLine and st.resumeMessages == rs.messages
       and st.resumeChars == rs.chars, "%s: sessionls/status says a resume sends %s-%s, %s messages, %s chars; budget --format json %d-%d, %d, %d",
       c.path, tostring(st.resumeStartLine), tostring(st.resumeEndLine), tostring(st.resumeMessages), tostring(st.resumeChars),
       rs.startLine, rs.endLine, rs.messages, rs.chars)
     log("ok   %s (%s): the last compaction's lens on line %d: %s", c.path:sub(#tmp + 2), c.dialect, last.line, title)
-    vim.cmd("bwipeout! " .. buf)
-  end
+  end)
 end
 
 -- With setup{ tokens = true }, the hover of a Claude Code and a Codex CLI
@@ -1554,21 +1555,12 @@ end
 local function check_dialect_hover_tokens()
   stop_clients()
   sessionls.setup({ cmd = { bin, "serve" }, tokens = true })
-  local corpus = plugin .. "/../../testdata/dialects/"
-  local cases = {
-    { dialect = "claude-code", src = corpus .. "claude-code/clean.jsonl", path = tmp .. "/.claude/projects/q/clean.jsonl" },
-    { dialect = "codex", src = corpus .. "codex/clean.jsonl", path = tmp .. "/sessions/2026/12/01/rollout-clean.jsonl" },
-  }
-  for _, c in ipairs(cases) do
-    local buf, client = open_copy(c.src, c.path)
+  each_dialect_file({
+    { dialect = "claude-code", src = "claude-code/clean.jsonl", path = tmp .. "/.claude/projects/q/clean.jsonl" },
+    { dialect = "codex", src = "codex/clean.jsonl", path = tmp .. "/sessions/2026/12/01/rollout-clean.jsonl" },
+  }, function(c, buf, client)
     local function request(method, params)
-      local resp
-      if vim.fn.has("nvim-0.11") == 1 then
-        resp = client:request_sync(method, params, 5000, buf)
-      else
-        resp = client.request_sync(method, params, 5000, buf)
-      end
-      return resp and resp.result
+      return request_sync(client, buf, method, params)
     end
     local uri = vim.uri_from_bufnr(buf)
     local st = request("sessionls/status", { uri = uri }) or {}
@@ -1600,8 +1592,7 @@ local function check_dialect_hover_tokens()
     ok(exact > 0, "%s: no one-message unit: the exact check proved nothing", c.path)
     log("ok   %s (%s): %d message lines hovered with tokens; %d units' tokens equal budget --tokens's (%d total, %d one-message units exactly)",
       c.path:sub(#tmp + 2), c.dialect, hovered, #bt.units, bt.totalTokens, exact)
-    vim.cmd("bwipeout! " .. buf)
-  end
+  end)
 end
 
 local status, err = xpcall(function()
