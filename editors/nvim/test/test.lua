@@ -1379,14 +1379,19 @@ local function request_sync(client, buf, method, params)
   return resp and resp.result
 end
 
--- each_dialect_file opens a copy of each case's corpus file (src, under
--- testdata/dialects/) where its tool keeps it (path), runs fn(c, buf,
--- client, since) with since the lens responses before it opened, and
--- closes it.
-local function each_dialect_file(cases, fn)
+-- each_dialect_file opens a copy of a Claude Code and a Codex CLI corpus
+-- file (testdata/dialects/claude-code/claude_src and codex/codex_src)
+-- where those tools keep them (~/.claude/projects/NAME/s.jsonl,
+-- ~/.codex/sessions/2026/12/01/rollout-NAME.jsonl), runs fn(c, buf,
+-- client, since) on each (c: dialect, src, path; since: the lens responses
+-- before it opened), and closes it.
+local function each_dialect_file(claude_src, codex_src, name, fn)
   local corpus = plugin .. "/../../testdata/dialects/"
+  local cases = {
+    { dialect = "claude-code", src = corpus .. "claude-code/" .. claude_src, path = tmp .. "/.claude/projects/" .. name .. "/s.jsonl" },
+    { dialect = "codex", src = corpus .. "codex/" .. codex_src, path = tmp .. "/sessions/2026/12/01/rollout-" .. name .. ".jsonl" },
+  }
   for _, c in ipairs(cases) do
-    c.src = corpus .. c.src
     local since = lens_responses
     local buf, client = open_copy(c.src, c.path)
     fn(c, buf, client, since)
@@ -1419,10 +1424,7 @@ end
 -- the unsafe quick fix for the tool call without a result (picked from the
 -- code action menu) makes the text `check --fix --unsafe-fixes` writes.
 local function check_dialects()
-  each_dialect_file({
-    { dialect = "claude-code", src = "claude-code/missing-result-tail.jsonl", path = tmp .. "/.claude/projects/p/s.jsonl" },
-    { dialect = "codex", src = "codex/missing-output.jsonl", path = tmp .. "/sessions/2026/11/30/rollout-x.jsonl" },
-  }, function(c, buf, client, since)
+  each_dialect_file("missing-result-tail.jsonl", "missing-output.jsonl", "damaged", function(c, buf, client, since)
     local params = { uri = vim.uri_from_bufnr(buf) }
     local st = request_sync(client, buf, "sessionls/status", params) or {}
     ok(st.dialect == c.dialect, "%s is read as %s (%s), want %s", c.path, tostring(st.dialect), tostring(st.dialectWhy), c.dialect)
@@ -1516,10 +1518,7 @@ end
 -- (resume, after compactions), in the words of `sessionls budget`'s text,
 -- and sessionls/status gives the same figures.
 local function check_resume_lens()
-  each_dialect_file({
-    { dialect = "claude-code", src = "claude-code/clean.jsonl", path = tmp .. "/.claude/projects/r/resumed.jsonl" },
-    { dialect = "codex", src = "codex/clean.jsonl", path = tmp .. "/sessions/2026/12/02/rollout-resumed.jsonl" },
-  }, function(c, buf, client, since)
+  each_dialect_file("clean.jsonl", "clean.jsonl", "resumed", function(c, buf, client, since)
     local bj = cli({ "budget", "--format", "json", c.path })
     local comps, rs = nonnull(bj.compactions), nonnull(bj.resume)
     ok(type(comps) == "table" and #comps > 0, "%s: budget --format json lists no compaction: %s", c.path, vim.inspect(bj))
@@ -1555,10 +1554,7 @@ end
 local function check_dialect_hover_tokens()
   stop_clients()
   sessionls.setup({ cmd = { bin, "serve" }, tokens = true })
-  each_dialect_file({
-    { dialect = "claude-code", src = "claude-code/clean.jsonl", path = tmp .. "/.claude/projects/q/clean.jsonl" },
-    { dialect = "codex", src = "codex/clean.jsonl", path = tmp .. "/sessions/2026/12/01/rollout-clean.jsonl" },
-  }, function(c, buf, client)
+  each_dialect_file("clean.jsonl", "clean.jsonl", "hovered", function(c, buf, client)
     local function request(method, params)
       return request_sync(client, buf, method, params)
     end
