@@ -12,15 +12,19 @@ import (
 // check runs beside the reading: as soon as the body's buffer has its full
 // size, a goroutine finds the text literal's start in the first bytes and
 // checks the literal up to the bytes arrived so far, following the reader
-// until the closing quote; what it has checked it also unescapes over
-// itself (inplace.go). The decoder (decodeFastScanned) uses the result
+// until the closing quote or the body's last byte, whichever comes first
+// (the decoder then checks the rest on every core); what it has checked
+// it also unescapes over itself (inplace.go). The decoder
+// (decodeFastScanned) uses the result
 // only when its own parse reaches a string at exactly that start, so a
 // guess that is wrong (a "text" key of another object, a body that is not
 // a didOpen) costs a scan, and the literal is put back as it came
 // (decodePrescanned) before anything else reads it.
 
 // prescanned is a string literal checked while its body arrived: its
-// contents start at start, and run is what scanStr found there.
+// contents start at start, and run is what scanStr found there (up to
+// run.next when it found neither the closing quote nor a refused byte
+// before the body was in).
 type prescanned struct {
 	start int
 	run   strRun
