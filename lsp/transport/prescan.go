@@ -15,11 +15,11 @@ import (
 // until the closing quote or the body's last byte, whichever comes first
 // (the decoder then checks the rest on every core); what it has checked
 // it also unescapes over itself (inplace.go). The decoder
-// (decodeFastScanned) uses the result
-// only when its own parse reaches a string at exactly that start, so a
-// guess that is wrong (a "text" key of another object, a body that is not
-// a didOpen) costs a scan, and the literal is put back as it came
-// (decodePrescanned) before anything else reads it.
+// (decodeFastScanned) uses the result only when its own parse reaches a
+// string at exactly that start, so a guess that is wrong (a "text" key of
+// another object, a body that is not a didOpen) costs a scan, and the
+// literal is put back as it came (decodePrescanned) before anything else
+// reads it.
 
 // prescanned is a string literal checked while its body arrived: its
 // contents start at start, and run is what scanStr found there (up to
