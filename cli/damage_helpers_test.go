@@ -8,11 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/sessionls/sessionls/analysis/fix"
 	nodeoracle "github.com/sessionls/sessionls/internal/randjsonl/oracle"
 )
 
@@ -186,6 +189,10 @@ type damageVerdict struct {
 	loads        bool
 	// counts
 	intact, recoverable, recovered, spliced, altered, dropped, safeChanged int
+	// undecided counts the valid lines left as they were inside a reported
+	// ambiguous run that no writer wrote as they are (see judgeDamage): no
+	// failure.
+	undecided int
 	// orphaned counts intact tool results deleted as orphans because their
 	// assistant never landed (see orphanOfAbsent): no failure.
 	orphaned int
@@ -221,10 +228,52 @@ func validLines(data []byte, verdicts []nodeoracle.Line) map[int]string {
 	return out
 }
 
+// damageAmbiguity is what sessionls said of a file's ambiguities: whether
+// it reported one, and the runs of lines (first, last; in the lines of the
+// file after --fix --unsafe-fixes) its output named.
+type damageAmbiguity struct {
+	reported bool
+	runs     [][2]int
+}
+
+// inRun reports whether line n lies in one of the runs.
+func (a damageAmbiguity) inRun(n int) bool {
+	for _, r := range a.runs {
+		if n >= r[0] && n <= r[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// ambiguousRun matches where an ambiguity message names its lines: "on
+// line 7" or "on lines 7–9".
+var ambiguousRun = regexp.MustCompile(`on lines? (\d+)(?:–(\d+))?`)
+
+// parseRun returns the run of lines an ambiguity message names.
+func parseRun(msg string) ([2]int, bool) {
+	m := ambiguousRun.FindStringSubmatch(msg)
+	if m == nil {
+		return [2]int{}, false
+	}
+	first, err := strconv.Atoi(m[1])
+	if err != nil {
+		return [2]int{}, false
+	}
+	last := first
+	if m[2] != "" {
+		if last, err = strconv.Atoi(m[2]); err != nil {
+			return [2]int{}, false
+		}
+	}
+	return [2]int{first, last}, true
+}
+
 // judgeDamage judges one file: unsafe is its content after --fix
 // --unsafe-fixes and uv the oracle's answer on it; safe and sv the same
-// after --fix; ambiguous whether sessionls reported an ambiguity.
-func judgeDamage(f damageFile, unsafe []byte, uv nodeoracle.File, safe []byte, sv nodeoracle.File, ambiguous bool) *damageVerdict {
+// after --fix; amb what sessionls said of its ambiguities.
+func judgeDamage(f damageFile, unsafe []byte, uv nodeoracle.File, safe []byte, sv nodeoracle.File, amb damageAmbiguity) *damageVerdict {
+	ambiguous := amb.reported
 	v := &damageVerdict{file: f, ambiguous: ambiguous, loads: uv.Budget.Loads}
 	written := map[string]int{}
 	for _, r := range f.truth.Records {
@@ -246,7 +295,16 @@ func judgeDamage(f damageFile, unsafe []byte, uv nodeoracle.File, safe []byte, s
 	}
 
 	// (c) every valid line kept is a record some writer wrote, and no
-	// record is kept more often than it was written.
+	// record is kept more often than it was written. A line of several
+	// writes that the fix left as it was, inside a run sessionls reported
+	// ambiguous in a file whose pieces truly pair more than one way, is
+	// undecided, not kept: some ways of pairing take it apart (it may be
+	// a splice, or a writer's record), sessionls does not guess, and the
+	// file does not load until a person picks one.
+	before := map[string]bool{}
+	for _, l := range physLines(f.data) {
+		before[string(l)] = true
+	}
 	kept := map[string]int{}
 	valid := validLines(unsafe, uv.Lines)
 	nums := make([]int, 0, len(valid))
@@ -256,6 +314,10 @@ func judgeDamage(f damageFile, unsafe []byte, uv nodeoracle.File, safe []byte, s
 	slices.Sort(nums)
 	for _, n := range nums {
 		l := valid[n]
+		if written[l] == 0 && len(l) >= damageChunk && before[l] && amb.inRun(n) && f.ways >= 2 {
+			v.undecided++
+			continue
+		}
 		kept[l]++
 		switch {
 		case written[l] == 0:
@@ -309,10 +371,6 @@ func judgeDamage(f damageFile, unsafe []byte, uv nodeoracle.File, safe []byte, s
 	// (e) the safe fix: every line it leaves valid is a record a writer
 	// wrote or a line that was already in the file, and no intact record
 	// goes.
-	before := map[string]bool{}
-	for _, l := range physLines(f.data) {
-		before[string(l)] = true
-	}
 	sValid := validLines(safe, sv.Lines)
 	sKept := map[string]int{}
 	for n, l := range sValid {
@@ -398,7 +456,7 @@ func maps(m map[string]int) map[string]int {
 type damageRow struct {
 	class                                                           string
 	files, ambiguous, trulyAmbiguous, loads, recovered, recoverable int
-	intact, spliced, altered, dropped, safeChanged                  int
+	intact, spliced, undecided, altered, dropped, safeChanged       int
 	failing                                                         map[string][]string // criterion -> "file: what"
 }
 
@@ -428,6 +486,7 @@ func damageTable(vs []*damageVerdict) []*damageRow {
 		r.recoverable += v.recoverable
 		r.intact += v.intact
 		r.spliced += v.spliced
+		r.undecided += v.undecided
 		r.altered += v.altered
 		r.dropped += v.dropped
 		r.safeChanged += v.safeChanged
@@ -455,8 +514,10 @@ func formatDamageTable(rows []*damageRow) string {
 	var b strings.Builder
 	// ambig: files sessionls reported ambiguous / files whose pieces pair
 	// validly more than one way.
-	fmt.Fprintf(&b, "%-15s %5s %7s %7s %17s %8s %8s %8s %9s  %s\n",
-		"class", "files", "ambig", "loads", "recovered/recov.", "spliced", "dropped", "altered", "safe-chg", "failing criteria")
+	// undecided: valid lines no writer wrote as they are, left inside a
+	// reported ambiguous run (not failures, see judgeDamage).
+	fmt.Fprintf(&b, "%-15s %5s %7s %7s %17s %8s %9s %8s %8s %9s  %s\n",
+		"class", "files", "ambig", "loads", "recovered/recov.", "spliced", "undecided", "dropped", "altered", "safe-chg", "failing criteria")
 	for _, r := range rows {
 		var crits []string
 		for _, c := range critOrder {
@@ -464,9 +525,9 @@ func formatDamageTable(rows []*damageRow) string {
 				crits = append(crits, c)
 			}
 		}
-		fmt.Fprintf(&b, "%-15s %5d %3d/%-3d %3d/%-3d %8d/%-8d %8d %8d %8d %9d  %s\n",
+		fmt.Fprintf(&b, "%-15s %5d %3d/%-3d %3d/%-3d %8d/%-8d %8d %9d %8d %8d %9d  %s\n",
 			r.class, r.files, r.ambiguous, r.trulyAmbiguous, r.loads, r.files, r.recovered, r.recoverable,
-			r.spliced, r.dropped, r.altered, r.safeChanged, strings.Join(crits, ""))
+			r.spliced, r.undecided, r.dropped, r.altered, r.safeChanged, strings.Join(crits, ""))
 	}
 	return b.String()
 }
@@ -499,7 +560,7 @@ func TestJudgeDamageCatches(t *testing.T) {
 		return out
 	}
 	judge := func(unsafe, safe string, loads, ambiguous bool) string {
-		v := judgeDamage(f, []byte(unsafe), answer(unsafe, loads), []byte(safe), answer(safe, true), ambiguous)
+		v := judgeDamage(f, []byte(unsafe), answer(unsafe, loads), []byte(safe), answer(safe, true), damageAmbiguity{reported: ambiguous})
 		var crits []string
 		for _, c := range critOrder {
 			if len(v.fails[c]) > 0 {
@@ -511,7 +572,7 @@ func TestJudgeDamageCatches(t *testing.T) {
 	good := a + "\n" + b + "\n" + d + "\n"
 	one := f
 	one.ways = 1
-	if v := judgeDamage(one, []byte(good), answer(good, true), []byte(a+"\n"), answer(a+"\n", true), true); len(v.fails[critRecovered]) == 0 {
+	if v := judgeDamage(one, []byte(good), answer(good, true), []byte(a+"\n"), answer(a+"\n", true), damageAmbiguity{reported: true}); len(v.fails[critRecovered]) == 0 {
 		t.Error("an ambiguity claimed where the pieces pair one way passes (f)")
 	}
 	f.ways = 2 // the pieces of b and d pair two ways
@@ -536,5 +597,94 @@ func TestJudgeDamageCatches(t *testing.T) {
 				t.Errorf("failing criteria %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestJudgeDamageUndecided: a valid line no writer wrote (the head of one
+// large record and the tail of another) is undecided, not kept, only when
+// the fix left it as it was, inside a run of lines sessionls reported
+// ambiguous, in a file whose pieces truly pair more than one way; anywhere
+// else it fails (c).
+func TestJudgeDamageUndecided(t *testing.T) {
+	big := func(id, fill string) string {
+		return `{"role":"tool","content":"` + strings.Repeat(fill, damageChunk) + `","toolCallId":"` + id + `","isError":false}`
+	}
+	a, c := big("a", "a"), big("c", "c")
+	r := `{"role":"user","content":"r"}`
+	aw, cw := a+"\n", c+"\n"
+	// The writes: a's first, r, c's first, a's last, c's last.
+	splice := cw[:damageChunk] + aw[damageChunk:len(aw)-1] // c's head, a's tail
+	damaged := aw[:damageChunk] + r + "\n" + splice + "\n" + cw[damageChunk:]
+	if !json.Valid([]byte(splice)) {
+		t.Fatal("the splice does not parse")
+	}
+	f := damageFile{name: "t.jsonl", data: []byte(damaged), ways: 2, truth: damageTruth{Class: "t", Records: []damageRecord{
+		{Text: a, State: "recoverable"}, {Text: r, State: "recoverable"}, {Text: c, State: "recoverable"},
+	}}}
+	answer := func(data string) nodeoracle.File {
+		var out nodeoracle.File
+		out.Budget.Loads = true
+		for i, l := range physLines([]byte(data)) {
+			v := "valid"
+			if !json.Valid(l) {
+				v, out.Budget.Loads = "invalid-json", false
+			}
+			out.Lines = append(out.Lines, nodeoracle.Line{Line: i + 1, Verdict: v})
+		}
+		return out
+	}
+	madeSplice := aw[:damageChunk] + cw[damageChunk:len(cw)-1] // a's head, c's tail: not a line of the input
+	for _, tc := range []struct {
+		name      string
+		unsafe    string
+		ways      int
+		amb       damageAmbiguity
+		want      string
+		undecided int
+	}{
+		{"left as it was inside the reported run", damaged, 2, damageAmbiguity{true, [][2]int{{1, 3}}}, "", 1},
+		{"the run does not hold it", damaged, 2, damageAmbiguity{true, [][2]int{{3, 3}}}, "c", 0},
+		{"no run named", damaged, 2, damageAmbiguity{reported: true}, "c", 0},
+		{"not reported", damaged, 2, damageAmbiguity{}, "acf", 0},
+		{"the pieces pair one way", damaged, 1, damageAmbiguity{true, [][2]int{{1, 3}}}, "cf", 0},
+		{"made by the fix", r + "\n" + madeSplice + "\n", 2, damageAmbiguity{true, [][2]int{{1, 2}}}, "c", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g := f
+			g.ways = tc.ways
+			v := judgeDamage(g, []byte(tc.unsafe), answer(tc.unsafe), []byte(damaged), answer(damaged), tc.amb)
+			var crits []string
+			for _, c := range critOrder {
+				if len(v.fails[c]) > 0 {
+					crits = append(crits, c)
+				}
+			}
+			if got := strings.Join(crits, ""); got != tc.want {
+				t.Errorf("failing criteria %q, want %q: %v", got, tc.want, v.fails)
+			}
+			if v.undecided != tc.undecided {
+				t.Errorf("undecided %d, want %d", v.undecided, tc.undecided)
+			}
+		})
+	}
+}
+
+// TestParseRun: the runs of lines read from ambiguity messages as fix
+// words them.
+func TestParseRun(t *testing.T) {
+	for _, tc := range []struct {
+		a    fix.Ambiguity
+		want [2]int
+	}{
+		{fix.Ambiguity{Line: 7, EndLine: 9, Ways: 2}, [2]int{7, 9}},
+		{fix.Ambiguity{Line: 12, EndLine: 12, Ways: 3, More: true}, [2]int{12, 12}},
+	} {
+		msg := "sessionls: f.jsonl:" + strconv.Itoa(tc.a.Line) + ": " + tc.a.Message()
+		if got, ok := parseRun(msg); !ok || got != tc.want {
+			t.Errorf("parseRun(%q) = %v, %v, want %v", msg, got, ok, tc.want)
+		}
+	}
+	if _, ok := parseRun("1 run of interleaved pieces pair into valid records more than one way"); ok {
+		t.Error("a summary naming no lines parsed as a run")
 	}
 }
