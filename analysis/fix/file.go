@@ -265,6 +265,9 @@ func planEach(data []byte, idx planIndex, declared map[string]bool, jsonOnly boo
 			for k := range a.Candidates {
 				a.Candidates[k].Code = firstRefused(a.Line, a.EndLine)
 			}
+			// A line the runtime accepts that a way of pairing takes
+			// apart may be a splice: say so.
+			a.Questioned = questioned(a, part, func(ln int) bool { return !refused.has(ln) })
 			ambs = append(ambs, a)
 			ownRange(a.Line, a.EndLine)
 		}

@@ -59,6 +59,12 @@ type Ambiguity struct {
 	// counting at a bound, and More says so).
 	Ways int
 	More bool
+	// Questioned are the lines of the run (in order) that the runtime
+	// accepts and one of Candidates takes apart (rewrites or deletes): a
+	// line of several writes that parses may be the head of one record
+	// and the tail of another (a splice), so it is no record to trust
+	// until a way is chosen.
+	Questioned []int
 }
 
 // Message says what the ambiguity is, for a finding or a summary line.
@@ -71,8 +77,41 @@ func (a Ambiguity) Message() string {
 	if a.EndLine > a.Line {
 		where = "lines " + strconv.Itoa(a.Line) + "–" + strconv.Itoa(a.EndLine)
 	}
-	return "ambiguous: the interleaved pieces on " + where + " pair into valid records in " + ways +
+	msg := "ambiguous: the interleaved pieces on " + where + " pair into valid records in " + ways +
 		" ways; sessionls does not guess and fixes none of them (each way is an unsafe candidate fix)"
+	switch q := a.Questioned; len(q) {
+	case 0:
+	case 1:
+		msg += "; line " + strconv.Itoa(q[0]) + " parses, but a candidate takes it apart: it may be the head of one record and the tail of another"
+	default:
+		ns := make([]string, len(q))
+		for i, n := range q {
+			ns[i] = strconv.Itoa(n)
+		}
+		msg += "; lines " + strings.Join(ns[:len(ns)-1], ", ") + " and " + ns[len(ns)-1] +
+			" parse, but candidates take them apart: each may be the head of one record and the tail of another"
+	}
+	return msg
+}
+
+// questioned returns the lines of ls (a run's lines) that the runtime
+// accepts (accepted) and one of a's candidates edits: Ambiguity.Questioned.
+// A candidate edits a line from its first byte (lineEdits), rewriting or
+// deleting it.
+func questioned(a Ambiguity, ls []fileLine, accepted func(ln int) bool) []int {
+	edited := map[int]bool{}
+	for _, c := range a.Candidates {
+		for _, e := range c.Edits {
+			edited[e.Start] = true
+		}
+	}
+	var out []int
+	for _, l := range ls {
+		if l.ln >= a.Line && l.ln <= a.EndLine && edited[l.start] && accepted(l.ln) {
+			out = append(out, l.ln)
+		}
+	}
+	return out
 }
 
 // joinSplit joins head, a line that begins a record and ends inside a
