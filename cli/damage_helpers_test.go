@@ -229,44 +229,63 @@ func validLines(data []byte, verdicts []nodeoracle.Line) map[int]string {
 }
 
 // damageAmbiguity is what sessionls said of a file's ambiguities: whether
-// it reported one, and the runs of lines (first, last; in the lines of the
-// file after --fix --unsafe-fixes) its output named.
+// it reported one, and, from the messages of --fix's output (in the lines
+// of the file after --fix --unsafe-fixes), the runs of lines (first, last)
+// and the lines of them it questioned (lines that parse but a candidate
+// takes apart).
 type damageAmbiguity struct {
-	reported bool
-	runs     [][2]int
+	reported   bool
+	runs       [][2]int
+	questioned []int
 }
 
-// inRun reports whether line n lies in one of the runs.
-func (a damageAmbiguity) inRun(n int) bool {
+// undecided reports whether line n lies in one of the runs and the report
+// questioned it.
+func (a damageAmbiguity) undecided(n int) bool {
 	for _, r := range a.runs {
-		if n >= r[0] && n <= r[1] {
+		if n >= r[0] && n <= r[1] && slices.Contains(a.questioned, n) {
 			return true
 		}
 	}
 	return false
 }
 
-// ambiguousRun matches where an ambiguity message names its lines: "on
-// line 7" or "on lines 7–9".
-var ambiguousRun = regexp.MustCompile(`on lines? (\d+)(?:–(\d+))?`)
+// ambiguousRun matches where an ambiguity message names its lines ("on
+// line 7", "on lines 7–9"), questionedLines where it names the lines it
+// questions ("line 8 parses, but", "lines 8, 10 and 12 parse, but").
+var (
+	ambiguousRun    = regexp.MustCompile(`on lines? (\d+)(?:–(\d+))?`)
+	questionedLines = regexp.MustCompile(`; lines? ([\d, and]+) parses?, but`)
+	number          = regexp.MustCompile(`\d+`)
+)
 
-// parseRun returns the run of lines an ambiguity message names.
-func parseRun(msg string) ([2]int, bool) {
+// parseAmbiguity returns the run of lines an ambiguity message names and
+// the lines of it the message questions.
+func parseAmbiguity(msg string) (run [2]int, questioned []int, ok bool) {
 	m := ambiguousRun.FindStringSubmatch(msg)
 	if m == nil {
-		return [2]int{}, false
+		return run, nil, false
 	}
 	first, err := strconv.Atoi(m[1])
 	if err != nil {
-		return [2]int{}, false
+		return run, nil, false
 	}
 	last := first
 	if m[2] != "" {
 		if last, err = strconv.Atoi(m[2]); err != nil {
-			return [2]int{}, false
+			return run, nil, false
 		}
 	}
-	return [2]int{first, last}, true
+	if q := questionedLines.FindStringSubmatch(msg); q != nil {
+		for _, d := range number.FindAllString(q[1], -1) {
+			n, err := strconv.Atoi(d)
+			if err != nil {
+				return run, nil, false
+			}
+			questioned = append(questioned, n)
+		}
+	}
+	return [2]int{first, last}, questioned, true
 }
 
 // judgeDamage judges one file: unsafe is its content after --fix
@@ -297,10 +316,11 @@ func judgeDamage(f damageFile, unsafe []byte, uv nodeoracle.File, safe []byte, s
 	// (c) every valid line kept is a record some writer wrote, and no
 	// record is kept more often than it was written. A line of several
 	// writes that the fix left as it was, inside a run sessionls reported
-	// ambiguous in a file whose pieces truly pair more than one way, is
-	// undecided, not kept: some ways of pairing take it apart (it may be
-	// a splice, or a writer's record), sessionls does not guess, and the
-	// file does not load until a person picks one.
+	// ambiguous and questioned there, in a file whose pieces truly pair
+	// more than one way, is undecided, not kept: some ways of pairing take
+	// it apart (it may be a splice, or a writer's record), sessionls does
+	// not guess, says so, and the file does not load until a person picks
+	// a way.
 	before := map[string]bool{}
 	for _, l := range physLines(f.data) {
 		before[string(l)] = true
@@ -314,7 +334,7 @@ func judgeDamage(f damageFile, unsafe []byte, uv nodeoracle.File, safe []byte, s
 	slices.Sort(nums)
 	for _, n := range nums {
 		l := valid[n]
-		if written[l] == 0 && len(l) >= damageChunk && before[l] && amb.inRun(n) && f.ways >= 2 {
+		if written[l] == 0 && len(l) >= damageChunk && before[l] && amb.undecided(n) && f.ways >= 2 {
 			v.undecided++
 			continue
 		}
@@ -603,8 +623,8 @@ func TestJudgeDamageCatches(t *testing.T) {
 // TestJudgeDamageUndecided: a valid line no writer wrote (the head of one
 // large record and the tail of another) is undecided, not kept, only when
 // the fix left it as it was, inside a run of lines sessionls reported
-// ambiguous, in a file whose pieces truly pair more than one way; anywhere
-// else it fails (c).
+// ambiguous and questioned there, in a file whose pieces truly pair more
+// than one way; anywhere else it fails (c).
 func TestJudgeDamageUndecided(t *testing.T) {
 	big := func(id, fill string) string {
 		return `{"role":"tool","content":"` + strings.Repeat(fill, damageChunk) + `","toolCallId":"` + id + `","isError":false}`
@@ -642,12 +662,14 @@ func TestJudgeDamageUndecided(t *testing.T) {
 		want      string
 		undecided int
 	}{
-		{"left as it was inside the reported run", damaged, 2, damageAmbiguity{true, [][2]int{{1, 3}}}, "", 1},
-		{"the run does not hold it", damaged, 2, damageAmbiguity{true, [][2]int{{3, 3}}}, "c", 0},
+		{"left as it was inside the reported run, questioned", damaged, 2, damageAmbiguity{true, [][2]int{{1, 3}}, []int{2}}, "", 1},
+		{"not questioned", damaged, 2, damageAmbiguity{true, [][2]int{{1, 3}}, nil}, "c", 0},
+		{"another line questioned", damaged, 2, damageAmbiguity{true, [][2]int{{1, 3}}, []int{3}}, "c", 0},
+		{"the run does not hold it", damaged, 2, damageAmbiguity{true, [][2]int{{3, 3}}, []int{2}}, "c", 0},
 		{"no run named", damaged, 2, damageAmbiguity{reported: true}, "c", 0},
 		{"not reported", damaged, 2, damageAmbiguity{}, "acf", 0},
-		{"the pieces pair one way", damaged, 1, damageAmbiguity{true, [][2]int{{1, 3}}}, "cf", 0},
-		{"made by the fix", r + "\n" + madeSplice + "\n", 2, damageAmbiguity{true, [][2]int{{1, 2}}}, "c", 0},
+		{"the pieces pair one way", damaged, 1, damageAmbiguity{true, [][2]int{{1, 3}}, []int{2}}, "cf", 0},
+		{"made by the fix", r + "\n" + madeSplice + "\n", 2, damageAmbiguity{true, [][2]int{{1, 2}}, []int{2}}, "c", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g := f
@@ -669,22 +691,25 @@ func TestJudgeDamageUndecided(t *testing.T) {
 	}
 }
 
-// TestParseRun: the runs of lines read from ambiguity messages as fix
-// words them.
-func TestParseRun(t *testing.T) {
+// TestParseAmbiguity: the runs of lines and the questioned lines read
+// from ambiguity messages as fix words them.
+func TestParseAmbiguity(t *testing.T) {
 	for _, tc := range []struct {
-		a    fix.Ambiguity
-		want [2]int
+		a          fix.Ambiguity
+		run        [2]int
+		questioned []int
 	}{
-		{fix.Ambiguity{Line: 7, EndLine: 9, Ways: 2}, [2]int{7, 9}},
-		{fix.Ambiguity{Line: 12, EndLine: 12, Ways: 3, More: true}, [2]int{12, 12}},
+		{fix.Ambiguity{Line: 7, EndLine: 9, Ways: 2, Questioned: []int{8}}, [2]int{7, 9}, []int{8}},
+		{fix.Ambiguity{Line: 12, EndLine: 12, Ways: 3, More: true}, [2]int{12, 12}, nil},
+		{fix.Ambiguity{Line: 2, EndLine: 20, Ways: 4, Questioned: []int{3, 10, 19}}, [2]int{2, 20}, []int{3, 10, 19}},
 	} {
 		msg := "sessionls: f.jsonl:" + strconv.Itoa(tc.a.Line) + ": " + tc.a.Message()
-		if got, ok := parseRun(msg); !ok || got != tc.want {
-			t.Errorf("parseRun(%q) = %v, %v, want %v", msg, got, ok, tc.want)
+		run, q, ok := parseAmbiguity(msg)
+		if !ok || run != tc.run || !slices.Equal(q, tc.questioned) {
+			t.Errorf("parseAmbiguity(%q) = %v, %v, %v, want %v, %v", msg, run, q, ok, tc.run, tc.questioned)
 		}
 	}
-	if _, ok := parseRun("1 run of interleaved pieces pair into valid records more than one way"); ok {
+	if _, _, ok := parseAmbiguity("1 run of interleaved pieces pair into valid records more than one way"); ok {
 		t.Error("a summary naming no lines parsed as a run")
 	}
 }

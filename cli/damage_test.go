@@ -176,15 +176,16 @@ func fixAndJudge(t *testing.T, node string, files []damageFile) []*damageVerdict
 	// An ambiguity sessionls reports excuses a file from loading and from
 	// recovering every record: a line of --fix's output, or a finding of
 	// a check after it, that names the file and says "ambiguous" or
-	// "ambiguity". The run of lines a line of --fix's output names ("on
-	// lines 7–9") also holds lines left undecided, which (c) does not
-	// count as kept (see judgeDamage).
+	// "ambiguity". A line of a run --fix's output names ("on lines 7–9")
+	// that it questions ("line 8 parses, but a candidate takes it apart")
+	// is undecided, which (c) does not count as kept (see judgeDamage).
 	ambiguous := map[string]damageAmbiguity{}
-	reported := func(n string, run [2]int, ok bool) {
+	reported := func(n string, run [2]int, questioned []int, ok bool) {
 		a := ambiguous[n]
 		a.reported = true
 		if ok {
 			a.runs = append(a.runs, run)
+			a.questioned = append(a.questioned, questioned...)
 		}
 		ambiguous[n] = a
 	}
@@ -206,15 +207,15 @@ func fixAndJudge(t *testing.T, node string, files []damageFile) []*damageVerdict
 		for _, l := range strings.Split(r.stdout+r.stderr, "\n") {
 			for _, n := range names {
 				if says(l) && strings.Contains(l, n) {
-					lines, ok := parseRun(l)
-					reported(n, lines, ok)
+					lines, questioned, ok := parseAmbiguity(l)
+					reported(n, lines, questioned, ok)
 				}
 			}
 		}
 	}
 	for _, f := range checkJSON(t, unsafeDir) {
 		if says(f.Code + " " + f.Message) {
-			reported(filepath.Base(f.File), [2]int{}, false)
+			reported(filepath.Base(f.File), [2]int{}, nil, false)
 		}
 	}
 
