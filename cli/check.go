@@ -582,6 +582,10 @@ func schedule(ctx context.Context, e *env, targets []target, results []*fileResu
 				r.run, r.err = fixFile(ctx, e, t, t.opts, o, bytesRead)
 				if r.run != nil {
 					r.findings, r.fixes, r.more = capWithFixes(r.run.findings, r.run.fixes, maxListedPerCode)
+					for _, m := range r.run.omitted {
+						r.more = addOmitted(r.more, m)
+					}
+					r.cutFixes = r.run.cutFixes
 				}
 				return nil
 			}
@@ -630,12 +634,7 @@ func checkFile(ctx context.Context, e *env, t target, opts analysis.Options, for
 	// lines of the rest that have fixes to count.
 	opts.MaxFindingsPerCode = maxListedPerCode
 	if withFixes {
-		opts.OmittedLines = map[string]bool{}
-		for _, c := range analysis.Codes() {
-			if fix.Fixable(c) {
-				opts.OmittedLines[c] = true
-			}
-		}
+		opts.OmittedLines = fixableLines()
 	}
 	rep, err := e.analyze(ctx, d, &countingReader{r: r, n: bytesRead}, opts)
 	if err != nil {
@@ -688,6 +687,19 @@ func checkFile(ctx context.Context, e *env, t target, opts analysis.Options, for
 		return nil, nil, nil, cutFixes, err
 	}
 	return findings, fixes, more, cutFixes, nil
+}
+
+// fixableLines names the codes that have fixes, for
+// analysis.Options.OmittedLines: the lines of their findings past the cap
+// are kept to count those fixes.
+func fixableLines() map[string]bool {
+	m := map[string]bool{}
+	for _, c := range analysis.Codes() {
+		if fix.Fixable(c) {
+			m[c] = true
+		}
+	}
+	return m
 }
 
 // sortFindings orders findings by line, then column, keeping the engine's

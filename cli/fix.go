@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -138,6 +139,11 @@ type fixRun struct {
 	// of interleaved pieces that pair more than one way, not fixed.
 	lost        fix.Loss
 	ambiguities []fix.Ambiguity
+	// omitted and cutFixes: the findings past the cap that FixAll's
+	// report counted (fix.FixAllCapped) and their fixes, as a plain
+	// check's; findings then holds the first maxListedPerCode of each code.
+	omitted  []omitted
+	cutFixes fixCounts
 }
 
 // fixFile applies the fixes to one file: in place (or, for stdin, the fixed
@@ -205,8 +211,17 @@ func fixPath(ctx context.Context, t target, opts analysis.Options, o checkOption
 func fixData(ctx context.Context, t target, data []byte, opts analysis.Options, o checkOptions) (*fixRun, fix.Result, error) {
 	opts.SkipMessages = false
 	d := bytesDialect(t.dialect, data)
+	// The seed's FixAll keeps the first maxListedPerCode findings of each
+	// code in its report, as a plain check's engine does, and the lines of
+	// the rest that have fixes to count.
+	fixAllOf := func(ctx context.Context, b []byte, unsafe bool) (fix.Result, error) {
+		if isSeed(d) {
+			return fix.FixAllCapped(ctx, b, opts, unsafe, maxListedPerCode, fixableLines())
+		}
+		return d.FixAll(ctx, b, opts, unsafe)
+	}
 	fixAll := func(ctx context.Context, b []byte) (fix.Result, error) {
-		return d.FixAll(ctx, b, opts, o.unsafeFixes)
+		return fixAllOf(ctx, b, o.unsafeFixes)
 	}
 	var res fix.Result
 	var err error
@@ -219,19 +234,48 @@ func fixData(ctx context.Context, t target, data []byte, opts analysis.Options, 
 		return nil, res, err
 	}
 	run := &fixRun{fixed: res.Fixed, lost: res.Lost, ambiguities: res.Ambiguities}
-	// The report is fixData's own (its caller reads only res.Data and
-	// res.Fixed): sorted in place, not copied, which for a file of refused
-	// lines no fix repairs saved a Finding per line.
-	run.findings = res.Report.Findings
-	sortFindings(run.findings)
-	planned := fixesOf(d, res.Data, run.findings, o.out.fixRegions)
+	var planned fileFixes
+	var anyFix bool // the planner has a fix for what remains
+	if len(res.Report.Omitted) == 0 {
+		// The report is fixData's own (its caller reads only res.Data and
+		// res.Fixed): sorted in place, not copied.
+		run.findings = res.Report.Findings
+		sortFindings(run.findings)
+		planned = fixesOf(d, res.Data, run.findings, o.out.fixRegions)
+		anyFix = planned != nil
+	} else {
+		// Capped: listed, and their fixes counted, as a plain check of
+		// the fixed data lists and counts them (checkFile).
+		var cut []cutLines
+		run.findings, run.omitted = capFindings(res.Report.Findings, maxListedPerCode, nil, func(f *analysis.Finding) {
+			if fix.Fixable(f.Code) {
+				cut = addCut(cut, f.Code, f.Line)
+			}
+		})
+		for _, m := range res.Report.Omitted {
+			run.omitted = addOmitted(run.omitted, omitted{code: m.Code, severity: m.Severity, n: m.N})
+			if fix.Fixable(m.Code) && m.Lines.Len() > 0 {
+				cut = append(cut, cutLines{code: m.Code, lines: m.Lines})
+			}
+		}
+		for i := range cut {
+			cut[i].lines = sortedLines(cut[i].lines)
+		}
+		sortFindings(run.findings)
+		if planned, run.cutFixes, err = streamFixesCapped(ctx, bytes.NewReader(res.Data), run.findings, cut, o.out.fixRegions); err != nil {
+			return nil, res, err
+		}
+		safe, unsafe := planned.count()
+		anyFix = safe+unsafe > 0 || run.cutFixes != (fixCounts{})
+	}
+	res.Report = nil // what fixData's callers read is in run
 	run.fixes = withCandidates(planned, run.findings, res.Data, res.Ambiguities, o.out.fixRegions)
 	// What --unsafe-fixes would fix: FixAll again, unsafe. When the seed's
 	// planner has no fix at all for what remains, that FixAll's first round
 	// plans the same findings of the same data the same way and fixes
 	// nothing, so the count is 0 without fixing (and analysing) it again.
-	if !o.unsafeFixes && (planned != nil || !isSeed(d)) {
-		more, err := d.FixAll(ctx, res.Data, opts, true)
+	if !o.unsafeFixes && (anyFix || !isSeed(d)) {
+		more, err := fixAllOf(ctx, res.Data, true)
 		if err != nil {
 			return nil, res, err
 		}

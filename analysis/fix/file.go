@@ -528,9 +528,35 @@ func FixAll(data []byte, opts analysis.Options, unsafe bool) Result {
 
 // FixAllContext is FixAll that stops, with ctx's error, when ctx is done.
 func FixAllContext(ctx context.Context, data []byte, opts analysis.Options, unsafe bool) (Result, error) {
+	return fixAll(ctx, data, opts, unsafe, 0, nil)
+}
+
+// FixAllCapped is FixAllContext whose Result.Report, the analysis of the
+// fixed data, keeps the first maxPerCode findings of each code and counts
+// the rest in Report.Omitted (with the lines of omittedLines' codes), as
+// analysis.Options.MaxFindingsPerCode and OmittedLines do: a file of a
+// million refused lines no fix repairs then costs a few bytes a line, not
+// a Finding and its message each. The rounds still plan every finding, so
+// Data, Fixed, Lost, Origin, Ambiguities and HeldOrphans are FixAllContext's.
+// Where a round cannot plan from its own index (opts already caps, or has
+// an Observer or a RecordReader; two findings share a line) the report is
+// whole, as FixAllContext's: the caller caps it too.
+func FixAllCapped(ctx context.Context, data []byte, opts analysis.Options, unsafe bool, maxPerCode int, omittedLines map[string]bool) (Result, error) {
+	return fixAll(ctx, data, opts, unsafe, maxPerCode, omittedLines)
+}
+
+// fixAll is FixAllContext, and FixAllCapped with maxPerCode > 0.
+func fixAll(ctx context.Context, data []byte, opts analysis.Options, unsafe bool, maxPerCode int, omittedLines map[string]bool) (Result, error) {
 	res := Result{Data: data}
 	analyze := func() error {
 		rep, err := analysis.AnalyzeReader(ctx, bytes.NewReader(res.Data), opts)
+		res.Report = rep
+		return err
+	}
+	capped := func() error {
+		copts := opts
+		copts.MaxFindingsPerCode, copts.OmittedLines = maxPerCode, omittedLines
+		rep, err := analysis.AnalyzeReader(ctx, bytes.NewReader(res.Data), copts)
 		res.Report = rep
 		return err
 	}
@@ -563,12 +589,24 @@ func FixAllContext(ctx context.Context, data []byte, opts analysis.Options, unsa
 			}
 		}
 		if r.fixed == 0 {
+			res.Ambiguities = ambs
+			if res.Report == nil && maxPerCode > 0 && !(unsafe && opts.JSONOnly) {
+				// idx is the whole index of res.Data (roundIndex's): the
+				// held orphans are counted from its orphans (in a JSON-only
+				// analysis idx has none, and the report is whole).
+				if unsafe {
+					res.HeldOrphans = heldOrphansOf(res.Data, idx, declared)
+				}
+				if err := capped(); err != nil {
+					return Result{}, err
+				}
+				return res, nil
+			}
 			if res.Report == nil {
 				if err := analyze(); err != nil {
 					return Result{}, err
 				}
 			}
-			res.Ambiguities = ambs
 			if unsafe {
 				res.HeldOrphans = heldOrphans(res.Data, res.Report.Findings, declared)
 			}
@@ -587,6 +625,21 @@ func FixAllContext(ctx context.Context, data []byte, opts analysis.Options, unsa
 		res.HeldOrphans = heldOrphans(res.Data, res.Report.Findings, declared)
 	}
 	return res, nil
+}
+
+// heldOrphansOf is heldOrphans of the orphans idx wants fixed (idx has
+// the whole file's, with their spans, and no two on a line).
+func heldOrphansOf(data []byte, idx planIndex, declared map[string]bool) int {
+	if len(declared) == 0 {
+		return 0
+	}
+	var fs []analysis.Finding
+	for _, w := range idx.wants {
+		if w.code == analysis.CodeOrphanToolResult {
+			fs = append(fs, analysis.Finding{Line: w.line, Code: w.code, Span: w.span})
+		}
+	}
+	return heldOrphans(data, fs, declared)
 }
 
 // heldOrphans counts the orphan findings of data that declared holds.
