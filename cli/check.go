@@ -640,25 +640,8 @@ func checkFile(ctx context.Context, e *env, t target, opts analysis.Options, for
 	if err != nil {
 		return nil, nil, nil, cutFixes, err
 	}
-	// The report's findings are sorted as sortFindings sorts; the ones
-	// past the cap are not copied, only their fixes' lines are noted.
-	var cut []cutLines
-	findings, more = capFindings(rep.Findings, maxListedPerCode, nil, func(f *analysis.Finding) {
-		if withFixes && fix.Fixable(f.Code) {
-			cut = addCut(cut, f.Code, f.Line)
-		}
-	})
-	for _, o := range rep.Omitted {
-		more = addOmitted(more, omitted{code: o.Code, severity: o.Severity, n: o.N})
-		if withFixes && fix.Fixable(o.Code) && o.Lines.Len() > 0 {
-			cut = append(cut, cutLines{code: o.Code, lines: o.Lines})
-		}
-	}
-	for i := range cut {
-		cut[i].lines = sortedLines(cut[i].lines)
-	}
+	findings, more, cut := capReport(rep, withFixes)
 	rep = nil
-	sortFindings(findings)
 	if !withFixes || (len(cut) == 0 && !slices.ContainsFunc(findings, func(f analysis.Finding) bool { return fix.Fixable(f.Code) })) {
 		return findings, nil, more, cutFixes, nil
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -34,6 +35,42 @@ type omitted struct {
 	code     string
 	severity analysis.Severity
 	n        int
+}
+
+// capReport is what check lists of rep, a report made with
+// MaxFindingsPerCode (and, withFixes, OmittedLines: fixableLines()): its
+// first maxListedPerCode findings of each code, sorted as sortFindings
+// sorts; how many more of each code there are; and, withFixes, the lines
+// of the fixable ones past the cap (for streamFixesCapped). The findings
+// past the cap are not copied.
+func capReport(rep *analysis.Report, withFixes bool) ([]analysis.Finding, []omitted, []cutLines) {
+	var cut []cutLines
+	findings, more := capFindings(rep.Findings, maxListedPerCode, nil, func(f *analysis.Finding) {
+		if withFixes && fix.Fixable(f.Code) {
+			cut = addCut(cut, f.Code, f.Line)
+		}
+	})
+	for _, o := range rep.Omitted {
+		more = addOmitted(more, omitted{code: o.Code, severity: o.Severity, n: o.N})
+		if withFixes && fix.Fixable(o.Code) && o.Lines.Len() > 0 {
+			cut = append(cut, cutLines{code: o.Code, lines: o.Lines})
+		}
+	}
+	for i := range cut {
+		cut[i].lines = sortedLines(cut[i].lines)
+	}
+	sortFindings(findings)
+	return findings, more, cut
+}
+
+// listCapped is capReport of data's report rep with the fix marks of the
+// findings listed and the counts of those past the cap, read again from
+// data (streamFixesCapped): what --fix and --diff list of the fixed data,
+// as a plain check of it lists.
+func listCapped(ctx context.Context, rep *analysis.Report, data []byte, regions bool) ([]analysis.Finding, []omitted, fileFixes, fixCounts, error) {
+	findings, more, cut := capReport(rep, true)
+	fixes, counts, err := streamFixesCapped(ctx, bytes.NewReader(data), findings, cut, regions)
+	return findings, more, fixes, counts, err
 }
 
 // capFindings keeps the first limit findings of each code, in order, and

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -246,23 +245,7 @@ func fixData(ctx context.Context, t target, data []byte, opts analysis.Options, 
 	} else {
 		// Capped: listed, and their fixes counted, as a plain check of
 		// the fixed data lists and counts them (checkFile).
-		var cut []cutLines
-		run.findings, run.omitted = capFindings(res.Report.Findings, maxListedPerCode, nil, func(f *analysis.Finding) {
-			if fix.Fixable(f.Code) {
-				cut = addCut(cut, f.Code, f.Line)
-			}
-		})
-		for _, m := range res.Report.Omitted {
-			run.omitted = addOmitted(run.omitted, omitted{code: m.Code, severity: m.Severity, n: m.N})
-			if fix.Fixable(m.Code) && m.Lines.Len() > 0 {
-				cut = append(cut, cutLines{code: m.Code, lines: m.Lines})
-			}
-		}
-		for i := range cut {
-			cut[i].lines = sortedLines(cut[i].lines)
-		}
-		sortFindings(run.findings)
-		if planned, run.cutFixes, err = streamFixesCapped(ctx, bytes.NewReader(res.Data), run.findings, cut, o.out.fixRegions); err != nil {
+		if run.findings, run.omitted, planned, run.cutFixes, err = listCapped(ctx, res.Report, res.Data, o.out.fixRegions); err != nil {
 			return nil, res, err
 		}
 		safe, unsafe := planned.count()
