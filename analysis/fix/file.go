@@ -548,17 +548,16 @@ func FixAllCapped(ctx context.Context, data []byte, opts analysis.Options, unsaf
 // fixAll is FixAllContext, and FixAllCapped with maxPerCode > 0.
 func fixAll(ctx context.Context, data []byte, opts analysis.Options, unsafe bool, maxPerCode int, omittedLines map[string]bool) (Result, error) {
 	res := Result{Data: data}
-	analyze := func() error {
-		rep, err := analysis.AnalyzeReader(ctx, bytes.NewReader(res.Data), opts)
+	analyzeWith := func(o analysis.Options) error {
+		rep, err := analysis.AnalyzeReader(ctx, bytes.NewReader(res.Data), o)
 		res.Report = rep
 		return err
 	}
+	analyze := func() error { return analyzeWith(opts) }
 	capped := func() error {
 		copts := opts
 		copts.MaxFindingsPerCode, copts.OmittedLines = maxPerCode, omittedLines
-		rep, err := analysis.AnalyzeReader(ctx, bytes.NewReader(res.Data), copts)
-		res.Report = rep
-		return err
+		return analyzeWith(copts)
 	}
 	declared := map[string]bool{} // call ids refused lines declared, over the rounds
 	for range maxRounds {
